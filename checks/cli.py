@@ -1,0 +1,216 @@
+"""``attnaudit``: list, run, gate and replay claims (see README.md for a tour).
+
+Exit status: 0 on success; 1 when a run has error records, the gate finds differences, or a
+replayed witness no longer fails; 2 on bad arguments or unreadable files (one line, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from checks.results import ResultsError
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line instead of usage + message
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="attnaudit", description="Computational audit of geometric-attention "
+                     "theorems: every claim gets a verdict with evidence.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    claims_help = "package holding the specs, laid out like claims/ (default: claims)"
+
+    p = sub.add_parser("list", help="every discovered claim: id, paper, label, kind")
+    p.add_argument("--json", action="store_true", help="print one JSON array")
+    p.add_argument("--claims", default="claims", help=claims_help)
+
+    p = sub.add_parser("run", help="run claims and print verdicts")
+    p.add_argument("ids", nargs="*", metavar="ID_OR_PREFIX", help="claim ids or id prefixes")
+    p.add_argument("--profile", choices=("quick", "full"), default="quick")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--seed", type=_seed, default=0, help="run seed (default 0)")
+    p.add_argument("--json", action="store_true", help="stdout holds exactly one JSON array")
+    p.add_argument("--out", type=Path, help="write results.json, timings.json and witnesses/ here")
+    p.add_argument("--claims", default="claims", help=claims_help)
+
+    p = sub.add_parser("gate", help="compare a run's verdicts with the baseline")
+    p.add_argument("results", type=Path, metavar="RESULTS.json")
+    p.add_argument("--baseline", type=Path, default=Path("claims/baseline.json"))
+    p.add_argument("--accept", action="store_true", help="rewrite the baseline from this run")
+
+    p = sub.add_parser("replay", help="re-run a witness and print both sides of the relation")
+    p.add_argument("witness", type=Path, metavar="WITNESS.json",
+                   help="a witness file, or a results.json (replays every witness in it)")
+    p.add_argument("--claims", default="claims", help=claims_help)
+    return parser
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed must be a non-negative integer, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seed must be a non-negative integer, not {text!r}")
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+        return {"list": cmd_list, "run": cmd_run, "gate": cmd_gate, "replay": cmd_replay}[
+            args.command](args)
+    except (UsageError, ResultsError) as exc:
+        print(f"attnaudit: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("attnaudit: interrupted", file=sys.stderr)
+        return 130
+
+
+def _discover(package: str):
+    from checks.discovery import discover
+
+    try:
+        return discover(package)
+    except ModuleNotFoundError as exc:
+        raise UsageError(f"cannot import the claims package {package!r}: {exc}") from None
+
+
+def cmd_list(args) -> int:
+    cat = _discover(args.claims)
+    rows = [{"id": c.id, "paper": c.paper, "label": c.label, "kind": c.kind.value}
+            for c in sorted(cat.claims, key=lambda c: c.id)]
+    rows += [{"id": e.id, "paper": e.paper, "label": "", "kind": "error", "error": e.reason}
+             for e in cat.errors]
+    if args.json:
+        print(json.dumps(rows, ensure_ascii=False))
+        return EXIT_OK
+    width = max((len(r["id"]) for r in rows), default=2)
+    for r in rows:
+        tail = f"ERROR {r['error']}" if "error" in r else f"{r['label']}  [{r['kind']}]"
+        print(f"{r['id']:<{width}}  {tail}")
+    print(f"{len(cat.claims)} claims from {len(cat.papers)} papers"
+          + (f", {len(cat.errors)} load errors" if cat.errors else ""))
+    return EXIT_FAIL if cat.errors else EXIT_OK
+
+
+def _resolve_device(name: str) -> str:
+    import torch
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise UsageError("--device cuda requested but torch sees no CUDA device")
+    return name
+
+
+class Progress:
+    """Live progress on a terminal (stderr); one plain line per claim otherwise."""
+
+    def __init__(self, stream=sys.stderr):
+        self.stream = stream
+        self.live = stream.isatty()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._label = ""
+        self._t0 = 0.0
+
+    def start(self, i: int, n: int, cid: str) -> None:
+        self._label, self._t0 = f"[{i}/{n}] {cid}", time.perf_counter()
+        if self.live:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._tick, daemon=True)
+            self._thread.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(0.25):
+            self.stream.write(f"\r\033[K{self._label} … {time.perf_counter() - self._t0:.1f}s")
+            self.stream.flush()
+
+    def done(self, i: int, n: int, record: dict[str, Any], seconds: float) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self._thread = None
+        prefix = "\r\033[K" if self.live else ""
+        self.stream.write(f"{prefix}{self._label}  {record['verdict']}  ({seconds:.1f}s)\n")
+        self.stream.flush()
+
+
+def cmd_run(args) -> int:
+    from checks.runner import run_all
+    from checks.witnesses import attach_witness_files
+
+    cat = _discover(args.claims)
+    try:
+        claims, errors = cat.select(args.ids)
+    except KeyError as exc:
+        raise UsageError(exc.args[0]) from None
+    device = _resolve_device(args.device)
+    progress = Progress()
+    t0 = time.perf_counter()
+    records, timings = run_all(claims, errors, seed=args.seed, profile=args.profile, device=device,
+                               files=cat.files, on_start=progress.start, on_done=progress.done)
+    attach_witness_files(records)
+    total = time.perf_counter() - t0
+    if args.out is not None:
+        from checks.results import write_results
+        from checks.witnesses import write_witness_files
+
+        write_witness_files(records, args.out)
+        path = write_results(args.out, records, timings)
+        print(f"wrote {path} ({len(records)} records) in {total:.1f}s", file=sys.stderr)
+    if args.json:
+        print(json.dumps([r | {"seconds": timings[r["id"]]} for r in records], ensure_ascii=False))
+    else:
+        _print_table(records, timings, total)
+    return EXIT_FAIL if any(r["verdict"] == "error" for r in records) else EXIT_OK
+
+
+def _print_table(records: list[dict[str, Any]], timings: dict[str, float], total: float) -> None:
+    width = max((len(r["id"]) for r in records), default=2)
+    for r in records:
+        print(f"{r['id']:<{width}}  {r['verdict']:<12}  {timings[r['id']]:6.1f}s  {r['summary']}")
+    counts = Counter(r["verdict"] for r in records)
+    print(", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + f"  ({total:.1f}s)")
+
+
+def cmd_gate(args) -> int:
+    from checks.gate import accept, compare, format_diff, load_baseline
+    from checks.results import load_results
+
+    records = load_results(args.results)
+    if args.accept:
+        print(accept(records, args.baseline))
+        return EXIT_OK
+    diffs = compare(records, load_baseline(args.baseline))
+    print(format_diff(diffs, args.baseline, len(records)))
+    return EXIT_FAIL if diffs else EXIT_OK
+
+
+def cmd_replay(args) -> int:
+    from checks.witnesses import load_witnesses, replay
+
+    witnesses = load_witnesses(args.witness)
+    if not witnesses:
+        print(f"{args.witness}: no witnesses to replay")
+        return EXIT_OK
+    cat = _discover(args.claims)
+    still_failing = [replay(w, cat) for w in witnesses]
+    return EXIT_OK if all(still_failing) else EXIT_FAIL

@@ -1,0 +1,55 @@
+"""What a check is given: seed, profile, device and dtype, and seeded generators derived from them."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import TypeVar
+
+import numpy as np
+import torch
+
+PROFILES = ("quick", "full")
+T = TypeVar("T")
+
+
+def derive_seed(*parts: object) -> int:
+    """A stable 63-bit seed from the run seed and names (Python's hash() is salted per process)."""
+    digest = hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "little") >> 1
+
+
+@dataclass(frozen=True)
+class Context:
+    claim_id: str
+    seed: int
+    profile: str = "quick"
+    device: str = "cpu"
+    dtype_name: str = "float64"
+
+    def __post_init__(self) -> None:
+        if self.profile not in PROFILES:
+            raise ValueError(f"unknown profile {self.profile!r} (known: {', '.join(PROFILES)})")
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return getattr(torch, self.dtype_name)
+
+    def pick(self, *, quick: T, full: T) -> T:
+        """Sizes per profile; both profiles must reach the same verdicts."""
+        return quick if self.profile == "quick" else full
+
+    def seed_for(self, tag: str) -> int:
+        return derive_seed(self.seed, self.claim_id, tag)
+
+    def generator(self, tag: str) -> torch.Generator:
+        """A torch generator on the run's device, seeded from (run seed, claim id, tag)."""
+        gen = torch.Generator(device=self.device)
+        gen.manual_seed(self.seed_for(tag))
+        return gen
+
+    def numpy_rng(self, tag: str) -> np.random.Generator:
+        return np.random.default_rng(self.seed_for(tag))
+
+    def tensor(self, data, dtype: torch.dtype | None = None) -> torch.Tensor:
+        return torch.as_tensor(data, dtype=dtype or self.dtype, device=self.device)

@@ -1,0 +1,129 @@
+"""Scaling-law fits: log-log least squares, a seeded bootstrap interval, R², and the comparison
+with a predicted exponent.
+
+The interval is a percentile bootstrap over points (pairs), or a parametric bootstrap when the
+points carry standard errors (Monte-Carlo measurements). Both are seeded, so one seed gives
+one interval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+MIN_DECADES = 3.0
+CI_LEVEL = 0.95
+BOOTSTRAP_SAMPLES = 2000
+
+
+@dataclass(frozen=True)
+class PowerLawFit:
+    exponent: float
+    prefactor: float
+    ci: tuple[float, float]
+    r2: float
+    band: list[tuple[float, float]]  # confidence band of the fitted line at each x
+    decades: float
+
+
+def decades(x: np.ndarray) -> float:
+    x = np.asarray(x, dtype=float)
+    return float(np.log10(x.max() / x.min()))
+
+
+def fit_power_law(
+    x, y, yerr=None, *, rng: np.random.Generator, n_boot: int = BOOTSTRAP_SAMPLES,
+    min_decades: float = MIN_DECADES,
+) -> PowerLawFit:
+    """Fit ``y = c · x**p`` by least squares on ``log y`` against ``log x``."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"x and y must be 1-d of one length, got {x.shape} and {y.shape}")
+    if len(x) < 4:
+        raise ValueError(f"a scaling fit needs at least 4 points, got {len(x)}")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("a scaling fit needs finite measurements (got NaN or inf)")
+    if np.any(x <= 0) or np.any(y <= 0):
+        raise ValueError("a log-log fit needs positive x and y (measure a magnitude)")
+    span = decades(x)
+    if span < min_decades - 1e-9:
+        raise ValueError(f"the grid spans {span:.2f} decades; at least {min_decades:g} are required")
+    lx, ly = np.log(x), np.log(y)
+    p, a = np.polyfit(lx, ly, 1)
+    resid = ly - (a + p * lx)
+    ss_tot = float(np.sum((ly - ly.mean()) ** 2))
+    r2 = 1.0 - float(np.sum(resid**2)) / ss_tot if ss_tot > 0 else 1.0
+
+    if yerr is not None:
+        # Parametric: redraw each point within its standard error (on the log scale).
+        sl = np.asarray(yerr, dtype=float) / y
+        draws = ly[None, :] + rng.standard_normal((n_boot, len(x))) * sl[None, :]
+        lx_b = np.broadcast_to(lx, draws.shape)
+    else:
+        idx = rng.integers(0, len(x), size=(n_boot, len(x)))
+        lx_b, draws = lx[idx], ly[idx]
+    slopes, intercepts = _batched_lstsq(lx_b, draws)
+    alpha = (1.0 - CI_LEVEL) / 2.0
+    lo, hi = np.quantile(slopes, [alpha, 1.0 - alpha])
+    lines = intercepts[:, None] + slopes[:, None] * lx[None, :]
+    band_lo, band_hi = np.quantile(lines, [alpha, 1.0 - alpha], axis=0)
+    band = [(float(np.exp(b0)), float(np.exp(b1))) for b0, b1 in zip(band_lo, band_hi)]
+    return PowerLawFit(float(p), float(np.exp(a)), (float(lo), float(hi)), r2, band, span)
+
+
+def _batched_lstsq(lx: np.ndarray, ly: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Slopes and intercepts of many simple regressions at once (rows are replicates)."""
+    mx, my = lx.mean(axis=1, keepdims=True), ly.mean(axis=1, keepdims=True)
+    sxx = np.sum((lx - mx) ** 2, axis=1)
+    sxy = np.sum((lx - mx) * (ly - my), axis=1)
+    # A resample that drew one x only has no slope; it carries no information, so drop it.
+    ok = sxx > 0
+    slopes = sxy[ok] / sxx[ok]
+    return slopes, (my[ok, 0] - slopes * mx[ok, 0])
+
+
+def compare_exponent(
+    ci: tuple[float, float], predicted: float, order: str, tolerance: float, max_width: float
+) -> tuple[str, str]:
+    """Status of a measured exponent interval against the prediction: agrees, disagrees or undecided.
+
+    ``Θ``: the interval (widened by the stated tolerance) must contain the prediction. ``O``: the
+    measured exponent must not exceed it; ``Ω``: must not fall below it. An interval wider than
+    ``max_width`` that does not exclude the prediction is undecided.
+    """
+    lo, hi = ci
+    lo_t, hi_t = lo - tolerance, hi + tolerance
+    width = hi - lo
+    if order == "Θ":
+        if predicted < lo_t or predicted > hi_t:
+            return "disagrees", f"interval [{lo:.4g}, {hi:.4g}] ± {tolerance:g} excludes {predicted:g}"
+        if width > max_width:
+            return "undecided", f"interval width {width:.3g} exceeds {max_width:g}: widen the grid"
+        return "agrees", f"interval [{lo:.4g}, {hi:.4g}] ± {tolerance:g} contains {predicted:g}"
+    if order == "O":
+        if lo_t > predicted:
+            return "disagrees", f"exponent ≥ {lo:.4g} exceeds the bound {predicted:g}"
+        if hi <= predicted + tolerance:
+            return "agrees", f"exponent ≤ {hi:.4g} is within the bound {predicted:g}"
+        return "undecided", f"interval [{lo:.4g}, {hi:.4g}] straddles the bound {predicted:g}"
+    if order == "Ω":
+        if hi_t < predicted:
+            return "disagrees", f"exponent ≤ {hi:.4g} falls below the bound {predicted:g}"
+        if lo >= predicted - tolerance:
+            return "agrees", f"exponent ≥ {lo:.4g} meets the bound {predicted:g}"
+        return "undecided", f"interval [{lo:.4g}, {hi:.4g}] straddles the bound {predicted:g}"
+    raise ValueError(f"unknown order {order!r}")
+
+
+def nearest_simple_exponent(value: float, ci: tuple[float, float], tolerance: float) -> str:
+    """The simplest fraction (denominator ≤ 4) inside the widened interval, for corrected statements."""
+    from fractions import Fraction
+
+    lo, hi = ci[0] - tolerance, ci[1] + tolerance
+    for den in (1, 2, 3, 4):
+        frac = Fraction(round(value * den), den)
+        if lo <= float(frac) <= hi:
+            return str(frac)
+    return f"{value:.3g}"

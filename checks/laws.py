@@ -1,0 +1,102 @@
+"""Evidence for scaling laws and limits: measure along a grid, fit, compare with the prediction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from checks.context import Context
+from checks.fitting import compare_exponent, fit_power_law
+from checks.model import Limit, ScalingLaw
+
+
+def _as_array(values) -> np.ndarray:
+    if hasattr(values, "detach"):
+        values = values.detach().double().cpu().numpy()
+    return np.asarray(values, dtype=float)
+
+
+def _measured(result) -> tuple[np.ndarray, np.ndarray | None]:
+    if isinstance(result, tuple):
+        y, yerr = result
+        return _as_array(y), _as_array(yerr)
+    return _as_array(result), None
+
+
+def _fit_evidence(ctx: Context, name: str, x, y, yerr, predicted: float, order: str,
+                  tolerance: float, max_width: float) -> dict[str, Any]:
+    fit = fit_power_law(x, y, yerr, rng=ctx.numpy_rng(f"bootstrap:{name}"))
+    status, why = compare_exponent(fit.ci, predicted, order, tolerance, max_width)
+    # The predicted law is drawn through the measurement at the largest x (the asymptotic end).
+    anchor = int(np.argmax(x))
+    return {
+        "points": {"x": [float(v) for v in x], "y": [float(v) for v in y],
+                   "yerr": None if yerr is None else [float(v) for v in yerr]},
+        "fit": {"exponent": fit.exponent, "prefactor": fit.prefactor, "ci": list(fit.ci),
+                "ci_level": 0.95, "r2": fit.r2, "band": [list(b) for b in fit.band],
+                "decades": fit.decades},
+        "predicted_exponent": predicted,
+        "predicted_prefactor": float(y[anchor] / x[anchor] ** predicted),
+        "order": order,
+        "exponent_tolerance": tolerance,
+        "status": status,
+        "decision": why,
+    }
+
+
+def check_scaling(law: ScalingLaw, ctx: Context) -> dict[str, Any]:
+    x = _as_array(law.grid(ctx))
+    y, yerr = _measured(law.measure(ctx, x))
+    if y.shape != x.shape:
+        raise ValueError(f"scaling law {law.name!r}: measured {y.shape} values for {x.shape} points")
+    ev = {
+        "type": "scaling",
+        "name": law.name,
+        "reading": law.reading,
+        "quantity": law.quantity,
+        "variable": law.variable,
+        "predicted": law.predicted or f"{law.order}({law.variable}^{law.exponent:g})",
+        "family": law.family,
+        "tolerance": law.tolerance,
+    } | _fit_evidence(ctx, law.name, x, y, yerr, law.exponent, law.order,
+                      law.exponent_tolerance, law.max_ci_width)
+    ev["summary"] = (f"{law.quantity} ~ {law.variable}^{ev['fit']['exponent']:.4g} "
+                     f"(95% CI [{ev['fit']['ci'][0]:.4g}, {ev['fit']['ci'][1]:.4g}], "
+                     f"R² {ev['fit']['r2']:.4f}) vs predicted {ev['predicted']}: {ev['decision']}")
+    return ev
+
+
+def check_limit(limit: Limit, ctx: Context) -> dict[str, Any]:
+    x = _as_array(limit.grid(ctx))
+    gap, gap_err = _measured(limit.gap(ctx, x))
+    if gap.shape != x.shape:
+        raise ValueError(f"limit {limit.name!r}: measured {gap.shape} gaps for {x.shape} points")
+    if np.any(gap < 0):
+        raise ValueError(f"limit {limit.name!r}: the gap is a distance and must be >= 0")
+    # Distance to the limit point: the fit is of log gap against log |x − point| (or 1/x at ∞).
+    to_point = 1.0 / x if limit.point in ("oo", "∞", "inf") else np.abs(x - float(limit.point))
+    ev = {
+        "type": "limit",
+        "name": limit.name,
+        "reading": limit.reading,
+        "quantity": limit.quantity,
+        "variable": limit.variable,
+        "value": limit.value,
+        "point": limit.point,
+        "family": limit.family,
+        "tolerance": limit.tolerance,
+        "final_gap": float(gap[np.argmin(to_point)]),
+    }
+    if np.any(gap == 0):
+        # An exactly zero gap cannot be fitted on log axes; report it as exact attainment.
+        raise ValueError(f"limit {limit.name!r}: the gap is exactly 0 at some grid point; "
+                         "use a Relation for an identity that holds exactly")
+    ev |= _fit_evidence(ctx, limit.name, to_point, gap, gap_err, limit.rate, "Θ",
+                        limit.rate_tolerance, 0.5)
+    ev["summary"] = (f"|{limit.quantity} − {limit.value}| shrinks like "
+                     f"|{limit.variable} − {limit.point}|^{ev['fit']['exponent']:.4g} "
+                     f"(95% CI [{ev['fit']['ci'][0]:.4g}, {ev['fit']['ci'][1]:.4g}]), "
+                     f"derived rate {limit.rate:g}; gap {ev['final_gap']:.3g} at the closest point: "
+                     f"{ev['decision']}")
+    return ev

@@ -1,0 +1,222 @@
+"""Checking a relation ``lhs REL rhs`` on batched random cases and by Hypothesis search.
+
+Random batches measure how often and by how much the relation fails on the sampler's family;
+Hypothesis then searches adversarially (``target`` on the violation margin) and shrinks any
+failure to a small case. The worst (or the shrunk) failing case becomes a witness: a JSON file
+that ``attnaudit replay`` re-evaluates with the spec's own ``evaluate``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+
+from checks.context import Context
+from checks.model import Relation
+
+WITNESS_SCHEMA = "attnaudit.witness/1"
+
+
+class _Violation(Exception):
+    """Raised inside the Hypothesis probe so that Hypothesis shrinks the failing case."""
+
+
+def margins(rel: str, lhs: torch.Tensor, rhs: torch.Tensor, tol: torch.Tensor) -> torch.Tensor:
+    """How far each case is from satisfying the relation; positive means violated beyond tol."""
+    if rel == "<=":
+        return lhs - rhs - tol
+    if rel == ">=":
+        return rhs - lhs - tol
+    return (lhs - rhs).abs() - tol
+
+
+def evaluate_case(relation: Relation, case: dict[str, Any]) -> dict[str, np.ndarray]:
+    lhs, rhs, tol = relation.evaluate(case)
+    lhs, rhs = torch.as_tensor(lhs), torch.as_tensor(rhs)
+    tol = torch.as_tensor(tol, dtype=lhs.dtype, device=lhs.device).expand_as(lhs)
+    if lhs.shape != rhs.shape or lhs.ndim != 1:
+        raise ValueError(
+            f"relation {relation.name!r}: evaluate must return 1-d lhs and rhs of one shape, "
+            f"got {tuple(lhs.shape)} and {tuple(rhs.shape)}"
+        )
+    m = margins(relation.rel, lhs, rhs, tol)
+    out = {k: v.detach().double().cpu().numpy() for k, v in
+           (("lhs", lhs), ("rhs", rhs), ("tol", tol), ("margin", m))}
+    bad = ~np.isfinite(out["lhs"]) | ~np.isfinite(out["rhs"])
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise FloatingPointError(
+            f"relation {relation.name!r} evaluated to a non-finite value on case {i} "
+            f"(lhs={out['lhs'][i]!r}, rhs={out['rhs'][i]!r}): a defect of the check or operator"
+        )
+    return out
+
+
+def _relative(margin: float, rhs: float) -> float:
+    return margin / max(abs(rhs), 1e-300)
+
+
+def slice_case(case: dict[str, Any], i: int) -> dict[str, Any]:
+    return {k: (v[i : i + 1] if isinstance(v, torch.Tensor) and v.ndim > 0 else v)
+            for k, v in case.items()}
+
+
+def case_to_json(case: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for key, value in case.items():
+        if isinstance(value, torch.Tensor):
+            out[key] = {
+                "dtype": str(value.dtype).removeprefix("torch."),
+                "shape": list(value.shape),
+                "data": value.detach().cpu().tolist(),
+            }
+        elif isinstance(value, (int, float, str, bool)) or value is None:
+            out[key] = {"value": value}
+        else:
+            raise TypeError(f"case entry {key!r} of type {type(value).__name__} cannot be saved")
+    return out
+
+
+def case_from_json(data: dict[str, Any], device: str = "cpu") -> dict[str, Any]:
+    case = {}
+    for key, spec in data.items():
+        if "value" in spec:
+            case[key] = spec["value"]
+            continue
+        dtype = getattr(torch, spec["dtype"])
+        tensor = torch.tensor(spec["data"], dtype=dtype, device=device)
+        case[key] = tensor.reshape(spec["shape"])
+    return case
+
+
+def check_relation(relation: Relation, ctx: Context) -> dict[str, Any]:
+    """Evidence for one relation: counts, the closest approach to the bound, and any witness."""
+    n_cases = n_violations = 0
+    worst: tuple[float, dict, dict] | None = None  # (relative margin, case, values)
+    closest = -math.inf
+    for batch in relation.sample(ctx, ctx.generator(f"relation:{relation.name}")):
+        values = evaluate_case(relation, batch)
+        n = len(values["margin"])
+        n_cases += n
+        rel_m = values["margin"] / np.maximum(np.abs(values["rhs"]), 1e-300)
+        closest = max(closest, float(rel_m.max()))
+        violating = values["margin"] > 0
+        n_violations += int(violating.sum())
+        if violating.any():
+            i = int(np.argmax(np.where(violating, rel_m, -np.inf)))
+            if worst is None or rel_m[i] > worst[0]:
+                worst = (float(rel_m[i]), slice_case(batch, i),
+                         {k: float(v[i]) for k, v in values.items()} | {"case_index": n_cases - n + i})
+    if n_cases == 0:
+        raise ValueError(f"relation {relation.name!r}: the sampler produced no cases")
+
+    search = _hypothesis_search(relation, ctx) if relation.strategy is not None else None
+    witness = None
+    if search is not None and search["witness"] is not None:
+        case, values = search["witness"]
+        witness = _witness(relation, ctx, case, values, shrunk=True, source="hypothesis")
+    elif worst is not None:
+        witness = _witness(relation, ctx, worst[1], worst[2], shrunk=False, source="random")
+
+    status = "disagrees" if witness is not None else "agrees"
+    evidence = {
+        "type": "relation",
+        "name": relation.name,
+        "reading": relation.reading,
+        "relation": f"{relation.lhs} {relation.rel} {relation.rhs}",
+        "lhs": relation.lhs,
+        "rel": relation.rel,
+        "rhs": relation.rhs,
+        "sampler": relation.sampler,
+        "tolerance": relation.tolerance,
+        "cases": n_cases,
+        "violations": n_violations,
+        # Largest (lhs − rhs − tol)/|rhs| seen: near 0 means the bound is tight on this family.
+        "closest_relative_margin": closest,
+        "hypothesis": None if search is None else {k: v for k, v in search.items() if k != "witness"},
+        "witness": witness,
+        "status": status,
+    }
+    evidence["summary"] = _summary(evidence)
+    return evidence
+
+
+def _summary(ev: dict[str, Any]) -> str:
+    if ev["witness"] is None:
+        return (f"holds on {ev['cases']} random cases"
+                + (f" and {ev['hypothesis']['examples']} adversarial ones" if ev["hypothesis"] else "")
+                + f"; closest relative margin {ev['closest_relative_margin']:.3g}")
+    w = ev["witness"]
+    return (f"violated on {ev['violations']}/{ev['cases']} random cases; witness: "
+            f"{ev['lhs']} = {w['lhs']:.6g}, {ev['rhs']} = {w['rhs']:.6g} (tol {w['tol']:.3g})")
+
+
+def _witness(relation: Relation, ctx: Context, case, values, *, shrunk: bool, source: str) -> dict:
+    return {
+        "schema": WITNESS_SCHEMA,
+        "claim": ctx.claim_id,
+        "check": relation.name,
+        "relation": f"{relation.lhs} {relation.rel} {relation.rhs}",
+        "inputs": case_to_json(case),
+        "lhs": values["lhs"],
+        "rhs": values["rhs"],
+        "tol": values["tol"],
+        "margin": values["margin"],
+        "case_index": values.get("case_index"),
+        "seed": ctx.seed,
+        "device": ctx.device,
+        "found_by": source,
+        "shrunk": shrunk,
+    }
+
+
+def _hypothesis_search(relation: Relation, ctx: Context) -> dict[str, Any]:
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings, target
+    from hypothesis import seed as hypothesis_seed
+
+    found: dict[str, Any] = {}
+    count = {"examples": 0}
+    best = {"relative_margin": -math.inf}
+
+    @hypothesis_seed(ctx.seed_for(f"hypothesis:{relation.name}"))
+    @settings(
+        max_examples=ctx.pick(quick=relation.max_examples, full=5 * relation.max_examples),
+        database=None,
+        deadline=None,
+        derandomize=False,
+        verbosity=Verbosity.quiet,
+        report_multiple_bugs=False,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.explicit, Phase.generate, Phase.target, Phase.shrink],
+        print_blob=False,
+    )
+    @given(relation.strategy(ctx))
+    def probe(case):
+        count["examples"] += 1
+        values = evaluate_case(relation, case)
+        m, r = float(values["margin"][0]), float(values["rhs"][0])
+        rel_m = _relative(m, r)
+        best["relative_margin"] = max(best["relative_margin"], rel_m)
+        target(max(min(rel_m, 1e300), -1e300), label="relative violation")
+        if m > 0:
+            found["case"] = case
+            found["values"] = {k: float(v[0]) for k, v in values.items()}
+            raise _Violation(relation.name)
+
+    try:
+        probe()
+    except _Violation:
+        pass
+    witness = (found["case"], found["values"]) if found else None
+    return {"examples": count["examples"], "closest_relative_margin": best["relative_margin"],
+            "witness": witness}
+
+
+def replay_witness(relation: Relation, witness: dict[str, Any]) -> dict[str, float]:
+    """Re-evaluate a saved witness; returns lhs, rhs, tol and margin of the one case."""
+    case = case_from_json(witness["inputs"])
+    values = evaluate_case(relation, case)
+    return {k: float(v[0]) for k, v in values.items()}

@@ -1,0 +1,74 @@
+"""Results files: written atomically, read back with a one-line error when unreadable.
+
+``results.json`` is a JSON array of records sorted by id (byte-identical for one seed, device and
+set of versions); ``timings.json`` beside it maps id to seconds, kept apart for that reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+RESULTS_NAME = "results.json"
+TIMINGS_NAME = "timings.json"
+
+
+class ResultsError(Exception):
+    """A results, baseline or witness file that cannot be used; the message is one line."""
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False, sort_keys=False) + "\n"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write to a temporary file in the same directory, fsync, then rename over ``path``.
+
+    A crash at any point leaves either the previous file or the new one, never a torn one.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_results(out: Path, records: list[dict[str, Any]], timings: dict[str, float]) -> Path:
+    records = sorted(records, key=lambda r: r["id"])
+    write_atomic(Path(out) / TIMINGS_NAME, dumps(dict(sorted(timings.items()))))
+    path = Path(out) / RESULTS_NAME
+    write_atomic(path, dumps(records))
+    return path
+
+
+def read_json(path: Path, what: str) -> Any:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ResultsError(f"{what} {path} does not exist") from None
+    except OSError as exc:
+        raise ResultsError(f"cannot read {what} {path}: {exc.strerror}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ResultsError(f"{what} {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+
+
+def load_results(path: Path) -> list[dict[str, Any]]:
+    data = read_json(path, "results file")
+    if not isinstance(data, list) or not all(
+        isinstance(r, dict) and isinstance(r.get("id"), str) and "verdict" in r for r in data
+    ):
+        raise ResultsError(f"results file {path} is not a JSON array of records with id and verdict")
+    return data

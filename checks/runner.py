@@ -1,0 +1,189 @@
+"""Run claims one by one, each under its time limit, and turn what happens into result records.
+
+A claim that raises, or runs past its limit, becomes an ``error`` record with the reason; the
+others still run. Records hold no timing (timings travel beside them), so one seed on one device
+with one set of versions gives byte-identical records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import math
+import platform
+import signal
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from checks.context import Context
+from checks.discovery import LoadError
+from checks.laws import check_limit, check_scaling
+from checks.model import Claim, Limit, Relation, ScalingLaw, Verdict
+from checks.relations import check_relation
+from checks.verdict import corrected_statement, decide
+
+
+class ClaimTimeout(BaseException):
+    """Raised by the alarm; a BaseException so Hypothesis and spec code do not swallow it."""
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name, module in (("attnaudit", "checks"), ("torch", "torch"), ("sympy", "sympy"),
+                         ("numpy", "numpy"), ("scipy", "scipy"), ("hypothesis", "hypothesis"),
+                         ("mpmath", "mpmath")):
+        try:
+            if name == "attnaudit":
+                from importlib.metadata import version
+
+                out[name] = version("attnaudit")
+            else:
+                out[name] = importlib.import_module(module).__version__
+        except Exception:  # noqa: BLE001 - a missing optional library is recorded as such
+            out[name] = "absent"
+    return out
+
+
+def source_hash(claim: Claim) -> str:
+    """Hash of the spec module, its paper's helper modules and the operators package."""
+    digest = hashlib.sha256()
+    files: list[Path] = []
+    module = importlib.import_module(claim.source_module) if claim.source_module else None
+    if module is not None and getattr(module, "__file__", None):
+        spec = Path(module.__file__)
+        files.append(spec)
+        files.extend(sorted(spec.parent.glob("_*.py")))
+    try:
+        operators = importlib.import_module("operators")
+        files.extend(sorted(Path(operators.__file__).parent.glob("*.py")))
+    except ImportError:
+        pass
+    for f in files:
+        digest.update(f.name.encode())
+        digest.update(f.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """SIGALRM-based limit in the main thread (elsewhere, none can be enforced: say so upstream)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _raise(signum, frame):  # noqa: ARG001
+        raise ClaimTimeout(f"ran past its time limit of {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, _raise)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _finite(value: Any) -> Any:
+    """JSON has no inf/NaN: keep them readable as strings instead of failing the write."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _base_record(claim_id: str, paper: str, ctx_fields: dict[str, Any]) -> dict[str, Any]:
+    return {"id": claim_id, "verdict": None, "paper": paper, "label": "", "section": "",
+            "kind": "", "statement": "", "reading": "", "summary": "",
+            "derivation": {"steps": [], "first_disagreement": None, "note": ""},
+            "evidence": [], "corrected": None} | ctx_fields
+
+
+def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
+              spec_file: str = "") -> tuple[dict[str, Any], float]:
+    """Run one claim; returns (record, seconds). Never raises for a defect of the claim."""
+    ctx = Context(claim.id, seed=seed, profile=profile, device=device, dtype_name=claim.dtype)
+    record = _base_record(claim.id, claim.paper, {})
+    record.update(label=claim.label, section=claim.section, kind=claim.kind.value,
+                  statement=claim.statement, reading=claim.reading)
+    start = time.perf_counter()
+    try:
+        with time_limit(claim.time_limit_s * ctx.pick(quick=1, full=10)):
+            steps = [s.to_json() for s in claim.derivation()] if claim.derivation else []
+            evidence = [_run_check(check, ctx) for check in claim.checks]
+        first = next((i for i, s in enumerate(steps) if not s["agrees"]), None)
+        record["derivation"] = {"steps": steps, "first_disagreement": first,
+                                "note": claim.no_derivation or ""}
+        record["evidence"] = evidence
+        verdict, summary = decide(claim, steps, evidence)
+        record["corrected"] = corrected_statement(claim, verdict, evidence)
+    except ClaimTimeout as exc:
+        verdict, summary = Verdict.ERROR, f"{exc}"
+        record["error"] = {"file": spec_file, "reason": str(exc)}
+    except Exception as exc:  # noqa: BLE001 - the check itself failed: an error record
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
+        verdict, summary = Verdict.ERROR, f"{type(exc).__name__}: {exc} (at {where})"
+        record["error"] = {"file": spec_file, "reason": summary,
+                           "traceback": traceback.format_exception(exc)[-6:]}
+    seconds = time.perf_counter() - start
+    record["verdict"] = verdict.value
+    record["summary"] = summary
+    record.update(_provenance(claim, ctx, spec_file))
+    return _finite(record), seconds
+
+
+def _run_check(check, ctx: Context) -> dict[str, Any]:
+    if isinstance(check, Relation):
+        return check_relation(check, ctx)
+    if isinstance(check, ScalingLaw):
+        return check_scaling(check, ctx)
+    if isinstance(check, Limit):
+        return check_limit(check, ctx)
+    raise TypeError(f"unknown check type {type(check).__name__}")
+
+
+def _provenance(claim: Claim, ctx: Context, spec_file: str) -> dict[str, Any]:
+    return {"seed": ctx.seed, "profile": ctx.profile, "device": ctx.device, "dtype": claim.dtype,
+            "spec_file": spec_file, "source_hash": source_hash(claim), "versions": versions()}
+
+
+def load_error_record(error: LoadError, *, seed: int, profile: str, device: str) -> dict[str, Any]:
+    record = _base_record(error.id, error.paper, {})
+    record.update(verdict=Verdict.ERROR.value, summary=f"{error.file}: {error.reason}",
+                  error={"file": error.file, "reason": error.reason})
+    record.update(seed=seed, profile=profile, device=device, dtype="", spec_file=error.file,
+                  source_hash="", versions=versions())
+    return record
+
+
+def run_all(claims: list[Claim], errors: list[LoadError], *, seed: int, profile: str, device: str,
+            files: dict[str, str] | None = None,
+            on_start: Callable[[int, int, str], None] | None = None,
+            on_done: Callable[[int, int, dict[str, Any], float], None] | None = None,
+            ) -> tuple[list[dict[str, Any]], dict[str, float]]:
+    """Run every claim in id order; load errors become error records in the same list."""
+    files = files or {}
+    jobs: list[tuple[str, Any]] = sorted(
+        [(c.id, c) for c in claims] + [(e.id, e) for e in errors], key=lambda j: j[0])
+    records, timings = [], {}
+    for i, (cid, job) in enumerate(jobs, start=1):
+        if on_start:
+            on_start(i, len(jobs), cid)
+        if isinstance(job, LoadError):
+            record, seconds = load_error_record(job, seed=seed, profile=profile, device=device), 0.0
+        else:
+            record, seconds = run_claim(job, seed=seed, profile=profile, device=device,
+                                        spec_file=files.get(cid, ""))
+        records.append(record)
+        timings[cid] = round(seconds, 3)
+        if on_done:
+            on_done(i, len(jobs), record, seconds)
+    return records, timings

@@ -1,0 +1,62 @@
+"""Seeded, batched samplers (one tensor call draws thousands of instances) and Hypothesis
+strategies for adversarial search. Each is named for what it produces.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from checks.context import Context
+
+
+def gaussian(ctx: Context, gen: torch.Generator, *shape: int, scale: float = 1.0) -> torch.Tensor:
+    """i.i.d. N(0, scale²) entries of the given shape."""
+    return scale * torch.randn(*shape, generator=gen, dtype=ctx.dtype, device=ctx.device)
+
+
+def log_uniform(ctx: Context, gen: torch.Generator, *shape: int, low: float, high: float
+                ) -> torch.Tensor:
+    """Values whose logarithm is uniform on [log low, log high]: every decade equally often."""
+    if not 0 < low < high:
+        raise ValueError(f"log_uniform needs 0 < low < high, got {low}, {high}")
+    u = torch.rand(*shape, generator=gen, dtype=ctx.dtype, device=ctx.device)
+    return torch.exp(math.log(low) + u * (math.log(high) - math.log(low)))
+
+
+def unit_vectors(ctx: Context, gen: torch.Generator, *shape: int) -> torch.Tensor:
+    """Uniform directions on the sphere S^{d−1}; the last entry of ``shape`` is d."""
+    v = gaussian(ctx, gen, *shape)
+    return v / torch.linalg.vector_norm(v, dim=-1, keepdim=True)
+
+
+def min_pairwise_distance(x: torch.Tensor) -> torch.Tensor:
+    """Smallest off-diagonal distance of each point set ``(..., n, d)`` → ``(...)``."""
+    diff = x[..., :, None, :] - x[..., None, :, :]
+    dist = torch.linalg.vector_norm(diff, dim=-1)
+    eye = torch.eye(x.shape[-2], dtype=torch.bool, device=x.device)
+    return dist.masked_fill(eye, math.inf).amin(dim=(-1, -2))
+
+
+# ── Hypothesis strategies (numpy arrays; a spec converts them into its case dict) ──
+
+
+def point_sets(*, n: tuple[int, int], d: tuple[int, int], bound: float = 10.0):
+    """Arrays of shape (n, d) with finite coordinates in [−bound, bound] (floats shrink toward 0)."""
+    import numpy as np
+    from hypothesis import strategies as st
+    from hypothesis.extra.numpy import arrays
+
+    coords = st.floats(-bound, bound, allow_nan=False, allow_infinity=False, width=64)
+    return st.tuples(st.integers(*n), st.integers(*d)).flatmap(
+        lambda nd: arrays(np.float64, nd, elements=coords)
+    )
+
+
+def log_uniform_floats(low: float, high: float):
+    """Floats whose log10 is uniform-ish on [log10 low, log10 high] (shrinks toward ``low``)."""
+    from hypothesis import strategies as st
+
+    lo, hi = math.log10(low), math.log10(high)
+    return st.floats(lo, hi, allow_nan=False).map(lambda e: 10.0**e)

@@ -1,0 +1,86 @@
+"""Witness files: where they go, how they are found again, and how they are replayed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from checks.relations import WITNESS_SCHEMA, replay_witness
+from checks.results import ResultsError, dumps, read_json, write_atomic
+
+WITNESS_DIR = "witnesses"
+
+
+def witness_filename(claim_id: str, check: str) -> str:
+    return f"{claim_id.replace('/', '__')}__{check}.json"
+
+
+def _witnesses(records: list[dict[str, Any]]):
+    for record in records:
+        for ev in record.get("evidence", []):
+            if isinstance(ev, dict) and ev.get("witness"):
+                yield ev["witness"]
+
+
+def attach_witness_files(records: list[dict[str, Any]]) -> None:
+    """Name each witness's file (relative to the results directory) and its replay command."""
+    for w in _witnesses(records):
+        rel = f"{WITNESS_DIR}/{witness_filename(w['claim'], w['check'])}"
+        w["file"] = rel
+        w["replay"] = f"attnaudit replay {rel}"
+
+
+def write_witness_files(records: list[dict[str, Any]], out: Path) -> list[Path]:
+    paths = []
+    for w in _witnesses(records):
+        path = Path(out) / w["file"]
+        write_atomic(path, dumps(w))
+        paths.append(path)
+    return paths
+
+
+def load_witnesses(path: Path) -> list[dict[str, Any]]:
+    data = read_json(path, "witness file")
+    if isinstance(data, dict) and data.get("schema") == WITNESS_SCHEMA:
+        return [data]
+    if isinstance(data, list):
+        return list(_witnesses(data))
+    raise ResultsError(f"{path} is neither a witness ({WITNESS_SCHEMA}) nor a results file")
+
+
+def replay(witness: dict[str, Any], catalogue, stream=sys.stdout) -> bool:
+    """Re-evaluate one witness and print both sides; True when it still violates the relation."""
+    from checks.model import Relation
+
+    by_id = {c.id: c for c in catalogue.claims}
+    claim = by_id.get(witness.get("claim"))
+    if claim is None:
+        raise ResultsError(f"witness names claim {witness.get('claim')!r}, which no spec defines")
+    try:
+        check = claim.check(witness["check"])
+    except KeyError as exc:
+        raise ResultsError(exc.args[0]) from None
+    if not isinstance(check, Relation):
+        raise ResultsError(f"{claim.id} check {check.name!r} is not a relation; nothing to replay")
+    try:
+        values = replay_witness(check, witness)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ResultsError(f"witness for {claim.id}/{check.name} has unusable inputs: {exc}") from None
+    failing = values["margin"] > 0
+    inputs = ", ".join(f"{k}{_shape(v)}" for k, v in witness["inputs"].items())
+    print(f"{claim.id} [{check.name}]  {check.lhs} {check.rel} {check.rhs}", file=stream)
+    print(f"  inputs     {inputs}  (seed {witness.get('seed')}, found by "
+          f"{witness.get('found_by')}{', shrunk' if witness.get('shrunk') else ''})", file=stream)
+    print(f"  lhs        {check.lhs} = {values['lhs']!r}", file=stream)
+    print(f"  rhs        {check.rhs} = {values['rhs']!r}", file=stream)
+    print(f"  tolerance  {values['tol']!r}  ({check.tolerance})", file=stream)
+    verdict = "VIOLATED" if failing else "holds (the witness no longer fails)"
+    print(f"  margin     {values['margin']!r}  → {verdict}", file=stream)
+    return failing
+
+
+def _shape(spec: dict[str, Any]) -> str:
+    if "value" in spec:
+        return f"={spec['value']!r}"
+    return f"[{'x'.join(str(s) for s in spec['shape'])}]"
