@@ -1,0 +1,157 @@
+"""Shared fixtures: throw-away claims packages for testing the auditor itself."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+PAPER_INIT = """
+from checks import Paper
+PAPER = Paper(key="toy", title="A toy paper", authors=("A. Tester",), arxiv=None,
+              source_file="none")
+"""
+
+# A true identity, checked on a batch: sin² + cos² = 1.
+GOOD = """
+import torch
+from checks import Claim, Kind, Relation, symbolic, tolerances
+import sympy as sp
+
+x = sp.Symbol("x", real=True)
+
+def evaluate(case):
+    t = case["t"]
+    lhs = torch.sin(t) ** 2 + torch.cos(t) ** 2
+    return lhs, torch.ones_like(lhs), torcheck_tol(t)
+
+def torcheck_tol(t):
+    return torch.full_like(t, tolerances.roundoff(t.dtype))
+
+def sample(ctx, gen):
+    yield {"t": 10 * torch.randn(1000, generator=gen, dtype=ctx.dtype)}
+
+CLAIMS = (Claim(
+    id="toy/good", label="Identity 1", section="§1", statement=r"\\sin^2 x + \\cos^2 x = 1",
+    reading="for all real x", kind=Kind.IDENTITY,
+    derivation=lambda: [symbolic.exact("pythagoras", sp.sin(x)**2 + sp.cos(x)**2, sp.Integer(1))],
+    checks=(Relation(name="pythagoras", lhs="sin²t+cos²t", rel="==", rhs="1",
+                     evaluate=evaluate, sample=sample, tolerance="64 u: a few roundings",
+                     sampler="Gaussian t, scale 10"),),
+),)
+"""
+
+RAISES = """
+from checks import Claim, Kind, Relation
+
+def sample(ctx, gen):
+    raise ValueError("the sampler is broken on purpose")
+    yield
+
+CLAIMS = (Claim(id="toy/raises", label="Lemma 2", section="§2", statement="x", reading="x",
+                kind="identity", no_derivation="toy",
+                checks=(Relation(name="r", lhs="a", rel="==", rhs="b", evaluate=None,
+                                 sample=sample, tolerance="t", sampler="s"),)),)
+"""
+
+SLOW = """
+import time
+from checks import Claim, Kind, Relation
+
+def sample(ctx, gen):
+    time.sleep(30)
+    yield
+
+CLAIMS = (Claim(id="toy/slow", label="Lemma 3", section="§3", statement="x", reading="x",
+                kind="identity", no_derivation="toy", time_limit_s=1.0,
+                checks=(Relation(name="r", lhs="a", rel="==", rhs="b", evaluate=None,
+                                 sample=sample, tolerance="t", sampler="s"),)),)
+"""
+
+BAD_KIND = """
+from checks import Claim
+CLAIMS = (Claim(id="toy/bad-kind", label="L", section="§", statement="x", reading="x",
+                kind="theorem-ish", no_derivation="toy", unverifiable="n/a"),)
+"""
+
+NO_ID = """
+from checks import Claim
+CLAIMS = (Claim(id="", label="L", section="§", statement="x", reading="x", kind="identity",
+                no_derivation="toy", unverifiable="n/a"),)
+"""
+
+SYNTAX = "def broken(:\n    pass\n"
+IMPORT_RAISES = "raise RuntimeError('import-time failure on purpose')\n"
+NO_CLAIMS = "X = 1\n"
+DUP = """
+from checks import Claim
+CLAIMS = (Claim(id="toy/dup", label="L", section="§", statement="x", reading="x",
+                kind="identity", unverifiable="no checkable reading"),)
+"""
+
+
+def make_claims_package(root: Path, name: str, modules: dict[str, str]) -> str:
+    """Write ``root/name/toy/<module>.py`` files and make ``name`` importable; returns ``name``."""
+    paper = root / name / "toy"
+    paper.mkdir(parents=True)
+    (root / name / "__init__.py").write_text("")
+    (paper / "__init__.py").write_text(textwrap.dedent(PAPER_INIT))
+    for mod, src in modules.items():
+        (paper / f"{mod}.py").write_text(textwrap.dedent(src))
+    return name
+
+
+@pytest.fixture
+def claims_package(tmp_path, monkeypatch):
+    """Factory: a fresh importable claims package with the given modules."""
+    counter = {"n": 0}
+
+    def factory(modules: dict[str, str]) -> str:
+        counter["n"] += 1
+        name = f"fakeclaims_{tmp_path.name.replace('-', '_')}_{counter['n']}"
+        make_claims_package(tmp_path, name, modules)
+        monkeypatch.syspath_prepend(str(tmp_path))
+        importlib.invalidate_caches()
+        return name
+
+    yield factory
+    for mod in [m for m in sys.modules if m.startswith("fakeclaims_")]:
+        del sys.modules[mod]
+
+
+@pytest.fixture
+def pythonpath_env(tmp_path):
+    """Environment for subprocesses that must import packages made under tmp_path."""
+    import os
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])
+    return env
+
+# A false inequality (AM–GM reversed): refuted with a shrunk witness.
+FALSE = """
+import torch
+from checks import Claim, Kind, Relation, tolerances
+
+def evaluate(case):
+    a, b = case["a"], case["b"]
+    return (a + b) / 2, torch.sqrt(a * b), tolerances.roundoff(a.dtype, (a + b) / 2)
+
+def sample(ctx, gen):
+    yield {"a": torch.rand(500, generator=gen, dtype=ctx.dtype) + 0.1,
+           "b": torch.rand(500, generator=gen, dtype=ctx.dtype) + 0.1}
+
+def strategy(ctx):
+    from hypothesis import strategies as st
+    pos = st.floats(1e-3, 1e3)
+    return st.tuples(pos, pos).map(lambda ab: {"a": ctx.tensor([ab[0]]), "b": ctx.tensor([ab[1]])})
+
+CLAIMS = (Claim(id="toy/false", label="Reversed AM-GM", section="§4", statement="(a+b)/2 <= sqrt(ab)",
+                reading="for all a, b > 0", kind=Kind.INEQUALITY, no_derivation="toy",
+                checks=(Relation(name="reversed", lhs="(a+b)/2", rel="<=", rhs="sqrt(ab)",
+                                 evaluate=evaluate, sample=sample, strategy=strategy,
+                                 tolerance="64 u relative", sampler="uniform a, b in (0.1, 1.1)"),)),)
+"""
