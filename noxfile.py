@@ -1,0 +1,54 @@
+"""The user's entry points: ``nox -s verify`` (the audit) and ``nox -s tests`` (the test suite).
+
+Installs prefer the CPU build of PyTorch named in ``.ci/constraints.txt`` (present on these
+machines as a local wheel). Set ``ATTNAUDIT_CONSTRAINTS`` to another constraints file, or to
+``none`` to let pip pick any torch the project's range admits (e.g. your CUDA build).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nox
+
+nox.options.sessions = ["verify", "tests"]
+nox.options.reuse_existing_virtualenvs = True
+
+ROOT = Path(__file__).parent
+RESULTS_DIR = "results"
+
+
+def _install(session: nox.Session, *packages: str) -> None:
+    constraints = os.environ.get("ATTNAUDIT_CONSTRAINTS", str(ROOT / ".ci" / "constraints.txt"))
+    args = [] if constraints == "none" else ["-c", constraints]
+    session.install(*args, *packages)
+
+
+@nox.session
+def verify(session: nox.Session) -> None:
+    """Run every claim (quick profile; `-- --profile full` for more), write results, gate."""
+    _install(session, "-e", ".")
+    session.run("attnaudit", "run", "--out", RESULTS_DIR, *session.posargs)
+    session.run("attnaudit", "gate", f"{RESULTS_DIR}/results.json")
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The pytest suite: operators against references, engine behaviour, claims, the gate."""
+    _install(session, "-e", ".[test]")
+    session.run("pytest", *(session.posargs or ["-q"]))
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff over the project."""
+    session.install("ruff>=0.5")
+    session.run("ruff", "check", ".")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Performance of the operators as ratios against named peers (torch SDPA)."""
+    _install(session, "-e", ".")
+    session.run("python", "benchmarks/bench_attention.py", *session.posargs)
