@@ -78,3 +78,23 @@ def test_same_seed_gives_identical_records(claims_package):
     first, _ = _run(pkg)
     second, _ = _run(pkg)
     assert json.dumps(first) == json.dumps(second)
+
+
+def test_progress_is_live_on_a_terminal_and_plain_otherwise():
+    import io
+    import time
+
+    from checks.cli import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    for stream, live in ((Terminal(), True), (io.StringIO(), False)):
+        progress = Progress(stream)
+        progress.start(1, 2, "toy/good")
+        time.sleep(0.6 if live else 0)
+        progress.done(1, 2, {"verdict": "confirmed"}, 0.6)
+        text = stream.getvalue()
+        assert text.rstrip().endswith("[1/2] toy/good  confirmed  (0.6s)")
+        assert ("\r\033[K[1/2] toy/good … " in text) is live

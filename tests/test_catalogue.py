@@ -1,0 +1,34 @@
+"""The real specs: they all load, and their ids are exactly catalogue ids."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from checks.discovery import discover
+from checks.gate import load_baseline
+
+CATALOGUE = Path(__file__).resolve().parents[1].parent / "shared" / "catalogue.toml"
+BASELINE = Path(__file__).resolve().parents[1] / "claims" / "baseline.json"
+
+
+def test_every_spec_loads_without_error():
+    cat = discover("claims")
+    assert cat.errors == []
+    assert cat.claims, "no claims discovered"
+    assert set(cat.papers) == {c.paper for c in cat.claims}
+
+
+@pytest.mark.skipif(not CATALOGUE.exists(), reason="shared/catalogue.toml is not beside the repo")
+def test_claim_ids_are_catalogue_ids():
+    ids = {c["id"] for c in tomllib.loads(CATALOGUE.read_text())["claim"]}
+    unknown = sorted(c.id for c in discover("claims").claims if c.id not in ids)
+    assert unknown == []
+
+
+def test_baseline_lists_exactly_the_discovered_claims():
+    baseline = load_baseline(BASELINE)
+    assert sorted(baseline) == sorted(c.id for c in discover("claims").claims)
+    assert "error" not in baseline.values()
