@@ -70,7 +70,7 @@ def fit_power_law(
     lines = intercepts[:, None] + slopes[:, None] * lx[None, :]
     band_lo, band_hi = np.quantile(lines, [alpha, 1.0 - alpha], axis=0)
     with np.errstate(over="ignore"):  # a hopeless fit may give an infinite band: report it
-        band = [(float(np.exp(b0)), float(np.exp(b1))) for b0, b1 in zip(band_lo, band_hi)]
+        band = [(float(np.exp(b0)), float(np.exp(b1))) for b0, b1 in zip(band_lo, band_hi, strict=True)]
     return PowerLawFit(float(p), float(np.exp(a)), (float(lo), float(hi)), r2, band, span)
 
 

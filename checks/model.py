@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -21,7 +21,7 @@ ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9.\-/]*$")
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     """What sort of proposition a claim is; DESIGN.md's list, nothing else."""
 
     IDENTITY = "identity"
@@ -42,7 +42,7 @@ class Kind(str, Enum):
             raise ValueError(f"unknown kind {value!r} (known: {known})") from None
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     CONFIRMED = "confirmed"
     REFUTED = "refuted"
     INCONCLUSIVE = "inconclusive"
