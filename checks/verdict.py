@@ -31,7 +31,8 @@ def decide(claim: Claim, steps: list[dict[str, Any]], evidence: list[dict[str, A
     if undecided:
         return Verdict.INCONCLUSIVE, "; ".join(f"{e['name']}: {e['decision']}" for e in undecided)
     n_steps, n_checks = len(steps), len(evidence)
-    return Verdict.CONFIRMED, f"{n_steps} derivation steps and {n_checks} checks agree"
+    return Verdict.CONFIRMED, (f"{n_steps} derivation step{'s' * (n_steps != 1)} and "
+                               f"{n_checks} check{'s' * (n_checks != 1)} agree")
 
 
 def corrected_statement(claim: Claim, verdict: Verdict, evidence: list[dict[str, Any]]
