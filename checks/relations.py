@@ -55,8 +55,9 @@ def evaluate_case(relation: Relation, case: dict[str, Any]) -> dict[str, np.ndar
     return out
 
 
-def _relative(margin: float, rhs: float) -> float:
-    return margin / max(abs(rhs), 1e-300)
+def _relative(margin, rhs, tol):
+    """Margin in units of the bound's size (or of the tolerance when the bound is 0 or tiny)."""
+    return margin / np.maximum(np.maximum(np.abs(rhs), tol), 1e-300)
 
 
 def slice_case(case: dict[str, Any], i: int) -> dict[str, Any]:
@@ -101,7 +102,7 @@ def check_relation(relation: Relation, ctx: Context) -> dict[str, Any]:
         values = evaluate_case(relation, batch)
         n = len(values["margin"])
         n_cases += n
-        rel_m = values["margin"] / np.maximum(np.abs(values["rhs"]), 1e-300)
+        rel_m = _relative(values["margin"], values["rhs"], values["tol"])
         closest = max(closest, float(rel_m.max()))
         violating = values["margin"] > 0
         n_violations += int(violating.sum())
@@ -134,7 +135,8 @@ def check_relation(relation: Relation, ctx: Context) -> dict[str, Any]:
         "tolerance": relation.tolerance,
         "cases": n_cases,
         "violations": n_violations,
-        # Largest (lhs − rhs − tol)/|rhs| seen: near 0 means the bound is tight on this family.
+        # Largest (lhs − rhs − tol)/max(|rhs|, tol) seen: near 0 means the bound is tight on this
+        # family; −1 for an identity means it held exactly.
         "closest_relative_margin": closest,
         "hypothesis": None if search is None else {k: v for k, v in search.items() if k != "witness"},
         "witness": witness,
@@ -197,8 +199,8 @@ def _hypothesis_search(relation: Relation, ctx: Context) -> dict[str, Any]:
     def probe(case):
         count["examples"] += 1
         values = evaluate_case(relation, case)
-        m, r = float(values["margin"][0]), float(values["rhs"][0])
-        rel_m = _relative(m, r)
+        m = float(values["margin"][0])
+        rel_m = float(_relative(values["margin"], values["rhs"], values["tol"])[0])
         best["relative_margin"] = max(best["relative_margin"], rel_m)
         target(max(min(rel_m, 1e300), -1e300), label="relative violation")
         if m > 0:

@@ -101,7 +101,7 @@ def _finite(value: Any) -> Any:
 
 def _base_record(claim_id: str, paper: str, ctx_fields: dict[str, Any]) -> dict[str, Any]:
     return {"id": claim_id, "verdict": None, "paper": paper, "label": "", "section": "",
-            "kind": "", "statement": "", "reading": "", "summary": "",
+            "kind": "", "statement": "", "reading": "", "notes": "", "summary": "",
             "derivation": {"steps": [], "first_disagreement": None, "note": ""},
             "evidence": [], "corrected": None} | ctx_fields
 
@@ -112,7 +112,7 @@ def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
     ctx = Context(claim.id, seed=seed, profile=profile, device=device, dtype_name=claim.dtype)
     record = _base_record(claim.id, claim.paper, {})
     record.update(label=claim.label, section=claim.section, kind=claim.kind.value,
-                  statement=claim.statement, reading=claim.reading)
+                  statement=claim.statement, reading=claim.reading, notes=claim.notes)
     start = time.perf_counter()
     try:
         with time_limit(claim.time_limit_s * ctx.pick(quick=1, full=10)):

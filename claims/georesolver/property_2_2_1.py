@@ -75,8 +75,8 @@ def _strategy(ctx):
                 "eps": ctx.tensor([eps])}
 
     def for_shape(nd):
-        from hypothesis.extra.numpy import arrays
         import numpy as np
+        from hypothesis.extra.numpy import arrays
 
         n, d = nd
         coord = st.floats(-100, 100, allow_nan=False, width=64)
