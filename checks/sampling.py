@@ -8,6 +8,7 @@ import math
 
 import torch
 
+import operators
 from checks.context import Context
 
 
@@ -32,11 +33,13 @@ def unit_vectors(ctx: Context, gen: torch.Generator, *shape: int) -> torch.Tenso
 
 
 def min_pairwise_distance(x: torch.Tensor) -> torch.Tensor:
-    """Smallest off-diagonal distance of each point set ``(..., n, d)`` → ``(...)``."""
-    diff = x[..., :, None, :] - x[..., None, :, :]
-    dist = torch.linalg.vector_norm(diff, dim=-1)
+    """Smallest off-diagonal distance of each point set ``(..., n, d)`` → ``(...)``.
+
+    Memory O(n²) per set (exact differences, no ``(n, n, d)`` intermediate).
+    """
+    d2 = operators.squared_distances(x, x)
     eye = torch.eye(x.shape[-2], dtype=torch.bool, device=x.device)
-    return dist.masked_fill(eye, math.inf).amin(dim=(-1, -2))
+    return d2.masked_fill(eye, math.inf).amin(dim=(-1, -2)).sqrt()
 
 
 # ── Hypothesis strategies (numpy arrays; a spec converts them into its case dict) ──
