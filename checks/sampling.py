@@ -32,14 +32,19 @@ def unit_vectors(ctx: Context, gen: torch.Generator, *shape: int) -> torch.Tenso
     return v / torch.linalg.vector_norm(v, dim=-1, keepdim=True)
 
 
-def min_pairwise_distance(x: torch.Tensor) -> torch.Tensor:
-    """Smallest off-diagonal distance of each point set ``(..., n, d)`` → ``(...)``.
+def min_pairwise_squared_distance(x: torch.Tensor) -> torch.Tensor:
+    """Smallest off-diagonal ‖x_i − x_j‖² of each point set ``(..., n, d)`` → ``(...)``.
 
     Memory O(n²) per set (exact differences, no ``(n, n, d)`` intermediate).
     """
     d2 = operators.squared_distances(x, x)
     eye = torch.eye(x.shape[-2], dtype=torch.bool, device=x.device)
-    return d2.masked_fill(eye, math.inf).amin(dim=(-1, -2)).sqrt()
+    return d2.masked_fill(eye, math.inf).amin(dim=(-1, -2))
+
+
+def min_pairwise_distance(x: torch.Tensor) -> torch.Tensor:
+    """Smallest off-diagonal distance of each point set ``(..., n, d)`` → ``(...)``."""
+    return min_pairwise_squared_distance(x).sqrt()
 
 
 # ── Hypothesis strategies (numpy arrays; a spec converts them into its case dict) ──

@@ -89,20 +89,12 @@ def derivation():
 # ── numerics ──
 
 
-def min_squared_distance(x: torch.Tensor) -> torch.Tensor:
-    """Smallest off-diagonal ‖x_i − x_j‖² of each point set ``(B, n, d)`` → ``(B,)``, via
-    ``operators.squared_distances`` (no (B, n, n, d) intermediate)."""
-    d2 = operators.squared_distances(x, x)
-    off = ~torch.eye(x.shape[-2], dtype=torch.bool, device=x.device)
-    return d2.masked_fill(~off, torch.inf).amin(dim=(-2, -1))
-
-
 def _kernel_figures(case):
     """eff-rank(K) through the operators, with d_min² (the minimum off-diagonal squared distance)
     and ε = c·d_min²/(n−1)."""
     x, frac = case["x"], case["c"]
     count = x.shape[-2]
-    d2_min = min_squared_distance(x)
+    d2_min = sampling.min_pairwise_squared_distance(x)
     eps_ = frac * d2_min / (count - 1)
     rank = operators.effective_rank(operators.ida_kernel(x, eps=eps_))
     return rank, d2_min, eps_, count
