@@ -74,6 +74,16 @@ def fit_power_law(
     return PowerLawFit(float(p), float(np.exp(a)), (float(lo), float(hi)), r2, band, span)
 
 
+def closed_form_bias(x, y_exact, exponent: float) -> float:
+    """Fitted exponent of exact (closed-form) values over a grid minus the asymptotic exponent.
+
+    This is the systematic error pre-asymptotic curvature puts into a fit on that grid; a spec
+    computes it to justify its ``exponent_tolerance`` rather than guessing one.
+    """
+    x, y = np.asarray(x, dtype=float), np.abs(np.asarray(y_exact, dtype=float))
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0] - exponent)
+
+
 def _batched_lstsq(lx: np.ndarray, ly: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Slopes and intercepts of many simple regressions at once (rows are replicates)."""
     mx, my = lx.mean(axis=1, keepdims=True), ly.mean(axis=1, keepdims=True)

@@ -19,7 +19,3 @@ def unit_roundoff(dtype: torch.dtype = torch.float64) -> float:
 def roundoff(dtype: torch.dtype = torch.float64, condition=1.0, safety: float = SAFETY):
     """Absolute or relative tolerance ``safety · u · condition`` (``condition`` may be a tensor)."""
     return safety * unit_roundoff(dtype) * condition
-
-
-def tiny(dtype: torch.dtype = torch.float64) -> float:
-    return float(torch.finfo(dtype).tiny)

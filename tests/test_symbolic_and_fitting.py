@@ -7,7 +7,12 @@ import pytest
 import sympy as sp
 
 from checks import symbolic
-from checks.fitting import compare_exponent, fit_power_law, nearest_simple_exponent
+from checks.fitting import (
+    closed_form_bias,
+    compare_exponent,
+    fit_power_law,
+    nearest_simple_exponent,
+)
 
 n, x, eps = sp.symbols("n x epsilon", positive=True)
 
@@ -35,6 +40,19 @@ def test_leading_order_step_up_to_constant_and_exact():
     assert not symbolic.leading_order("paper", expr, n, n**-2).agrees
     assert symbolic.leading_order("asymptotic equality", expr, n, -2 / n, up_to_constant=False).agrees
     assert not symbolic.leading_order("wrong constant", expr, n, -1 / n, up_to_constant=False).agrees
+
+
+def test_leading_order_at_a_finite_point():
+    expr = 3 * eps / (1 + 3 * eps)
+    assert symbolic.leading_term(expr, eps, 0) == 3 * eps
+    assert symbolic.leading_order("rate 1", expr, eps, eps, point=0).agrees
+    assert not symbolic.leading_order("rate 2", expr, eps, eps**2, point=0).agrees
+
+
+def test_closed_form_bias_measures_pre_asymptotic_curvature():
+    xs = np.logspace(1, 4, 10)
+    assert abs(closed_form_bias(xs, 5 * xs**-1.0, -1.0)) < 1e-12
+    assert closed_form_bias(xs, 1 / (xs - 5), -1.0) < -0.01  # steeper at small x
 
 
 def test_fit_recovers_a_known_exponent_and_its_interval_covers_it():

@@ -14,6 +14,7 @@ import torch
 
 import operators
 from checks import Claim, Kind, Relation, ScalingLaw, sampling, symbolic, tolerances
+from checks.fitting import closed_form_bias
 
 STATEMENT = (
     r"\text{Set } k_j=Re_j \text{ for some } R>0, \text{ and set } q=k_1=Re_1. \ldots\ "
@@ -43,16 +44,11 @@ def eps_star(n, delta, r):
     return 2 * r**2 * delta / ((n - 1) * (1 - delta) - delta)
 
 
-def _closed_form_bias(x, y, predicted):
-    """Fitted log-log slope of exact values minus the asymptotic exponent (pre-asymptotic bias)."""
-    return float(np.polyfit(np.log(x), np.log(y), 1)[0] - predicted)
-
-
-_N_BIAS = _closed_form_bias(np.array(N_GRID, float),
+_N_BIAS = closed_form_bias(np.array(N_GRID, float),
                             eps_star(np.array(N_GRID, float), N_LAW_DELTA, N_LAW_R), -1.0)
 DELTA_POINTS = {"quick": 9, "full": 41}
 _DELTA_BIAS = max(
-    (_closed_form_bias(g, eps_star(SWEEP_N, g, 1.0), 1.0) for g in (
+    (closed_form_bias(g, eps_star(SWEEP_N, g, 1.0), 1.0) for g in (
         np.logspace(math.log10(DELTA_RANGE[0]), math.log10(DELTA_RANGE[1]), p)
         for p in DELTA_POINTS.values())),
     key=abs)
