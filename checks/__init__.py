@@ -9,9 +9,22 @@ Claim specs import what they need from here::
 
 from checks import sampling, symbolic, tolerances
 from checks.context import Context
-from checks.model import Claim, Kind, Limit, Paper, Relation, ScalingLaw, Verdict
+from checks.model import (
+    Claim,
+    Kind,
+    Limit,
+    Measured,
+    Paper,
+    Relation,
+    ScalingLaw,
+    SummaryTable,
+    TableCell,
+    TableRow,
+    Verdict,
+)
 
 __all__ = [
-    "Claim", "Context", "Kind", "Limit", "Paper", "Relation", "ScalingLaw", "Verdict",
+    "Claim", "Context", "Kind", "Limit", "Measured", "Paper", "Relation", "ScalingLaw", "SummaryTable",
+    "TableCell", "TableRow", "Verdict",
     "sampling", "symbolic", "tolerances",
 ]

@@ -45,7 +45,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     p.add_argument("--seed", type=_seed, default=0, help="run seed (default 0)")
     p.add_argument("--json", action="store_true", help="stdout holds exactly one JSON array")
-    p.add_argument("--out", type=Path, help="write results.json, timings.json and witnesses/ here")
+    p.add_argument("--out", type=Path,
+                   help="write results.json (records and summary tables), timings.json and witnesses/ here")
     p.add_argument("--claims", default="claims", help=claims_help)
 
     p = sub.add_parser("gate", help="compare a run's verdicts with the baseline")
@@ -171,10 +172,11 @@ def cmd_run(args) -> int:
     total = time.perf_counter() - t0
     if args.out is not None:
         from checks.results import write_results
+        from checks.tables import fill_tables
         from checks.witnesses import write_witness_files
 
         write_witness_files(records, args.out)
-        path = write_results(args.out, records, timings)
+        path = write_results(args.out, records, timings, fill_tables(cat.tables, records))
         print(f"wrote {path} ({len(records)} records) in {total:.1f}s", file=sys.stderr)
     if args.json:
         print(json.dumps([r | {"seconds": timings[r["id"]]} for r in records], ensure_ascii=False))

@@ -13,7 +13,7 @@ import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from checks.model import Claim, Paper
+from checks.model import Claim, Paper, SummaryTable
 
 DEFAULT_PACKAGE = "claims"
 
@@ -32,6 +32,7 @@ class Catalogue:
     errors: list[LoadError] = field(default_factory=list)
     papers: dict[str, Paper] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)  # claim id -> spec file
+    tables: dict[str, tuple[SummaryTable, ...]] = field(default_factory=dict)  # paper key -> TABLES
 
     def select(self, patterns: list[str]) -> tuple[list[Claim], list[LoadError]]:
         """Claims and load errors whose id equals or starts with one of ``patterns``."""
@@ -84,10 +85,15 @@ def discover(package: str = DEFAULT_PACKAGE) -> Catalogue:
                 raise TypeError("defines no PAPER = checks.Paper(...)")
             if paper.key != key:
                 raise ValueError(f"PAPER.key {paper.key!r} differs from the package name {key!r}")
+            tables = tuple(getattr(paper_mod, "TABLES", ()))
+            if not all(isinstance(t, SummaryTable) for t in tables):
+                raise TypeError("TABLES must be a tuple of checks.SummaryTable")
         except Exception as exc:  # noqa: BLE001 - every failure becomes a record
             cat.errors.append(LoadError(f"{key}/<package>", _relative(paper_file), _reason(exc), key))
             continue
         cat.papers[paper.key] = paper
+        if tables:
+            cat.tables[paper.key] = tables
         for info in sorted(pkgutil.iter_modules(paper_mod.__path__), key=lambda m: m.name):
             if info.name.startswith("_"):
                 continue

@@ -172,6 +172,73 @@ Check = Relation | ScalingLaw | Limit
 
 
 @dataclass(frozen=True)
+class Measured:
+    """Where a summary-table cell's measured counterpart comes from: a claim, or one of its checks.
+
+    Without ``check`` the cell shows the claim's verdict; with it, that check's figure (a fitted
+    exponent with its interval, a relation's counts) beside the verdict.
+    """
+
+    claim: str
+    check: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.claim, str) or not ID_PATTERN.match(self.claim):
+            raise ValueError(f"table reference {self.claim!r} is not a claim id")
+        if self.check is not None:
+            _check_name(self.check)
+
+
+@dataclass(frozen=True)
+class TableCell:
+    """One cell of a paper's summary table: the paper's entry (LaTeX) and what measures it."""
+
+    paper: str
+    measured: tuple[Measured, ...]
+
+    def __post_init__(self) -> None:
+        if not self.paper.strip():
+            raise ValueError("a table cell needs the paper's entry")
+        if not self.measured or not all(isinstance(m, Measured) for m in self.measured):
+            raise ValueError(f"table cell {self.paper!r}: name at least one Measured source")
+
+
+@dataclass(frozen=True)
+class TableRow:
+    label: str
+    cells: tuple[TableCell, ...]
+
+
+@dataclass(frozen=True)
+class SummaryTable:
+    """A paper's own summary table, reproduced with a measured counterpart for every entry.
+
+    Declared in ``claims/<paper>/__init__.py`` as ``TABLES``. The runner fills the measured
+    column from the run's records (one source of truth), and the report prints both side by side.
+    """
+
+    key: str
+    label: str
+    section: str
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[TableRow, ...]
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", self.key):
+            raise ValueError(f"table key {self.key!r} must be lower-case words joined by '-'")
+        if not self.rows:
+            raise ValueError(f"table {self.key!r} has no rows")
+        for row in self.rows:
+            if len(row.cells) != len(self.columns):
+                raise ValueError(f"table {self.key!r}, row {row.label!r}: {len(row.cells)} cells "
+                                 f"for {len(self.columns)} columns")
+
+    def references(self) -> list[Measured]:
+        return [m for row in self.rows for cell in row.cells for m in cell.measured]
+
+
+@dataclass(frozen=True)
 class Claim:
     """One catalogue id: what the paper states, the reading tested, and how it is checked."""
 

@@ -1,7 +1,9 @@
 """Results files: written atomically, read back with a one-line error when unreadable.
 
-``results.json`` is a JSON array of records sorted by id (byte-identical for one seed, device and
-set of versions); ``timings.json`` beside it maps id to seconds, kept apart for that reason.
+``results.json`` is ``{"format": "attnaudit.results/1", "results": [records sorted by id],
+"tables": [the papers' summary tables with their measured column]}``, byte-identical for one
+seed, device and set of versions; ``timings.json`` beside it maps id to seconds, kept apart for
+that reason. A bare JSON array of records (``attnaudit run --json`` prints one) is also read.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+RESULTS_FORMAT = "attnaudit.results/1"
 RESULTS_NAME = "results.json"
 TIMINGS_NAME = "timings.json"
 
@@ -43,11 +46,12 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def write_results(out: Path, records: list[dict[str, Any]], timings: dict[str, float]) -> Path:
+def write_results(out: Path, records: list[dict[str, Any]], timings: dict[str, float],
+                  tables: list[dict[str, Any]] | None = None) -> Path:
     records = sorted(records, key=lambda r: r["id"])
     write_atomic(Path(out) / TIMINGS_NAME, dumps(dict(sorted(timings.items()))))
     path = Path(out) / RESULTS_NAME
-    write_atomic(path, dumps(records))
+    write_atomic(path, dumps({"format": RESULTS_FORMAT, "results": records, "tables": tables or []}))
     return path
 
 
@@ -65,10 +69,28 @@ def read_json(path: Path, what: str) -> Any:
         raise ResultsError(f"{what} {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
 
 
-def load_results(path: Path) -> list[dict[str, Any]]:
-    data = read_json(path, "results file")
-    if not isinstance(data, list) or not all(
-        isinstance(r, dict) and isinstance(r.get("id"), str) and "verdict" in r for r in data
+def parse_results(data: Any, path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(records, tables) from a results document, or a one-line ResultsError."""
+    tables: Any = []
+    if isinstance(data, dict):
+        if data.get("format") != RESULTS_FORMAT:
+            raise ResultsError(f"results file {path} has format {data.get('format')!r}, "
+                               f"not {RESULTS_FORMAT!r}")
+        records, tables = data.get("results"), data.get("tables", [])
+    else:
+        records = data
+    if not isinstance(records, list) or not all(
+        isinstance(r, dict) and isinstance(r.get("id"), str) and "verdict" in r for r in records
     ):
-        raise ResultsError(f"results file {path} is not a JSON array of records with id and verdict")
-    return data
+        raise ResultsError(f"results file {path} does not hold a list of records with id and verdict")
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise ResultsError(f"results file {path}: 'tables' is not a list of tables")
+    return records, tables
+
+
+def load_results(path: Path) -> list[dict[str, Any]]:
+    return parse_results(read_json(path, "results file"), path)[0]
+
+
+def load_tables(path: Path) -> list[dict[str, Any]]:
+    return parse_results(read_json(path, "results file"), path)[1]

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from checks.relations import WITNESS_SCHEMA, replay_witness
-from checks.results import ResultsError, dumps, read_json, write_atomic
+from checks.results import ResultsError, dumps, parse_results, read_json, write_atomic
 
 WITNESS_DIR = "witnesses"
 
@@ -44,8 +44,8 @@ def load_witnesses(path: Path) -> list[dict[str, Any]]:
     data = read_json(path, "witness file")
     if isinstance(data, dict) and data.get("schema") == WITNESS_SCHEMA:
         return [data]
-    if isinstance(data, list):
-        return list(_witnesses(data))
+    if isinstance(data, list) or (isinstance(data, dict) and "results" in data):
+        return list(_witnesses(parse_results(data, path)[0]))
     raise ResultsError(f"{path} is neither a witness ({WITNESS_SCHEMA}) nor a results file")
 
 

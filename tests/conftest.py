@@ -93,12 +93,13 @@ CLAIMS = (Claim(id="toy/dup", label="L", section="§", statement="x", reading="x
 """
 
 
-def make_claims_package(root: Path, name: str, modules: dict[str, str]) -> str:
+def make_claims_package(root: Path, name: str, modules: dict[str, str], paper_init: str = PAPER_INIT
+                        ) -> str:
     """Write ``root/name/toy/<module>.py`` files and make ``name`` importable; returns ``name``."""
     paper = root / name / "toy"
     paper.mkdir(parents=True)
     (root / name / "__init__.py").write_text("")
-    (paper / "__init__.py").write_text(textwrap.dedent(PAPER_INIT))
+    (paper / "__init__.py").write_text(textwrap.dedent(paper_init))
     for mod, src in modules.items():
         (paper / f"{mod}.py").write_text(textwrap.dedent(src))
     return name
@@ -109,10 +110,10 @@ def claims_package(tmp_path, monkeypatch):
     """Factory: a fresh importable claims package with the given modules."""
     counter = {"n": 0}
 
-    def factory(modules: dict[str, str]) -> str:
+    def factory(modules: dict[str, str], paper_init: str = PAPER_INIT) -> str:
         counter["n"] += 1
         name = f"fakeclaims_{tmp_path.name.replace('-', '_')}_{counter['n']}"
-        make_claims_package(tmp_path, name, modules)
+        make_claims_package(tmp_path, name, modules, paper_init)
         monkeypatch.syspath_prepend(str(tmp_path))
         importlib.invalidate_caches()
         return name

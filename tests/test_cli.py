@@ -80,7 +80,7 @@ def test_same_seed_twice_gives_byte_identical_results(pkg, pythonpath_env, tmp_p
 def test_witness_is_replayed_with_both_sides_printed(pkg, pythonpath_env, tmp_path):
     out = tmp_path / "out"
     assert cli(["run", "--claims", pkg, "--out", str(out)], pythonpath_env).returncode == 0
-    records = json.loads((out / "results.json").read_text())
+    records = results_mod.load_results(out / "results.json")
     false = next(r for r in records if r["id"] == "toy/false")
     assert false["verdict"] == "refuted"
     witness = false["evidence"][0]["witness"]
@@ -109,10 +109,11 @@ def test_gate_passes_on_match_and_fails_readably_on_change_vanish_new_and_error(
 
     baseline.write_text(json.dumps({"schema": BASELINE_SCHEMA, "verdicts": {
         "toy/false": "confirmed", "toy/gone": "confirmed"}}))
-    records = json.loads(results.read_text())
+    document = json.loads(results.read_text())
+    records = document["results"]
     records.append({"id": "toy/broken", "verdict": "error", "summary": "boom",
                     "error": {"reason": "RuntimeError: boom"}})
-    results.write_text(json.dumps(records))
+    results.write_text(json.dumps(document))
     proc = cli(["gate", str(results), "--baseline", str(baseline)], pythonpath_env)
     assert proc.returncode == 1
     text = proc.stdout
@@ -129,7 +130,7 @@ def test_run_with_an_erroring_claim_exits_1_and_keeps_the_other_results(tmp_path
     out = tmp_path / "out"
     proc = cli(["run", "--claims", pkg, "--out", str(out)], pythonpath_env)
     assert proc.returncode == 1
-    verdicts = {r["id"]: r["verdict"] for r in json.loads((out / "results.json").read_text())}
+    verdicts = {r["id"]: r["verdict"] for r in results_mod.load_results(out / "results.json")}
     assert verdicts == {"toy/good": "confirmed", "toy/raises": "error"}
 
 

@@ -1,0 +1,81 @@
+"""Summary tables: declared beside the paper's metadata, measured from the run's own records."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import FALSE, GOOD, PAPER_INIT
+
+from checks import Measured, SummaryTable, TableCell, TableRow
+from checks.discovery import discover
+from checks.results import ResultsError, load_tables, parse_results, write_results
+from checks.runner import run_all
+from checks.tables import fill_tables
+
+TABLE_INIT = PAPER_INIT + """
+from checks import Measured, SummaryTable, TableCell, TableRow
+TABLES = (SummaryTable(
+    key="table-1", label="Table 1", section="§9", title="Toy summary",
+    columns=("Old", "New"),
+    rows=(
+        TableRow("identity", (TableCell(r"\\sin^2+\\cos^2=1", (Measured("toy/good", "pythagoras"),)),
+                              TableCell("AM = GM", (Measured("toy/false"),)))),
+        TableRow("elsewhere", (TableCell("x", (Measured("toy/absent"),)),
+                               TableCell("y", (Measured("toy/good", "no-such-check"),)))),
+    ),
+),)
+"""
+
+
+def _run(package: str):
+    cat = discover(package)
+    records, timings = run_all(cat.claims, cat.errors, seed=0, profile="quick", device="cpu")
+    return cat, records, timings
+
+
+def test_the_measured_column_comes_from_the_records(claims_package, tmp_path):
+    cat, records, timings = _run(claims_package({"good": GOOD, "false": FALSE}, TABLE_INIT))
+    assert not cat.errors and list(cat.tables) == ["toy"]
+    (table,) = fill_tables(cat.tables, records)
+    assert (table["key"], table["label"], table["columns"]) == ("table-1", "Table 1", ["Old", "New"])
+    identity, elsewhere = table["rows"]
+    (good,) = identity["cells"][0]["measured"]
+    assert good["verdict"] == "confirmed" and good["type"] == "relation"
+    assert good["figure"].endswith("holds on 1000 cases")
+    (false,) = identity["cells"][1]["measured"]
+    assert false["verdict"] == "refuted" and false["figure"] is None
+    assert elsewhere["cells"][0]["measured"][0]["figure"] == "not run in this selection"
+    assert "a defect of the table" in elsewhere["cells"][1]["measured"][0]["figure"]
+
+    path = write_results(tmp_path, records, timings, fill_tables(cat.tables, records))
+    document = json.loads(path.read_text())
+    assert document["format"] == "attnaudit.results/1"
+    assert load_tables(path) == [table]
+
+
+def test_a_selection_without_the_paper_carries_no_table(claims_package):
+    cat, records, _ = _run(claims_package({"good": GOOD}, TABLE_INIT))
+    assert len(fill_tables(cat.tables, records)) == 1
+    assert fill_tables(cat.tables, []) == []
+
+
+def test_malformed_tables_are_load_errors_and_bad_shapes_fail_when_built(claims_package):
+    cat = discover(claims_package({"good": GOOD}, PAPER_INIT + "TABLES = ('not a table',)\n"))
+    (error,) = cat.errors
+    assert "TABLES must be a tuple of checks.SummaryTable" in error.reason
+    with pytest.raises(ValueError, match="1 cells for 2 columns"):
+        SummaryTable(key="t", label="T", section="§1", title="t", columns=("a", "b"),
+                     rows=(TableRow("r", (TableCell("x", (Measured("toy/good"),)),)),))
+    with pytest.raises(ValueError, match="at least one Measured"):
+        TableCell("x", ())
+    with pytest.raises(ValueError, match="not a claim id"):
+        Measured("Not An Id")
+
+
+def test_results_documents_are_validated_with_one_line_errors(tmp_path):
+    assert parse_results([], tmp_path) == ([], [])
+    with pytest.raises(ResultsError, match="has format 'other/9'"):
+        parse_results({"format": "other/9", "results": []}, tmp_path)
+    with pytest.raises(ResultsError, match="'tables' is not a list"):
+        parse_results({"format": "attnaudit.results/1", "results": [], "tables": {}}, tmp_path)
