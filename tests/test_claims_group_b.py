@@ -30,8 +30,9 @@ def run(claim):
 
 
 def claim_of(module):
-    (claim,) = module.CLAIMS
-    return claim
+    """The group-B claim of ``module`` (the module may also hold other parts of its theorem)."""
+    cid = next(cid for cid, mod in CLAIM_MODULES.items() if mod is module)
+    return next(c for c in module.CLAIMS if c.id == cid)
 
 
 def mutated(claim, **replacements):

@@ -16,7 +16,7 @@ from checks.runner import run_claim
 from claims.georesolver import lemma_2_4, lemma_2_5, theorem_2_8
 
 SCORE = lemma_2_4.CLAIMS[0]
-SOFTMAX, IDA = lemma_2_5.CLAIMS
+SOFTMAX, IDA = lemma_2_5.CLAIMS[:2]
 RANK = theorem_2_8.CLAIMS[0]
 
 

@@ -29,7 +29,7 @@ TABLES = (
         columns=("Softmax", "Resolver (IDA)"),
         rows=(
             TableRow("Circuit separation (Thm. 1)", (
-                _cell(r"\Omega((\log n)^2)", ("theorem-2.2/softmax", None)),
+                _cell(r"\Omega((\log n)^2)", ("theorem-2.2/softmax", "retrieval-boundary-vs-n")),
                 _cell(r"O(1)", ("theorem-2.2/ida", "eps-star-vs-n")),
             )),
             TableRow("Lipschitz scaling (Lemma 1), low-rank / clustered keys", (
