@@ -1,16 +1,22 @@
-"""GeoResolver §2.3, Proposition 2.3 (Dense-Key Degradation), first part: the separation bound.
+"""GeoResolver §2.3, Proposition 2.3 (Dense-Key Degradation).
 
-Only the bound lives here (id ``georesolver/proposition-2.3/bound``); the Gaussian r² = Θ(·)
-part is the separate catalogue id ``georesolver/proposition-2.3/gaussian``.
+Two catalogue ids: ``georesolver/proposition-2.3/bound`` (the separation bound on W_jj) and
+``georesolver/proposition-2.3/gaussian`` (r² = Θ(d_hσ²n^(−2/d_h)) for Gaussian keys), the latter
+measured with a KD-tree over nearest-neighbour distances.
 """
 
 from __future__ import annotations
 
+import functools
+
+import numpy as np
 import sympy as sp
 import torch
+from scipy import integrate, optimize, special, stats
+from scipy.spatial import cKDTree
 
 import operators
-from checks import Claim, Kind, Relation, sampling, symbolic, tolerances
+from checks import Claim, Kind, Relation, ScalingLaw, sampling, symbolic, tolerances
 
 STATEMENT = (
     r"\text{If keys have covering radius } r \text{ from } k_j \text{ (i.e., } "
@@ -137,6 +143,221 @@ def _strategy(ctx):
                      sampling.log_uniform_floats(1e-10, 1e4)).map(build)
 
 
+# ══ Gaussian part: r² = Θ(d_hσ²n^(−2/d_h)) ══
+
+GAUSSIAN_STATEMENT = (
+    r"\text{For Gaussian keys with covariance } \sigma^2 I, \quad "
+    r"r^2 = \Theta\left(d_h\sigma^2 n^{-2/d_h}\right)."
+)
+
+sig, n_keys, dim, s_, y_, big_r, rr = sp.symbols("sigma n d_h s y R r", positive=True)
+
+
+def gaussian_derivation():
+    """The proof's three statements, then the order of r² under both readings of r.
+
+    Both orders come from the Poisson (small-ball) limit E[r²] = ∫₀^∞ P(r² > s) ds with
+    P(r² > s) ≈ exp(−M s^(d/2)): M ∝ n(n−1)/2 pairs for the global minimum separation, M ∝ (n−1)
+    neighbours of one key for its nearest-neighbour distance.
+    """
+    phi = sp.exp(-(y_**2) / (2 * sig**2)) / sp.sqrt(2 * sp.pi * sig**2)
+    per_key = dim * sp.integrate(y_**2 * phi, (y_, -sp.oo, sp.oo))
+    # d = 2: ‖k‖²/σ² ~ χ²₂, P(‖k‖² > s) = e^(−s/(2σ²)); the largest of n keys sits near the
+    # (1 − 1/n)-quantile, where n·P = 1.
+    (top_quantile,) = sp.solve(sp.Eq(n_keys * sp.exp(-s_ / (2 * sig**2)), 1), s_)
+    (packing,) = sp.solve(sp.Eq(rr / 2 * n_keys ** (1 / dim), big_r + rr / 2), rr)
+    m_const = sp.Symbol("M", positive=True)
+    poisson = sp.simplify(sp.integrate(sp.exp(-m_const * s_ ** (dim / 2)), (s_, 0, sp.oo)))
+    area = sp.Symbol("A", positive=True)  # small-ball constant: P(pair or neighbour within √s) ≈ A s^(d/2)
+    min_separation = poisson.subs(m_const, area * n_keys * (n_keys - 1) / 2)
+    nearest = poisson.subs(m_const, area * (n_keys - 1))
+    order_of = lambda expr: sp.limit(sp.log(expr) / sp.log(n_keys), n_keys, sp.oo)  # noqa: E731
+    paper_order = -2 / dim
+    return [
+        symbolic.exact("per key: E‖k‖² = d_hσ² (a key lies at radius ~ √d_hσ)",
+                       (sp.sqrt(dim) * sig) ** 2, per_key),
+        symbolic.leading_order(
+            "all n keys lie in a ball of radius O(√d_hσ) w.h.p. (d_h = 2, n → ∞)",
+            top_quantile, n_keys, (sp.sqrt(2) * sig) ** 2,
+            note="reconstruction: the rendered 'O(d_hσ)' lost a square root (the squaring step "
+                 "needs √d_hσ). At fixed d_h the largest of n keys has ‖k‖² ≈ 2σ² ln n (the "
+                 "(1−1/n)-quantile, derived column), so 'all keys' fails as n → ∞; the packing "
+                 "bound below survives for the keys inside such a ball"),
+        symbolic.exact(
+            "packing: n disjoint balls of radius r/2 inside radius R + r/2 give r ≤ 2R/(n^(1/d_h)−1)",
+            2 * big_r / (n_keys ** (1 / dim) - 1), packing),
+        symbolic.leading_order(
+            "r = O(σ√d_h n^(−1/d_h)) (packing bound with R = √d_hσ)",
+            packing.subs(big_r, sp.sqrt(dim) * sig), n_keys, sig * sp.sqrt(dim) * n_keys ** (-1 / dim),
+            note="an upper bound on any separation radius, hence on both readings of r"),
+        symbolic.exact("Poisson limit: ∫₀^∞ exp(−M s^(d_h/2)) ds = Γ(1+2/d_h) M^(−2/d_h)",
+                       sp.gamma(1 + 2 / dim) * m_const ** (-2 / dim), poisson),
+        symbolic.holds(
+            "reading (a), r = min_{j≠m}‖k_j−k_m‖: r² = O(d_hσ²n^(−2/d_h))",
+            sp.LessThan(order_of(min_separation), paper_order, evaluate=False),
+            sp.true if sp.simplify(paper_order - order_of(min_separation)).is_nonnegative else sp.false,
+            note=f"E[r²] ∝ n^({sp.sstr(order_of(min_separation))}): the O-bound holds"),
+        symbolic.exact(
+            "squaring gives r² = Θ(d_hσ²n^(−2/d_h)): reading (a), exponent of n in E[r²]",
+            paper_order, order_of(min_separation),
+            note="n(n−1)/2 pairs compete for the minimum: E[r_min²] = Γ(1+2/d_h)(A n(n−1)/2)^(−2/d_h) "
+                 "∝ n^(−4/d_h). Squaring an O-bound gives an O-bound, not Θ"),
+        symbolic.exact(
+            "reading (b), r = a key's nearest-neighbour distance: exponent of n in E[r²]",
+            paper_order, order_of(nearest),
+            note="E[r_j² | k_j = x] = Γ(1+2/d_h)((n−1) f(x) V_d)^(−2/d_h), f the Gaussian density"),
+    ]
+
+
+GAUSSIAN_DIMS = (1, 2, 3, 4)
+SEPARATION_GROUPS = 8  # groups of repetitions for the standard error of the pooled median
+
+
+def separation_n_grid(ctx):
+    """n from 10 to 10⁴ (quick) or 10^4.5 (full), two points a decade."""
+    top = ctx.pick(quick=4.0, full=4.5)
+    return np.unique(np.round(np.logspace(1, top, int(round(2 * (top - 1))) + 1)))
+
+
+def _repetitions(ctx) -> int:
+    return ctx.pick(quick=24, full=64)
+
+
+@functools.lru_cache(maxsize=8)
+def nearest_neighbour_statistics(ctx, d_h: int) -> dict[str, np.ndarray]:
+    """For each n of the grid, over repetitions of n keys ~ N(0, I_d) (σ = 1; r² ∝ σ² exactly):
+    mean and standard error of min_j r_j² (reading a), and the median of r_j² pooled over keys and
+    repetitions with a batch-means standard error over groups of repetitions (reading b). r_j is
+    key j's nearest-neighbour distance from a KD-tree (exact). Cached: both readings share draws."""
+    rng = ctx.numpy_rng(f"gaussian-keys-d{d_h}")
+    reps = _repetitions(ctx)
+    out = {k: [] for k in ("min_mean", "min_se", "median", "median_se")}
+    for count in separation_n_grid(ctx).astype(int):
+        keys = rng.standard_normal((reps, count, d_h))
+        nn2 = np.stack([cKDTree(x).query(x, k=2)[0][:, 1] ** 2 for x in keys])
+        smallest = nn2.min(axis=1)
+        out["min_mean"].append(smallest.mean())
+        out["min_se"].append(smallest.std(ddof=1) / np.sqrt(reps))
+        groups = [np.median(g) for g in np.array_split(nn2, SEPARATION_GROUPS)]
+        out["median"].append(np.median(nn2))
+        out["median_se"].append(np.std(groups, ddof=1) / np.sqrt(SEPARATION_GROUPS))
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def _separation_measure(d_h: int, reading: str):
+    value, error = ("min_mean", "min_se") if reading == "min" else ("median", "median_se")
+
+    def measure(ctx, grid):
+        stats_ = nearest_neighbour_statistics(ctx, d_h)
+        return stats_[value], stats_[error]
+
+    return measure
+
+
+# ── reference curves for the tolerance: the fit's systematic error on the exact (population) law ──
+
+
+def population_median_nn2(count: int, d_h: int, nodes: int = 400) -> float:
+    """Median of a random key's squared nearest-neighbour distance among ``count`` N(0, I_d) keys:
+    P(r² ≤ s) = E_x[1 − (1 − G(s; x))^(n−1)], G the non-central χ² law of ‖k − x‖², averaged over
+    ‖x‖² ~ χ²_d by Gauss–Legendre quadrature in the χ² quantile."""
+    u, w = np.polynomial.legendre.leggauss(nodes)
+    lam = stats.chi2.ppf((u + 1) / 2, d_h)
+
+    def cdf(s):
+        return np.sum(w / 2 * (1 - (1 - stats.ncx2.cdf(s, d_h, lam)) ** (count - 1)))
+
+    return optimize.brentq(lambda s: cdf(s) - 0.5, 1e-14, 100.0, xtol=1e-16, rtol=1e-13)
+
+
+def poisson_min_sep2(count: int, d_h: int) -> float:
+    """E[min_{j≠m}‖k_j − k_m‖²] in the Poisson approximation P(r² > s) = exp(−C(n,2)·P(2χ²_d ≤ s))."""
+    pairs = count * (count - 1) / 2
+    scale = 4 * special.gamma(d_h / 2 + 1) ** (2 / d_h) * pairs ** (-2 / d_h)
+    value, _ = integrate.quad(lambda v: np.exp(-pairs * stats.chi2.cdf(scale * v / 2, d_h)), 0, np.inf,
+                              limit=200)
+    return value * scale
+
+
+# Largest closed_form_bias over d ∈ {1,…,4} on the quick grid: 0.024 (min separation, Poisson
+# curve, d = 1) and 0.014 (population median); twice the larger.
+SEPARATION_TOLERANCE = 0.05
+
+
+def _separation_law(d_h: int, reading: str) -> ScalingLaw:
+    if reading == "min":
+        name, quantity = f"min-separation-d{d_h}", "E[min_{j≠m}‖k_j − k_m‖²]"
+        family = (f"typical: n keys ~ N(0, I_{d_h}), mean over repetitions of the global minimum "
+                  "squared separation (what the first part's hypothesis needs for every j)")
+        text = "reading (a): r = global minimum separation"
+    else:
+        name, quantity = f"nearest-neighbour-d{d_h}", "median_j r_j² (r_j: k_j's nearest-neighbour distance)"
+        family = (f"typical: n keys ~ N(0, I_{d_h}), median of the squared nearest-neighbour "
+                  "distances pooled over keys and repetitions")
+        text = "reading (b): r = a typical key's nearest-neighbour distance"
+    return ScalingLaw(
+        name=name,
+        quantity=quantity,
+        variable="n",
+        exponent=-2.0 / d_h,
+        order="Θ",
+        grid=separation_n_grid,
+        measure=_separation_measure(d_h, reading),
+        family=family + "; σ = 1 (r² ∝ σ² exactly); KD-tree nearest neighbours",
+        tolerance="the fit's systematic error on the exact law over this grid: closed_form_bias of "
+                  "the Poisson-limit E[r_min²] (≤ 0.024) and of the population median of r_j² "
+                  "(≤ 0.014), d ∈ {1,…,4}; twice the larger",
+        exponent_tolerance=SEPARATION_TOLERANCE,
+        predicted=f"Θ(n^(-2/{d_h}))",
+        reading=text,
+    )
+
+
+def gaussian_correction(evidence):
+    parts = []
+    for d_h in GAUSSIAN_DIMS:
+        e = next((e for e in evidence if e["name"] == f"min-separation-d{d_h}"), None)
+        if e is not None:
+            lo, hi = e["fit"]["ci"]
+            parts.append(f"d_h = {d_h}: fitted {e['fit']['exponent']:.3f} [{lo:.3f}, {hi:.3f}]")
+    return (
+        "For the separation the first part needs (r ≤ ‖k_j − k_m‖ for all j ≠ m, i.e. the global "
+        "minimum separation), r² = Θ(n^(−4/d_h)) at fixed d_h, not Θ(n^(−2/d_h)): n(n−1)/2 pairs "
+        f"compete for the minimum ({'; '.join(parts)}). Θ(d_hσ²n^(−2/d_h)) holds for a typical key's "
+        "nearest-neighbour distance (reading b), which bounds W_jj only for that key."
+    )
+
+
+GAUSSIAN = Claim(
+    id="georesolver/proposition-2.3/gaussian",
+    label="Proposition 2.3 (Dense-Key Degradation), Gaussian part",
+    section="§2.3",
+    statement=GAUSSIAN_STATEMENT,
+    reading=(
+        "Keys k_1…k_n i.i.d. N(0, σ²I_{d_h}), d_h fixed, n → ∞; Θ in n (the factor d_hσ² is a "
+        "constant at fixed d_h; r² ∝ σ² exactly by scaling), for E[r²]. The paper calls r a "
+        "'covering radius' but defines it as a separation (‖k_j − k_m‖ ≥ r for all m ≠ j). "
+        "Reading (a): r = min_{j≠m}‖k_j − k_m‖, the largest r for which the first part's "
+        "hypothesis holds for every j — refuted (r² = Θ(n^(−4/d_h))). Reading (b): r = a typical "
+        "key's nearest-neighbour distance (median over keys) — confirmed, Θ(n^(−2/d_h)). "
+        "Tested for d_h ∈ {1, 2, 3, 4}."
+    ),
+    kind=Kind.ASYMPTOTIC,
+    derivation=gaussian_derivation,
+    checks=tuple(_separation_law(d_h, reading) for reading in ("min", "nn") for d_h in GAUSSIAN_DIMS),
+    correction=gaussian_correction,
+    time_limit_s=30.0,
+    notes=(
+        "'Covering radius' is a misnomer: the condition stated is a separation (packing) radius. "
+        "The proof's packing bound r = O(σ√d_h n^(−1/d_h)) is right, but it is only an upper "
+        "bound; squaring it cannot give Θ. For the global minimum separation the order is "
+        "n^(−4/d_h); n^(−2/d_h) is the typical nearest-neighbour scale. 'All keys in a ball of "
+        "radius O(√d_hσ) w.h.p.' fails at fixed d_h (the largest norm grows like σ√(2 ln n)), "
+        "which the packing bound survives. The d_h-dependence of the constant is not tested."
+    ),
+)
+
+
 CLAIMS = (
     Claim(
         id="georesolver/proposition-2.3/bound",
@@ -173,4 +394,5 @@ CLAIMS = (
             ),
         ),
     ),
+    GAUSSIAN,
 )
