@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -53,3 +55,19 @@ class Context:
 
     def tensor(self, data, dtype: torch.dtype | None = None) -> torch.Tensor:
         return torch.as_tensor(data, dtype=dtype or self.dtype, device=self.device)
+
+
+@contextlib.contextmanager
+def single_thread() -> Iterator[None]:
+    """One intra-op torch thread for the duration (the previous count is restored after).
+
+    For checks made of many small or mid-sized kernels, thread hand-offs on a 2-core machine cost
+    more than they save (measured 5-10x slower under load by the Lemma 2.4 and Theorem 2.9/2.10
+    specs).
+    """
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

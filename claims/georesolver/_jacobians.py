@@ -18,29 +18,19 @@ verdict.
 
 from __future__ import annotations
 
-import contextlib
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import torch
 from torch.func import jacrev, vmap
+
+from checks.context import single_thread
 
 Attend = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
 Triple = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
 Project = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], Triple]
 
 
-@contextlib.contextmanager
-def single_thread() -> Iterator[None]:
-    """One intra-op thread for the duration (restored after): the searches run thousands of small
-    kernels, where thread hand-offs on a shared 2-core machine cost more than they save (measured
-    5-10x slower at n = 512). It also fixes the reduction order, for byte-identical results."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def query_jacobian(attend: Attend, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,

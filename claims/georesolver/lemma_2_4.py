@@ -12,13 +12,19 @@ and is checked as a third relation, with adversarial search.
 
 from __future__ import annotations
 
+import functools
 import math
 
+import numpy as np
 import sympy as sp
 import torch
 
 import operators
-from checks import Claim, Kind, Relation, sampling, symbolic, tolerances
+from checks import Claim, Kind, Relation, ScalingLaw, sampling, symbolic, tolerances
+from checks.context import single_thread
+from checks.fitting import closed_form_bias
+
+from . import _jacobians as jac
 
 STATEMENT = (
     r"\left\| \frac{\partial S_{ij}}{\partial q_i} \right\|_2"
@@ -343,14 +349,6 @@ SCORE_GRADIENT_MAX = Claim(
 # both attained for every even n by two groups of keys at q ± a·e₁ (a = min(√ε, R)) resp. ±R·e₁
 # with values ±L_V·e₁: the supremum does not depend on n at all.
 
-import functools  # noqa: E402 - the lemma's part of the module starts here
-
-import numpy as np  # noqa: E402
-
-from checks import ScalingLaw  # noqa: E402
-from checks.fitting import closed_form_bias  # noqa: E402
-
-from . import _jacobians as jac  # noqa: E402
 
 R_BOUND = 1.0  # R: ‖q_i − k_m‖ ≤ R (IDA), ‖q‖, ‖k‖ ≤ R (softmax)
 V_BOUND = 1.0  # L_V: ‖v_j‖ ≤ L_V
@@ -518,7 +516,7 @@ def ida_construction_gap(case):
     eps, a = case["eps"], case["a"]
     built = jac.two_group_construction(eps.shape[0], n, D_IDA, D_VALUE, a, V_BOUND, dtype=eps.dtype,
                                        device=eps.device)
-    with jac.single_thread():
+    with single_thread():
         lhs = jac.query_jacobian_norm(
             lambda q, k, v, e: operators.ida_attention(q, k, v, eps=e), *built, eps)
     rhs = V_BOUND * 2 * a / (a.square() + eps)
@@ -544,7 +542,7 @@ def _ida_weight_figures(case):
     from torch.func import jacrev, vmap
 
     q, k, eps = case["q"], case["k"], case["eps"]
-    with jac.single_thread():
+    with single_thread():
         dw = vmap(jacrev(lambda qi, ki, ei: operators.ida_weights(qi[None, :], ki, eps=ei)[0]))(q, k, eps)
     weight_sum = torch.linalg.vector_norm(dw, dim=-1).sum(-1)
     a2 = operators.squared_distances(q[:, None, :], k)[:, 0, :]
@@ -594,7 +592,7 @@ def chain_gap(case):
     from torch.func import jacrev, vmap
 
     q, k, v, eps = case["q"], case["k"], case["v"], case["eps"]
-    with jac.single_thread():
+    with single_thread():
         dw = vmap(jacrev(lambda qi, ki, ei: operators.ida_weights(qi[None, :], ki, eps=ei)[0]))(q, k, eps)
         do = vmap(jacrev(lambda qi, ki, vi, ei: operators.ida_attention(qi[None, :], ki, vi, eps=ei)[0]))(
             q, k, v, eps)
@@ -1299,7 +1297,7 @@ def softmax_worst_norm_vs_d(ctx, grid):
 def softmax_supremum_gap(case):
     """‖∂o/∂q‖ (torch.func through softmax_attention) <= L_V·R/√d, R = max_m ‖k_m‖, L_V = max_j ‖v_j‖."""
     q, k, v = case["q"], case["k"], case["v"]
-    with jac.single_thread():
+    with single_thread():
         norms = jac.query_jacobian_norm(softmax_attend, q, k, v)
     radius = torch.linalg.vector_norm(k, dim=-1).amax(-1)
     value_bound = torch.linalg.vector_norm(v, dim=-1).amax(-1)
@@ -1312,7 +1310,7 @@ def softmax_construction_gap(case):
     n, dim, radius = int(case["n"]), int(case["d"]), case["radius"]
     built = jac.two_group_construction(radius.shape[0], n, dim, D_VALUE, radius, V_BOUND,
                                        dtype=radius.dtype, device=radius.device)
-    with jac.single_thread():
+    with single_thread():
         lhs = jac.query_jacobian_norm(softmax_attend, *built)
     rhs = V_BOUND * radius / math.sqrt(dim)
     return lhs, rhs, _jacobian_roundoff(lhs, n) * rhs
@@ -1351,7 +1349,7 @@ def sample_softmax_random(ctx, gen):
 def _softmax_weight_figures(case):
     """∂W_ij/∂q_i ``(B, n, d)`` by torch.func through softmax_weights, the weights, k̄_i."""
     q, k = case["q"], case["k"]
-    with jac.single_thread():
+    with single_thread():
         dw = _weight_jacobian(operators.softmax_weights, q, k)
     weights = operators.softmax_weights(q[:, None, :], k)[:, 0, :]
     mean_key = (weights[..., None] * k).sum(-2)
