@@ -13,15 +13,20 @@ from typing import Any
 from checks.model import Measured, SummaryTable
 
 
+def _num(value: float) -> str:
+    # A fitted exponent of an exactly flat law comes out at round-off level (1e-16, 7e-20):
+    # printed as 0 so that a table cell does not suggest a tiny but real power.
+    return "0" if abs(value) < 1e-12 else f"{value:.3g}"
+
+
 def _figure(ev: dict[str, Any]) -> str:
     kind = ev.get("type")
     if kind in ("scaling", "limit") and "fit" in ev:
         fit = ev["fit"]
-        lo, hi = fit["ci"]
+        exponent, (lo, hi) = _num(fit["exponent"]), (_num(v) for v in fit["ci"])
         if kind == "limit":
-            return (f"gap ∝ |{ev['variable']} − {ev['point']}|^{fit['exponent']:.3g} "
-                    f"(95% CI [{lo:.3g}, {hi:.3g}])")
-        return f"{ev['quantity']} ∝ {ev['variable']}^{fit['exponent']:.3g} (95% CI [{lo:.3g}, {hi:.3g}])"
+            return f"gap ∝ |{ev['variable']} − {ev['point']}|^{exponent} (95% CI [{lo}, {hi}])"
+        return f"{ev['quantity']} ∝ {ev['variable']}^{exponent} (95% CI [{lo}, {hi}])"
     if kind == "relation":
         if ev.get("violations"):
             return f"{ev['relation']}: violated on {ev['violations']} of {ev['cases']} cases"
@@ -42,6 +47,7 @@ def measure_reference(ref: Measured, records: dict[str, dict[str, Any]]) -> dict
         reason = ("the claim errored" if record["verdict"] == "error"
                   else "the record has no such check (a defect of the table)")
         return out | {"figure": f"check {ref.check!r} missing: {reason}"}
+    # ``status`` is the check's own outcome (agrees/disagrees/undecided); ``verdict`` the claim's.
     out |= {"type": ev.get("type"), "status": ev.get("status"), "figure": _figure(ev)}
     if "fit" in ev:
         out |= {"quantity": ev.get("quantity"), "variable": ev.get("variable"),

@@ -79,3 +79,11 @@ def test_results_documents_are_validated_with_one_line_errors(tmp_path):
         parse_results({"format": "other/9", "results": []}, tmp_path)
     with pytest.raises(ResultsError, match="'tables' is not a list"):
         parse_results({"format": "attnaudit.results/1", "results": [], "tables": {}}, tmp_path)
+
+
+def test_round_off_exponents_print_as_zero():
+    from checks.tables import _figure
+
+    ev = {"type": "scaling", "quantity": "‖J‖", "variable": "n",
+          "fit": {"exponent": 7.01e-20, "ci": [-1.4e-31, 0.25]}}
+    assert _figure(ev) == "‖J‖ ∝ n^0 (95% CI [0, 0.25])"
