@@ -10,9 +10,8 @@ import functools
 import json
 
 import pytest
+from claimtest import assert_interval_excludes, assert_witnessed, evidence, run
 
-from checks.relations import replay_witness
-from checks.runner import run_claim
 from claims.georesolver import lemma_2_1, property_2_2_2, proposition_2_3, theorem_2_2
 
 CLAIM_MODULES = {
@@ -21,12 +20,6 @@ CLAIM_MODULES = {
     "georesolver/theorem-2.2/ida": theorem_2_2,
     "georesolver/proposition-2.3/bound": proposition_2_3,
 }
-
-
-def run(claim):
-    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
-    assert record["verdict"] != "error", record.get("error")
-    return record
 
 
 def claim_of(module):
@@ -38,27 +31,6 @@ def claim_of(module):
 def mutated(claim, **replacements):
     """The claim with some checks replaced: ``name=new_check``; the others are dropped."""
     return dataclasses.replace(claim, checks=tuple(replacements.values()))
-
-
-def evidence(record, name):
-    return next(e for e in record["evidence"] if e["name"] == name)
-
-
-def assert_witnessed(record, name, claim):
-    ev = evidence(record, name)
-    assert ev["status"] == "disagrees", ev["summary"]
-    witness = ev["witness"]
-    assert witness is not None and witness["margin"] > 0
-    # The witness replays: re-evaluating it with the (false) check still violates the relation.
-    assert replay_witness(claim.check(name), witness)["margin"] > 0
-
-
-def assert_interval_excludes(record, name, predicted):
-    ev = evidence(record, name)
-    assert ev["status"] == "disagrees", ev["decision"]
-    lo, hi = ev["fit"]["ci"]
-    tol = ev["exponent_tolerance"]
-    assert predicted < lo - tol or predicted > hi + tol
 
 
 @pytest.fixture(scope="module")

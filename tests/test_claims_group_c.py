@@ -9,55 +9,15 @@ import math
 
 import pytest
 import sympy as sp
+from claimtest import assert_excluded, assert_refuted_with_witness, evidence, only, run, scaled_rhs
 
-from checks import Claim, Context, Kind
+from checks import Context, Kind
 from checks.relations import replay_witness
-from checks.runner import run_claim
 from claims.georesolver import lemma_2_4, lemma_2_5, theorem_2_8
 
 SCORE = lemma_2_4.CLAIMS[0]
 SOFTMAX, IDA = lemma_2_5.CLAIMS[:2]
 RANK = theorem_2_8.CLAIMS[0]
-
-
-def run(claim: Claim) -> dict:
-    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
-    assert record["verdict"] != "error", record.get("error")
-    return record
-
-
-def only(claim: Claim, *checks) -> Claim:
-    """The claim reduced to the given (possibly altered) checks, without its derivation."""
-    return dataclasses.replace(claim, checks=tuple(checks), derivation=None,
-                               no_derivation="altered variant: tests the check machinery")
-
-
-def evidence(record: dict, name: str) -> dict:
-    return next(e for e in record["evidence"] if e["name"] == name)
-
-
-def scaled_rhs(evaluate, factor: float):
-    """An evaluator whose right-hand side is off by a relative ``factor − 1``."""
-
-    def altered(case):
-        lhs, rhs, tol = evaluate(case)
-        return lhs, rhs * factor, tol
-
-    return altered
-
-
-def assert_refuted_with_witness(record: dict, name: str) -> dict:
-    assert record["verdict"] == "refuted"
-    ev = evidence(record, name)
-    assert ev["status"] == "disagrees" and ev["witness"] is not None
-    return ev["witness"]
-
-
-def assert_excluded(ev: dict) -> None:
-    lo, hi = ev["fit"]["ci"]
-    tol = ev["exponent_tolerance"]
-    assert ev["status"] == "disagrees"
-    assert not (lo - tol <= ev["predicted_exponent"] <= hi + tol)
 
 
 @pytest.fixture(scope="module")

@@ -11,62 +11,23 @@ import numpy as np
 import pytest
 import sympy as sp
 import torch
+from claimtest import (
+    assert_excluded,
+    assert_refuted_with_witness,
+    evidence,
+    first_false_step,
+    only,
+    run,
+    scaled_rhs,
+)
 
-from checks import Claim, Context, Kind, symbolic
+from checks import Context, Kind, symbolic
 from checks.fitting import closed_form_bias
 from checks.relations import replay_witness
-from checks.runner import run_claim
 from claims.georesolver import _jacobians as jac
 from claims.georesolver import lemma_2_4 as lemma
 
 GENERAL, CLUSTERED, SOFTMAX = lemma.IDA_GENERAL, lemma.IDA_CLUSTERED, lemma.SOFTMAX
-
-
-def run(claim: Claim) -> dict:
-    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
-    assert record["verdict"] != "error", record.get("error")
-    return record
-
-
-def only(claim: Claim, *checks) -> Claim:
-    """The claim reduced to the given (possibly altered) checks, without its derivation."""
-    return dataclasses.replace(claim, checks=tuple(checks), derivation=None,
-                               no_derivation="altered variant: tests the check machinery")
-
-
-def evidence(record: dict, name: str) -> dict:
-    return next(e for e in record["evidence"] if e["name"] == name)
-
-
-def scaled_rhs(evaluate, factor: float):
-    def altered(case):
-        lhs, rhs, tol = evaluate(case)
-        return lhs, rhs * factor, tol
-
-    return altered
-
-
-def first_false_step(record: dict) -> dict:
-    steps = record["derivation"]["steps"]
-    return steps[record["derivation"]["first_disagreement"]]
-
-
-def assert_refuted_with_witness(record: dict, name: str) -> dict:
-    assert record["verdict"] == "refuted"
-    ev = evidence(record, name)
-    assert ev["status"] == "disagrees" and ev["witness"] is not None
-    return ev["witness"]
-
-
-def assert_excluded(ev: dict) -> None:
-    """The fitted interval (widened by the tolerance) lies wholly on the wrong side."""
-    lo, hi = ev["fit"]["ci"]
-    tol, predicted = ev["exponent_tolerance"], ev["predicted_exponent"]
-    assert ev["status"] == "disagrees"
-    if ev["order"] == "O":
-        assert lo - tol > predicted
-    else:
-        assert not (lo - tol <= predicted <= hi + tol)
 
 
 @pytest.fixture(scope="module")

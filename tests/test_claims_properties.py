@@ -9,32 +9,16 @@ import math
 
 import numpy as np
 import pytest
+from claimtest import assert_excluded, evidence, only, run
 
-from checks import Claim, Context, Kind
+from checks import Context, Kind
 from checks.fitting import closed_form_bias
 from checks.relations import replay_witness
-from checks.runner import run_claim
 from claims.georesolver import property_2_2_3, property_2_2_4, proposition_2_3
 
 CONCENTRATION = property_2_2_3.CLAIMS[0]
 SPARSITY = property_2_2_4.CLAIMS[0]
 GAUSSIAN = proposition_2_3.GAUSSIAN
-
-
-def run(claim: Claim) -> dict:
-    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
-    assert record["verdict"] != "error", record.get("error")
-    return record
-
-
-def only(claim: Claim, *checks) -> Claim:
-    """The claim reduced to the given (possibly altered) checks, without its derivation."""
-    return dataclasses.replace(claim, checks=tuple(checks), derivation=None,
-                               no_derivation="altered variant: tests the check machinery")
-
-
-def evidence(record: dict, name: str) -> dict:
-    return next(e for e in record["evidence"] if e["name"] == name)
 
 
 def false_steps(record: dict) -> list[str]:
@@ -48,18 +32,6 @@ def assert_witness_replays(record: dict, check) -> dict:
     replayed = replay_witness(check, ev["witness"])
     assert replayed["margin"] > 0 and replayed["lhs"] == pytest.approx(ev["witness"]["lhs"])
     return ev["witness"]
-
-
-def assert_excluded(ev: dict) -> None:
-    lo, hi = ev["fit"]["ci"]
-    tol = ev["exponent_tolerance"]
-    assert ev["status"] == "disagrees", ev["decision"]
-    if ev["order"] == "Θ":
-        assert not (lo - tol <= ev["predicted_exponent"] <= hi + tol)
-    elif ev["order"] == "Ω":
-        assert hi + tol < ev["predicted_exponent"]
-    else:
-        assert lo - tol > ev["predicted_exponent"]
 
 
 def altered_rhs(evaluate, transform):

@@ -10,52 +10,12 @@ import dataclasses
 import functools
 
 import pytest
+from claimtest import assert_interval_excludes, assert_witnessed, evidence, only, run
 
-from checks.relations import replay_witness
-from checks.runner import run_claim
 from claims.georesolver import section_2_8, theorem_2_2
 
 SOFTMAX = next(c for c in theorem_2_2.CLAIMS if c.id == "georesolver/theorem-2.2/softmax")
 DEGRADATION = section_2_8.CLAIMS[0]
-
-
-def run(claim):
-    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
-    assert record["verdict"] != "error", record.get("error")
-    return record
-
-
-def only(claim, **checks):
-    """The claim with just the given checks (``name=check``) and no derivation."""
-    return dataclasses.replace(claim, checks=tuple(checks.values()), derivation=None,
-                               no_derivation="checks only (test)")
-
-
-def evidence(record, name):
-    return next(e for e in record["evidence"] if e["name"] == name)
-
-
-def assert_witnessed(record, name, claim):
-    ev = evidence(record, name)
-    assert ev["status"] == "disagrees", ev["summary"]
-    witness = ev["witness"]
-    assert witness is not None and witness["margin"] > 0
-    assert replay_witness(claim.check(name), witness)["margin"] > 0
-    return witness
-
-
-def assert_interval_excludes(record, name, predicted):
-    ev = evidence(record, name)
-    assert ev["status"] == "disagrees", ev["decision"]
-    lo, hi = ev["fit"]["ci"]
-    tol = ev["exponent_tolerance"]
-    if ev["order"] == "Ω":
-        assert hi + tol < predicted
-    elif ev["order"] == "O":
-        assert lo - tol > predicted
-    else:
-        assert predicted < lo - tol or predicted > hi + tol
-    return ev["fit"]
 
 
 @pytest.fixture(scope="module")
@@ -121,14 +81,14 @@ def test_softmax_false_variants_of_the_confirming_checks_are_refuted():
     claim = SOFTMAX
     wrong = only(
         claim,
-        w11=dataclasses.replace(claim.check("w11-closed-form"),
-                                evaluate=functools.partial(theorem_2_2.soft_w11_gap, d_power=1.0)),
-        region=dataclasses.replace(claim.check("retrieval-region"),
-                                   evaluate=functools.partial(theorem_2_2.region_sides, reverse=True)),
-        heads=dataclasses.replace(claim.check("multihead-split-weight"),
-                                  evaluate=functools.partial(theorem_2_2.multihead_sides,
-                                                             uniform_heads=False)),
-        radius=dataclasses.replace(claim.check("min-radius-vs-n"), exponent=0.5),
+        dataclasses.replace(claim.check("w11-closed-form"),
+                            evaluate=functools.partial(theorem_2_2.soft_w11_gap, d_power=1.0)),
+        dataclasses.replace(claim.check("retrieval-region"),
+                            evaluate=functools.partial(theorem_2_2.region_sides, reverse=True)),
+        dataclasses.replace(claim.check("multihead-split-weight"),
+                            evaluate=functools.partial(theorem_2_2.multihead_sides,
+                                                       uniform_heads=False)),
+        dataclasses.replace(claim.check("min-radius-vs-n"), exponent=0.5),
     )
     record = run(wrong)
     assert record["verdict"] == "refuted"
@@ -142,7 +102,7 @@ def test_softmax_boundary_law_agrees_with_the_corrected_direction():
     # Control: the same measurement read as the suite's 'bounded (non-increasing) in n' agrees, so
     # the refutation is the prediction's direction, not a defect of the measurement.
     law = dataclasses.replace(SOFTMAX.check("retrieval-boundary-vs-n"), order="O")
-    record = run(only(SOFTMAX, law=law))
+    record = run(only(SOFTMAX, law))
     assert record["verdict"] == "confirmed", record["summary"]
 
 
@@ -186,18 +146,18 @@ def test_degradation_false_variants_are_refuted():
     wrong = only(
         claim,
         # δ-retrieval with δ = 0.1 is not guaranteed by ρ < 1/2.
-        strict=dataclasses.replace(claim.check("majority-retrieval-below-half"),
-                                   evaluate=functools.partial(section_2_8.below_threshold_sides,
-                                                              criterion=0.9)),
-        bound=dataclasses.replace(claim.check("weight-lower-bound-in-rho"),
-                                  evaluate=functools.partial(section_2_8.lower_bound_sides,
-                                                             rho_factor=0.5)),
+        dataclasses.replace(claim.check("majority-retrieval-below-half"),
+                            evaluate=functools.partial(section_2_8.below_threshold_sides,
+                                                       criterion=0.9)),
+        dataclasses.replace(claim.check("weight-lower-bound-in-rho"),
+                            evaluate=functools.partial(section_2_8.lower_bound_sides,
+                                                       rho_factor=0.5)),
         # The paper's 1/2 as the worst-case onset of every criterion (majority included).
-        onset=dataclasses.replace(claim.check("worst-case-onset"),
-                                  evaluate=functools.partial(section_2_8.onset_sides,
-                                                             formula=lambda c, n: 0.5 + 0 * c)),
-        worst=dataclasses.replace(claim.check("deficit-vs-rho-worst-case"), exponent=2.0),
-        gauss=dataclasses.replace(claim.check("deficit-vs-rho-gaussian"), exponent=0.5),
+        dataclasses.replace(claim.check("worst-case-onset"),
+                            evaluate=functools.partial(section_2_8.onset_sides,
+                                                       formula=lambda c, n: 0.5 + 0 * c)),
+        dataclasses.replace(claim.check("deficit-vs-rho-worst-case"), exponent=2.0),
+        dataclasses.replace(claim.check("deficit-vs-rho-gaussian"), exponent=0.5),
     )
     record = run(wrong)
     assert record["verdict"] == "refuted"
@@ -212,7 +172,7 @@ def test_degradation_recommendation_law_agrees_with_linear_growth():
     # Control: the measured ρ is Ω(n¹), so the law confirms growth where it refutes boundedness.
     law = dataclasses.replace(DEGRADATION.check("rho-at-recommended-eps-vs-n"), order="Ω",
                               exponent=1.0)
-    record = run(only(DEGRADATION, law=law))
+    record = run(only(DEGRADATION, law))
     assert record["verdict"] == "confirmed", record["summary"]
 
 

@@ -9,41 +9,15 @@ import math
 
 import pytest
 import torch
+from claimtest import assert_excluded, evidence, first_false_step, only, run
 
 from checks import Context
 from checks.relations import replay_witness
-from checks.runner import run_claim
 from claims.georesolver import _two_key as tk
 from claims.georesolver import corollary_2_7, theorem_2_6
 
 IDA, SOFT, RATIO = theorem_2_6.CLAIMS
 NO_SPURIOUS, LINEAR = corollary_2_7.CLAIMS
-
-
-def run(claim):
-    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
-    assert record["verdict"] != "error", record.get("error")
-    return record
-
-
-def only(claim, *checks):
-    """The claim reduced to the given (possibly altered) checks, without its derivation."""
-    return dataclasses.replace(claim, checks=tuple(checks), derivation=None,
-                               no_derivation="altered variant: tests the check machinery")
-
-
-def evidence(record, name):
-    return next(e for e in record["evidence"] if e["name"] == name)
-
-
-def assert_excluded(ev):
-    lo, hi = ev["fit"]["ci"]
-    tol = ev["exponent_tolerance"]
-    assert ev["status"] == "disagrees"
-    if ev["order"] == "Θ":
-        assert not (lo - tol <= ev["predicted_exponent"] <= hi + tol)
-    elif ev["order"] == "Ω":
-        assert hi + tol < ev["predicted_exponent"]
 
 
 def assert_witnessed(record, name, check):
@@ -53,11 +27,6 @@ def assert_witnessed(record, name, check):
     assert witness is not None and witness["margin"] > 0
     assert replay_witness(check, witness)["margin"] > 0
     return witness
-
-
-def first_false_step(record):
-    steps = record["derivation"]["steps"]
-    return steps[record["derivation"]["first_disagreement"]]
 
 
 @pytest.fixture(scope="module")

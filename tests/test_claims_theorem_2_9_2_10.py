@@ -10,37 +10,14 @@ import math
 import numpy as np
 import pytest
 import torch
+from claimtest import assert_excluded, evidence, only, run, scaled_rhs
 
 from checks import Context, Kind
 from checks.relations import replay_witness
-from checks.runner import run_claim
 from claims.georesolver import theorem_2_9, theorem_2_10
 
 SOFTMAX = theorem_2_9.CLAIMS[0]
 IDA = theorem_2_10.CLAIMS[0]
-
-
-def run(claim) -> dict:
-    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
-    assert record["verdict"] != "error", record.get("error")
-    return record
-
-
-def only(claim, *checks):
-    return dataclasses.replace(claim, checks=tuple(checks), derivation=None,
-                               no_derivation="altered variant: tests the check machinery")
-
-
-def evidence(record: dict, name: str) -> dict:
-    return next(e for e in record["evidence"] if e["name"] == name)
-
-
-def scaled_rhs(evaluate, factor: float):
-    def altered(case):
-        lhs, rhs, tol = evaluate(case)
-        return lhs, rhs * factor, tol
-
-    return altered
 
 
 def assert_witnessed(record: dict, claim, name: str) -> dict:
@@ -51,18 +28,6 @@ def assert_witnessed(record: dict, claim, name: str) -> dict:
     replayed = replay_witness(claim.check(name), witness)
     assert replayed["margin"] > 0 and replayed["lhs"] == pytest.approx(witness["lhs"])
     return witness
-
-
-def assert_excluded(ev: dict) -> None:
-    lo, hi = ev["fit"]["ci"]
-    tol = ev["exponent_tolerance"]
-    assert ev["status"] == "disagrees", ev["decision"]
-    if ev["order"] == "Θ":
-        assert not (lo - tol <= ev["predicted_exponent"] <= hi + tol)
-    elif ev["order"] == "Ω":
-        assert hi + tol < ev["predicted_exponent"]
-    else:
-        assert lo - tol > ev["predicted_exponent"]
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,87 @@
+"""Helpers shared by the claim tests: run a claim, alter its checks, assert on its evidence."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from checks import Claim
+from checks.relations import replay_witness
+from checks.runner import run_claim
+
+
+def run(claim: Claim) -> dict:
+    """The claim's record (seed 0, quick profile, CPU); fails if the run ended in an error."""
+    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
+    assert record["verdict"] != "error", record.get("error")
+    return record
+
+
+def only(claim: Claim, *checks) -> Claim:
+    """The claim reduced to the given (possibly altered) checks, without its derivation."""
+    return dataclasses.replace(claim, checks=tuple(checks), derivation=None,
+                               no_derivation="altered variant: tests the check machinery")
+
+
+def evidence(record: dict, name: str) -> dict:
+    """The record's evidence for the check called ``name``."""
+    return next(e for e in record["evidence"] if e["name"] == name)
+
+
+def scaled_rhs(evaluate, factor: float):
+    """An evaluator whose right-hand side is off by a relative ``factor − 1``."""
+
+    def altered(case):
+        lhs, rhs, tol = evaluate(case)
+        return lhs, rhs * factor, tol
+
+    return altered
+
+
+def first_false_step(record: dict) -> dict:
+    """The first derivation step that disagrees."""
+    steps = record["derivation"]["steps"]
+    return steps[record["derivation"]["first_disagreement"]]
+
+
+def assert_refuted_with_witness(record: dict, name: str) -> dict:
+    """The claim is refuted and check ``name`` disagrees with a witness; returns the witness."""
+    assert record["verdict"] == "refuted"
+    ev = evidence(record, name)
+    assert ev["status"] == "disagrees" and ev["witness"] is not None
+    return ev["witness"]
+
+
+def assert_witnessed(record: dict, name: str, claim: Claim) -> dict:
+    """Check ``name`` disagrees with a witness that replays on ``claim``'s check; returns it."""
+    ev = evidence(record, name)
+    assert ev["status"] == "disagrees", ev["summary"]
+    witness = ev["witness"]
+    assert witness is not None and witness["margin"] > 0
+    # The witness replays: re-evaluating it with the (false) check still violates the relation.
+    assert replay_witness(claim.check(name), witness)["margin"] > 0
+    return witness
+
+
+def _excludes(ev: dict, predicted: float) -> bool:
+    """The fitted interval, widened by the tolerance, lies wholly on the wrong side of ``predicted``."""
+    lo, hi = ev["fit"]["ci"]
+    tol = ev["exponent_tolerance"]
+    if ev["order"] == "O":
+        return lo - tol > predicted
+    if ev["order"] == "Ω":
+        return hi + tol < predicted
+    return not (lo - tol <= predicted <= hi + tol)
+
+
+def assert_excluded(ev: dict) -> None:
+    """The fit disagrees and its interval excludes the predicted exponent (order-aware)."""
+    assert ev["status"] == "disagrees", ev["decision"]
+    assert _excludes(ev, ev["predicted_exponent"])
+
+
+def assert_interval_excludes(record: dict, name: str, predicted: float) -> dict:
+    """Check ``name``'s fit disagrees and excludes ``predicted`` (order-aware); returns the fit."""
+    ev = evidence(record, name)
+    assert ev["status"] == "disagrees", ev["decision"]
+    assert _excludes(ev, predicted)
+    return ev["fit"]
