@@ -99,3 +99,19 @@ def test_nearest_simple_exponent():
     assert nearest_simple_exponent(-0.998, (-1.001, -0.995), 0.01) == "-1"
     assert nearest_simple_exponent(0.49, (0.47, 0.51), 0.0) == "1/2"
     assert nearest_simple_exponent(0.4142, (0.414, 0.4144), 0.0) == "0.414"
+
+
+def test_batched_bisection_locates_every_boundary_and_rejects_a_bad_bracket():
+    import pytest
+    import torch
+
+    from checks.bisection import bisect_monotone
+
+    roots = torch.tensor([0.1, 0.5, 0.9], dtype=torch.float64)
+    lo, hi = bisect_monotone(lambda x: x <= roots[:, None], torch.zeros(3, dtype=torch.float64),
+                             torch.ones(3, dtype=torch.float64), candidates=15, rounds=6)
+    assert bool((lo <= roots).all() and (roots < hi).all())
+    assert float((hi - lo).max()) <= 2.0 / 16**6
+    with pytest.raises(ValueError, match="does not straddle the root"):
+        bisect_monotone(lambda x: x >= 2, torch.zeros(1), torch.ones(1), candidates=3, rounds=1,
+                        what="root")

@@ -16,6 +16,7 @@ import torch
 
 import operators
 from checks import Claim, Kind, Relation, ScalingLaw, sampling, symbolic, tolerances
+from checks.bisection import bisect_monotone
 from checks.fitting import closed_form_bias
 
 STATEMENT = (
@@ -245,18 +246,9 @@ def onset_sides(case, *, formula=worst_onset):
         eps = log_rho.exp() * (d2_min / (n - 1))[:, None]
         return operators.ida_weights(q, kk, eps=eps)[..., 0, 0] >= c[:, None]
 
-    lo = torch.full_like(c, math.log(ONSET_BRACKET[0]))
-    hi = torch.full_like(c, math.log(ONSET_BRACKET[1]))
-    ends = holds(torch.stack([lo, hi], dim=-1))
-    if not bool(ends[:, 0].all()) or bool(ends[:, 1].any()):
-        raise ValueError(f"ρ bracket {ONSET_BRACKET} does not straddle the onset for n = {n}")
-    frac = torch.arange(1, ONSET_CANDIDATES + 1, dtype=k.dtype, device=k.device) / (ONSET_CANDIDATES + 1)
-    for _ in range(ONSET_ROUNDS):
-        cand = lo[:, None] + (hi - lo)[:, None] * frac
-        n_ok = holds(cand).sum(dim=-1)
-        below = cand.gather(-1, (n_ok - 1).clamp(min=0)[:, None])[:, 0]
-        above = cand.gather(-1, n_ok.clamp(max=ONSET_CANDIDATES - 1)[:, None])[:, 0]
-        lo, hi = torch.where(n_ok > 0, below, lo), torch.where(n_ok < ONSET_CANDIDATES, above, hi)
+    lo, hi = bisect_monotone(holds, torch.full_like(c, math.log(ONSET_BRACKET[0])),
+                             torch.full_like(c, math.log(ONSET_BRACKET[1])), candidates=ONSET_CANDIDATES,
+                             rounds=ONSET_ROUNDS, what=f"onset for n = {n}")
     measured = ((lo + hi) / 2).exp()
     expected = formula(c, n)
     # Bisection: half an interval; round-off: W's error (n + 2d + 16)·u moves ρ by that over

@@ -13,6 +13,7 @@ import torch
 
 import operators
 from checks import Claim, Kind, Relation, ScalingLaw, sampling, symbolic, tolerances
+from checks.bisection import bisect_monotone
 from checks.fitting import closed_form_bias
 
 STATEMENT = (
@@ -147,18 +148,9 @@ def bisect_eps_star(ctx, n, delta, r):
         w = operators.ida_weights(q, k, eps=log_eps.exp())[..., 0, :]
         return w[..., 1:].sum(dim=-1) <= delta[:, None]
 
-    lo = torch.full_like(r, math.log(BRACKET[0]))
-    hi = torch.full_like(r, math.log(BRACKET[1]))
-    ends = admissible(torch.stack([lo, hi], dim=-1))
-    if not bool(ends[:, 0].all()) or bool(ends[:, 1].any()):
-        raise ValueError(f"ε bracket {BRACKET} does not straddle ε* for n = {n}")
-    frac = torch.arange(1, CANDIDATES + 1, dtype=r.dtype, device=r.device) / (CANDIDATES + 1)
-    for _ in range(ROUNDS):
-        cand = lo[:, None] + (hi - lo)[:, None] * frac
-        n_ok = admissible(cand).sum(dim=-1)  # monotone predicate: the first n_ok candidates hold
-        below = cand.gather(-1, (n_ok - 1).clamp(min=0)[:, None])[:, 0]
-        above = cand.gather(-1, n_ok.clamp(max=CANDIDATES - 1)[:, None])[:, 0]
-        lo, hi = torch.where(n_ok > 0, below, lo), torch.where(n_ok < CANDIDATES, above, hi)
+    lo, hi = bisect_monotone(admissible, torch.full_like(r, math.log(BRACKET[0])),
+                             torch.full_like(r, math.log(BRACKET[1])), candidates=CANDIDATES,
+                             rounds=ROUNDS, what=f"ε* for n = {n}")
     return ((lo + hi) / 2).exp()
 
 
@@ -472,18 +464,11 @@ def _sample_heads(ctx, gen):
 # ── softmax numerics: the retrieval boundary by bisection on the operator ──
 
 
-def _bisect(admissible, lo, hi, candidates, rounds, dtype):
-    """Batched (K+1)-ary bisection of a monotone predicate on one scalar: holds at lo, fails at hi."""
-    ends = admissible(torch.tensor([lo, hi], dtype=dtype))
-    if not bool(ends[0]) or bool(ends[1]):
-        raise ValueError(f"bracket [{lo:g}, {hi:g}] does not straddle the boundary")
-    frac = torch.arange(1, candidates + 1, dtype=dtype) / (candidates + 1)
-    for _ in range(rounds):
-        cand = lo + (hi - lo) * frac
-        n_ok = int(admissible(cand).sum())  # monotone: the first n_ok candidates hold
-        lo, hi = (float(cand[n_ok - 1]) if n_ok > 0 else lo,
-                  float(cand[n_ok]) if n_ok < candidates else hi)
-    return (lo + hi) / 2
+def _bisect(admissible, lo, hi, candidates, rounds, ctx):
+    """The midpoint of the final bracket for one scalar boundary (a batch of one)."""
+    lo, hi = bisect_monotone(admissible, ctx.tensor([lo]), ctx.tensor([hi]), candidates=candidates,
+                             rounds=rounds)
+    return float((lo[0] + hi[0]) / 2)
 
 
 def bisect_d_star(ctx, n, delta, r):
@@ -495,12 +480,12 @@ def bisect_d_star(ctx, n, delta, r):
     """
     q, k = _padded_instance(ctx.tensor([r]), n, n)
 
-    def admissible(log_d):
-        scale = torch.exp(-log_d / 2).to(ctx.device)[:, None, None]
+    def admissible(log_d):  # (1, K) → (1, K)
+        scale = torch.exp(-log_d[0] / 2)[:, None, None]
         w = operators.softmax_weights(q * scale, k[0], scale=1.0)[:, 0, :]
-        return (w[:, 1:].sum(dim=-1) <= delta).cpu()
+        return (w[:, 1:].sum(dim=-1) <= delta)[None]
 
-    return math.exp(_bisect(admissible, *LOG_D_BRACKET, D_CANDIDATES, D_ROUNDS, ctx.dtype))
+    return math.exp(_bisect(admissible, *LOG_D_BRACKET, D_CANDIDATES, D_ROUNDS, ctx))
 
 
 def bisect_min_radius(ctx, n, delta):
@@ -508,13 +493,12 @@ def bisect_min_radius(ctx, n, delta):
     eye = torch.eye(n, dtype=ctx.dtype, device=ctx.device)
 
     def admissible(log_r):  # "fails" below R*: bisect the complement so that it holds at lo
-        r = torch.exp(log_r).to(ctx.device)
-        k = r[:, None, None] * eye
+        k = torch.exp(log_r[0])[:, None, None] * eye
         w = operators.softmax_weights(k[:, :1, :], k)[:, 0, :]
-        return (w[:, 1:].sum(dim=-1) > delta).cpu()
+        return (w[:, 1:].sum(dim=-1) > delta)[None]
 
     lo, hi = (math.log(v) for v in RADIUS_BRACKET)
-    return math.exp(_bisect(admissible, lo, hi, R_CANDIDATES, R_ROUNDS, ctx.dtype))
+    return math.exp(_bisect(admissible, lo, hi, R_CANDIDATES, R_ROUNDS, ctx))
 
 
 def _boundary_grid(ctx):
