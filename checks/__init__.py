@@ -5,26 +5,27 @@ Claim specs import what they need from here::
     from checks import Claim, Kind, Limit, Relation, ScalingLaw, symbolic, tolerances
 
 ``checks`` never imports a particular claim; it finds them through :mod:`checks.discovery`.
+The names below load on first use, so that ``checks.results`` and ``checks.gate`` (which the
+report reads through) import no torch or sympy.
 """
 
-from checks import sampling, symbolic, tolerances
-from checks.context import Context
-from checks.model import (
-    Claim,
-    Kind,
-    Limit,
-    Measured,
-    Paper,
-    Relation,
-    ScalingLaw,
-    SummaryTable,
-    TableCell,
-    TableRow,
-    Verdict,
-)
+from __future__ import annotations
 
-__all__ = [
-    "Claim", "Context", "Kind", "Limit", "Measured", "Paper", "Relation", "ScalingLaw", "SummaryTable",
-    "TableCell", "TableRow", "Verdict",
-    "sampling", "symbolic", "tolerances",
-]
+import importlib
+from typing import Any
+
+_MODULES = {"sampling", "symbolic", "tolerances"}
+_MODEL = {"Claim", "Kind", "Limit", "Measured", "Paper", "Relation", "ScalingLaw", "SummaryTable",
+          "TableCell", "TableRow", "Verdict"}
+
+__all__ = sorted(_MODEL | _MODULES | {"Context"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return importlib.import_module(f"checks.{name}")
+    if name in _MODEL:
+        return getattr(importlib.import_module("checks.model"), name)
+    if name == "Context":
+        return importlib.import_module("checks.context").Context
+    raise AttributeError(f"module 'checks' has no attribute {name!r}")

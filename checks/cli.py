@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from checks.gate import DEFAULT_BASELINE
 from checks.results import ResultsError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -54,6 +55,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", type=Path, default=Path("claims/baseline.json"))
     p.add_argument("--accept", action="store_true", help="rewrite the baseline from this run")
 
+    p = sub.add_parser("report", help="render the HTML site, PDF and JUnit XML from a results file")
+    p.add_argument("results", type=Path, metavar="RESULTS.json")
+    p.add_argument("--out", type=Path, help="output folder (default: 'report' beside RESULTS.json)")
+    p.add_argument("--baseline", type=Path, default=None,
+                   help="gate the verdicts against this baseline in the report and junit.xml "
+                        "(default: claims/baseline.json when it exists)")
+    p.add_argument("--no-pdf", action="store_true", help="skip the PDF (Typst)")
+
     p = sub.add_parser("replay", help="re-run a witness and print both sides of the relation")
     p.add_argument("witness", type=Path, metavar="WITNESS.json",
                    help="a witness file, or a results.json (replays every witness in it)")
@@ -74,7 +83,8 @@ def _seed(text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
-        return {"list": cmd_list, "run": cmd_run, "gate": cmd_gate, "replay": cmd_replay}[
+        return {"list": cmd_list, "run": cmd_run, "gate": cmd_gate, "report": cmd_report,
+                "replay": cmd_replay}[
             args.command](args)
     except (UsageError, ResultsError) as exc:
         print(f"attnaudit: error: {exc}", file=sys.stderr)
@@ -176,7 +186,10 @@ def cmd_run(args) -> int:
         from checks.witnesses import write_witness_files
 
         write_witness_files(records, args.out)
-        path = write_results(args.out, records, timings, fill_tables(cat.tables, records))
+        ran = {r["paper"] for r in records}
+        papers = [{"key": p.key, "title": p.title, "authors": list(p.authors), "arxiv": p.arxiv,
+                   "source_file": p.source_file} for key, p in sorted(cat.papers.items()) if key in ran]
+        path = write_results(args.out, records, timings, fill_tables(cat.tables, records), papers)
         print(f"wrote {path} ({len(records)} records) in {total:.1f}s", file=sys.stderr)
     if args.json:
         print(json.dumps([r | {"seconds": timings[r["id"]]} for r in records], ensure_ascii=False))
@@ -204,6 +217,24 @@ def cmd_gate(args) -> int:
     diffs = compare(records, load_baseline(args.baseline))
     print(format_diff(diffs, args.baseline, len(records)))
     return EXIT_FAIL if diffs else EXIT_OK
+
+
+def cmd_report(args) -> int:
+    from reports.render import render_report
+
+    baseline = args.baseline
+    if baseline is None and DEFAULT_BASELINE.exists():
+        baseline = DEFAULT_BASELINE
+    out = args.out if args.out is not None else args.results.parent / "report"
+    report = render_report(args.results, out, baseline=baseline, pdf=not args.no_pdf)
+    paths, seconds = report["paths"], report["seconds"]
+    gate = report["document"]["gate"]
+    print(f"wrote {out / 'index.html'} ({len(paths['html']) - 1} claim pages)"
+          + (f", {paths['pdf']}" if "pdf" in paths else "") + f", {paths['junit']} "
+          f"in {seconds['total']:.1f}s; gate "
+          + ("not evaluated (no baseline)" if gate is None else
+             "passes" if gate["passes"] else f"fails ({len(gate['differences'])} differences)"))
+    return EXIT_OK
 
 
 def cmd_replay(args) -> int:

@@ -1,7 +1,8 @@
 """Results files: written atomically, read back with a one-line error when unreadable.
 
 ``results.json`` is ``{"format": "attnaudit.results/1", "results": [records sorted by id],
-"tables": [the papers' summary tables with their measured column]}``, byte-identical for one
+"tables": [the papers' summary tables with their measured column], "papers": [title, authors,
+arXiv id and source file of each paper with a record]}``, byte-identical for one
 seed, device and set of versions; ``timings.json`` beside it maps id to seconds, kept apart for
 that reason. A bare JSON array of records (``attnaudit run --json`` prints one) is also read.
 """
@@ -47,11 +48,13 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def write_results(out: Path, records: list[dict[str, Any]], timings: dict[str, float],
-                  tables: list[dict[str, Any]] | None = None) -> Path:
+                  tables: list[dict[str, Any]] | None = None,
+                  papers: list[dict[str, Any]] | None = None) -> Path:
     records = sorted(records, key=lambda r: r["id"])
     write_atomic(Path(out) / TIMINGS_NAME, dumps(dict(sorted(timings.items()))))
     path = Path(out) / RESULTS_NAME
-    write_atomic(path, dumps({"format": RESULTS_FORMAT, "results": records, "tables": tables or []}))
+    write_atomic(path, dumps({"format": RESULTS_FORMAT, "results": records, "tables": tables or [],
+                              "papers": papers or []}))
     return path
 
 
@@ -86,6 +89,16 @@ def parse_results(data: Any, path: Path) -> tuple[list[dict[str, Any]], list[dic
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise ResultsError(f"results file {path}: 'tables' is not a list of tables")
     return records, tables
+
+
+def load_document(path: Path) -> dict[str, Any]:
+    """The whole results document: ``results``, ``tables`` and ``papers`` (empty for a bare array)."""
+    data = read_json(path, "results file")
+    records, tables = parse_results(data, path)
+    papers = data.get("papers", []) if isinstance(data, dict) else []
+    if not isinstance(papers, list) or not all(isinstance(p, dict) and "key" in p for p in papers):
+        raise ResultsError(f"results file {path}: 'papers' is not a list of papers with a key")
+    return {"results": records, "tables": tables, "papers": papers}
 
 
 def load_results(path: Path) -> list[dict[str, Any]]:

@@ -19,7 +19,8 @@ def _num(value: float) -> str:
     return "0" if abs(value) < 1e-12 else f"{value:.3g}"
 
 
-def _figure(ev: dict[str, Any]) -> str:
+def figure(ev: dict[str, Any]) -> str:
+    """One line for a check: a fit as exponent and interval, a relation as its counts."""
     kind = ev.get("type")
     if kind in ("scaling", "limit") and "fit" in ev:
         fit = ev["fit"]
@@ -48,7 +49,7 @@ def measure_reference(ref: Measured, records: dict[str, dict[str, Any]]) -> dict
                   else "the record has no such check (a defect of the table)")
         return out | {"figure": f"check {ref.check!r} missing: {reason}"}
     # ``status`` is the check's own outcome (agrees/disagrees/undecided); ``verdict`` the claim's.
-    out |= {"type": ev.get("type"), "status": ev.get("status"), "figure": _figure(ev)}
+    out |= {"type": ev.get("type"), "status": ev.get("status"), "figure": figure(ev)}
     if "fit" in ev:
         out |= {"quantity": ev.get("quantity"), "variable": ev.get("variable"),
                 "exponent": ev["fit"]["exponent"], "ci": list(ev["fit"]["ci"]),

@@ -156,3 +156,11 @@ CLAIMS = (Claim(id="toy/false", label="Reversed AM-GM", section="§4", statement
                                  evaluate=evaluate, sample=sample, strategy=strategy,
                                  tolerance="64 u relative", sampler="uniform a, b in (0.1, 1.1)"),)),)
 """
+
+
+@pytest.fixture
+def report_results():
+    """A results document with every verdict and evidence type (see tests/report_fixture.py)."""
+    from report_fixture import report_results as build
+
+    return build()

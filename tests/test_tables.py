@@ -82,8 +82,8 @@ def test_results_documents_are_validated_with_one_line_errors(tmp_path):
 
 
 def test_round_off_exponents_print_as_zero():
-    from checks.tables import _figure
+    from checks.tables import figure
 
     ev = {"type": "scaling", "quantity": "‖J‖", "variable": "n",
           "fit": {"exponent": 7.01e-20, "ci": [-1.4e-31, 0.25]}}
-    assert _figure(ev) == "‖J‖ ∝ n^0 (95% CI [0, 0.25])"
+    assert figure(ev) == "‖J‖ ∝ n^0 (95% CI [0, 0.25])"

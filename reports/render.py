@@ -1,0 +1,91 @@
+"""``attnaudit report``: results file → HTML site, PDF, JUnit XML and the plots, in one folder.
+
+Layout of ``out``: ``index.html`` and ``claims/<slug>.html`` (the site; plots inline),
+``figures/<plot id>.svg`` (the same plots as files, which the PDF embeds), ``report.pdf`` with its
+Typst source ``report.typ`` and data ``report-data.json``, and ``junit.xml``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from checks.gate import compare, load_baseline
+from checks.results import TIMINGS_NAME, ResultsError, load_document, read_json
+from reports.document import build_document
+from reports.html import write_site
+from reports.junit import write_junit
+
+
+def _timings(results_path: Path) -> dict[str, float]:
+    """Seconds per claim from the timings.json beside the results file; {} when there is none."""
+    path = results_path.parent / TIMINGS_NAME
+    if not path.exists():
+        return {}
+    data = read_json(path, "timings file")
+    if not isinstance(data, dict):
+        raise ResultsError(f"timings file {path} is not an object of id → seconds")
+    return {k: float(v) for k, v in data.items() if isinstance(v, (int, float))}
+
+
+def render_plots(document: dict[str, Any], out: Path) -> dict[str, str]:
+    """Every scaling and limit plot as SVG text (for the site) and as figures/<id>.svg (for the PDF)."""
+    from reports.plots import evidence_plot
+
+    figures = out / "figures"
+    figures.mkdir(parents=True, exist_ok=True)
+    plots: dict[str, str] = {}
+    for claim in document["claims"]:
+        for ev in claim["evidence"]:
+            if ev["plot_id"] is None:
+                continue
+            svg = evidence_plot(ev, uid=ev["plot_id"])
+            if svg is None:
+                ev["plot_id"] = None  # unplottable data: the page and the PDF show the figures only
+                continue
+            plots[ev["plot_id"]] = svg
+            (figures / f"{ev['plot_id']}.svg").write_text(svg, encoding="utf-8")
+    return plots
+
+
+def render_report(results_path: Path, out: Path, *, baseline: Path | None = None, pdf: bool = True,
+                  log: TextIO = sys.stderr) -> dict[str, Any]:
+    """Render everything; returns the paths written and the seconds each stage took.
+
+    ``baseline``: the gate's baseline; when given, the report and junit.xml show the gate's
+    differences, otherwise the gate is reported as not evaluated.
+    """
+    results_path, out = Path(results_path), Path(out)
+    stages: dict[str, float] = {}
+    t0 = time.perf_counter()
+    results = load_document(results_path)
+    diffs = compare(results["results"], load_baseline(baseline)) if baseline is not None else None
+    document = build_document(results, timings=_timings(results_path), gate=diffs,
+                              baseline=str(baseline) if baseline is not None else None,
+                              source=str(results_path))
+    out.mkdir(parents=True, exist_ok=True)
+    stages["load"] = time.perf_counter() - t0
+
+    def stage(name: str, started: float) -> None:
+        stages[name] = time.perf_counter() - started
+        print(f"report: {name} done in {stages[name]:.1f}s", file=log, flush=True)
+
+    t = time.perf_counter()
+    n_plots = sum(ev["plot_id"] is not None for c in document["claims"] for ev in c["evidence"])
+    print(f"report: {len(document['claims'])} claims, {n_plots} plots", file=log, flush=True)
+    plots = render_plots(document, out)
+    stage("plots", t)
+    t = time.perf_counter()
+    written = {"html": write_site(document, plots, out)}
+    written["junit"] = write_junit(document, out / "junit.xml")
+    stage("html", t)
+    if pdf:
+        from reports.pdf import write_pdf
+
+        t = time.perf_counter()
+        written["pdf"] = write_pdf(document, out)
+        stage("pdf", t)
+    stages["total"] = time.perf_counter() - t0
+    return {"paths": written, "seconds": stages, "document": document}
