@@ -27,10 +27,20 @@ def _install(session: nox.Session, *packages: str) -> None:
 
 @nox.session
 def verify(session: nox.Session) -> None:
-    """Run every claim (quick profile; `-- --profile full` for more), write results, gate."""
+    """Run every claim (quick profile; `-- --profile full` for more), write results, render the
+    report (results/report: index.html, report.pdf, junit.xml), then gate against the baseline."""
     _install(session, "-e", ".")
     session.run("attnaudit", "run", "--out", RESULTS_DIR, *session.posargs)
+    session.run("attnaudit", "report", f"{RESULTS_DIR}/results.json", "--out", f"{RESULTS_DIR}/report")
     session.run("attnaudit", "gate", f"{RESULTS_DIR}/results.json")
+
+
+@nox.session
+def report(session: nox.Session) -> None:
+    """Re-render the report from an existing results file (default results/results.json)."""
+    _install(session, "-e", ".")
+    results = session.posargs[0] if session.posargs else f"{RESULTS_DIR}/results.json"
+    session.run("attnaudit", "report", results, *session.posargs[1:])
 
 
 @nox.session
