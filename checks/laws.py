@@ -25,11 +25,13 @@ def _measured(result) -> tuple[np.ndarray, np.ndarray | None]:
 
 
 def _fit_evidence(ctx: Context, name: str, x, y, yerr, predicted: float, order: str,
-                  tolerance: float, max_width: float) -> dict[str, Any]:
+                  tolerance: float, max_width: float, *, anchor_at_small_x: bool = False
+                  ) -> dict[str, Any]:
     fit = fit_power_law(x, y, yerr, rng=ctx.numpy_rng(f"bootstrap:{name}"))
     status, why = compare_exponent(fit.ci, predicted, order, tolerance, max_width)
-    # The predicted law is drawn through the measurement at the largest x (the asymptotic end).
-    anchor = int(np.argmax(x))
+    # The predicted law (for plots) is drawn through the measurement at the asymptotic end: the
+    # largest x for a scaling law, the smallest distance to the limit point for a limit.
+    anchor = int(np.argmin(x) if anchor_at_small_x else np.argmax(x))
     return {
         "points": {"x": [float(v) for v in x], "y": [float(v) for v in y],
                    "yerr": None if yerr is None else [float(v) for v in yerr]},
@@ -93,7 +95,7 @@ def check_limit(limit: Limit, ctx: Context) -> dict[str, Any]:
         raise ValueError(f"limit {limit.name!r}: the gap is exactly 0 at some grid point; "
                          "use a Relation for an identity that holds exactly")
     ev |= _fit_evidence(ctx, limit.name, to_point, gap, gap_err, limit.rate, "Θ",
-                        limit.rate_tolerance, 0.5)
+                        limit.rate_tolerance, 0.5, anchor_at_small_x=True)
     ev["summary"] = (f"|{limit.quantity} − {limit.value}| shrinks like "
                      f"|{limit.variable} − {limit.point}|^{ev['fit']['exponent']:.4g} "
                      f"(95% CI [{ev['fit']['ci'][0]:.4g}, {ev['fit']['ci'][1]:.4g}]), "

@@ -7,8 +7,10 @@ Typst source ``report.typ`` and data ``report-data.json``, and ``junit.xml``.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -30,23 +32,40 @@ def _timings(results_path: Path) -> dict[str, float]:
     return {k: float(v) for k, v in data.items() if isinstance(v, (int, float))}
 
 
-def render_plots(document: dict[str, Any], out: Path) -> dict[str, str]:
-    """Every scaling and limit plot as SVG text (for the site) and as figures/<id>.svg (for the PDF)."""
+def _plot(job: tuple[str, dict[str, Any]]) -> str | None:
     from reports.plots import evidence_plot
 
+    uid, ev = job
+    return evidence_plot(ev, uid=uid)
+
+
+# Below this many plots a process pool costs more than it saves.
+PARALLEL_FROM = 12
+
+
+def render_plots(document: dict[str, Any], out: Path, *, workers: int | None = None) -> dict[str, str]:
+    """Every scaling and limit plot as SVG text (for the site) and as figures/<id>.svg (for the PDF).
+
+    matplotlib is single-threaded, so plots are drawn in a process pool (one worker per core, at
+    most four); each plot depends on its evidence alone, so the output does not depend on workers.
+    """
     figures = out / "figures"
     figures.mkdir(parents=True, exist_ok=True)
+    evidence = [ev for claim in document["claims"] for ev in claim["evidence"] if ev["plot_id"]]
+    jobs = [(ev["plot_id"], ev) for ev in evidence]
+    workers = workers if workers is not None else min(4, os.cpu_count() or 1)
+    if workers > 1 and len(jobs) >= PARALLEL_FROM:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            svgs = list(pool.map(_plot, jobs, chunksize=max(1, len(jobs) // (4 * workers))))
+    else:
+        svgs = [_plot(job) for job in jobs]
     plots: dict[str, str] = {}
-    for claim in document["claims"]:
-        for ev in claim["evidence"]:
-            if ev["plot_id"] is None:
-                continue
-            svg = evidence_plot(ev, uid=ev["plot_id"])
-            if svg is None:
-                ev["plot_id"] = None  # unplottable data: the page and the PDF show the figures only
-                continue
-            plots[ev["plot_id"]] = svg
-            (figures / f"{ev['plot_id']}.svg").write_text(svg, encoding="utf-8")
+    for ev, svg in zip(evidence, svgs, strict=True):
+        if svg is None:
+            ev["plot_id"] = None  # unplottable data: the page and the PDF show the figures only
+            continue
+        plots[ev["plot_id"]] = svg
+        (figures / f"{ev['plot_id']}.svg").write_text(svg, encoding="utf-8")
     return plots
 
 

@@ -61,7 +61,8 @@ def _limit() -> dict[str, Any]:
         "points": {"x": xs, "y": ys, "yerr": None},
         "fit": {"exponent": 1.0, "prefactor": 0.7, "ci": [0.999, 1.001], "ci_level": 0.95,
                 "r2": 1.0, "band": band, "decades": 6.0},
-        "predicted_exponent": 1.0, "predicted_prefactor": 0.7, "order": "Θ", "exponent_tolerance": 0.01,
+        "predicted_exponent": 1.0, "predicted_prefactor": ys[-1] / xs[-1], "order": "Θ",
+        "exponent_tolerance": 0.01,
         "status": "agrees", "decision": "interval [0.999, 1.001] ± 0.01 contains 1",
         "summary": "|W_{j*} − 1| shrinks like 1/n",
     }
