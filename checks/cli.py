@@ -220,13 +220,18 @@ def cmd_gate(args) -> int:
 
 
 def cmd_report(args) -> int:
+    from reports.pdf import PdfError
     from reports.render import render_report
 
     baseline = args.baseline
     if baseline is None and DEFAULT_BASELINE.exists():
         baseline = DEFAULT_BASELINE
     out = args.out if args.out is not None else args.results.parent / "report"
-    report = render_report(args.results, out, baseline=baseline, pdf=not args.no_pdf)
+    try:
+        report = render_report(args.results, out, baseline=baseline, pdf=not args.no_pdf)
+    except PdfError as exc:
+        print(f"attnaudit: error: {exc} (the HTML site and junit.xml are written)", file=sys.stderr)
+        return EXIT_FAIL
     paths, seconds = report["paths"], report["seconds"]
     gate = report["document"]["gate"]
     print(f"wrote {out / 'index.html'} ({len(paths['html']) - 1} claim pages)"

@@ -52,10 +52,17 @@ def _evidence(record: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _verdict_of_holds(step: dict[str, Any]) -> str | None:
+    """A 'holds' step derives a truth value, which reads better as words than as 'True'."""
+    if step.get("method") != "holds":
+        return None
+    return {"True": "SymPy proves it", "False": "SymPy disproves it"}.get(str(step.get("derived")))
+
+
 def _derivation(record: dict[str, Any]) -> dict[str, Any]:
     derivation = record.get("derivation") or {}
     first = derivation.get("first_disagreement")
-    steps = [s | {"index": i + 1, "first": i == first}
+    steps = [s | {"index": i + 1, "first": i == first, "derived_text": _verdict_of_holds(s)}
              for i, s in enumerate(derivation.get("steps") or [])]
     return {"steps": steps, "first_disagreement": first, "note": derivation.get("note") or ""}
 

@@ -74,14 +74,15 @@ _TEXT_CMD = re.compile(r"\\(?:text|textrm|textnormal|mbox)\s*\{")
 
 
 def split_statement(latex: str) -> list[Segment]:
-    """Top-level ``\\text{...}`` groups become prose; what lies between them, formulas."""
+    """Top-level ``\\text{...}`` groups (outside braces and environments) become prose; what lies
+    between them, formulas."""
     segments: list[Segment] = []
     depth_scan = math_start = 0
     while True:
         m = _TEXT_CMD.search(latex, depth_scan)
         if m is None:
             break
-        if _depth(latex, m.start()) != 0:
+        if _depth(latex, m.start()) != 0 or _environments_open(latex, m.start()):
             depth_scan = m.end()
             continue
         end = _group_end(latex, m.end() - 1)
@@ -106,6 +107,12 @@ def _depth(latex: str, index: int) -> int:
         depth += (c == "{") - (c == "}")
         i += 1
     return depth
+
+
+def _environments_open(latex: str, index: int) -> bool:
+    """Inside ``\\begin{cases} ... \\end{cases}``: a \\text there belongs to the environment."""
+    before = latex[:index]
+    return before.count("\\begin{") > before.count("\\end{")
 
 
 def _merge_text(segments: list[Segment]) -> list[Segment]:

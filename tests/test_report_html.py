@@ -200,3 +200,23 @@ def test_cli_report_bad_input_is_one_line(tmp_path, report_results, capsys, argv
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message.split()[-1] in err and len(err.splitlines()) == 1
+
+
+def test_text_inside_an_environment_stays_in_the_formula():
+    segments = split_statement(r"\text{Let } f=\begin{cases} 1 & \text{if } x>0\end{cases} \text{ hold.}")
+    assert [s.kind for s in segments] == ["text", "math", "text"]
+    assert mathml(segments[1].source) is not None
+
+
+def test_cli_report_says_in_one_line_when_typst_fails(tmp_path, report_results, capsys, monkeypatch):
+    import typst
+
+    def broken(*args, **kwargs):
+        raise typst.TypstError("error: unexpected argument\n  ┌─ report.typ:1:1")
+
+    monkeypatch.setattr(typst, "compile", broken)
+    path, baseline = write_inputs(tmp_path / "run", report_results)
+    assert main(["report", str(path), "--baseline", str(baseline)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "unexpected argument" in err and "HTML site" in err
+    assert (path.parent / "report" / "index.html").exists()
