@@ -7,6 +7,8 @@ on a page, in the PDF and in results.json is the same number (the figure strings
 
 from __future__ import annotations
 
+import json
+import math
 from collections import Counter
 from typing import Any
 
@@ -43,11 +45,100 @@ def key_figure(record: dict[str, Any]) -> str:
     return figure(chosen[0]) if chosen else str(record.get("summary") or "")
 
 
+def number(value: Any, digits: int = 4) -> str:
+    """A value as shown everywhere in the report: floats to ``digits`` significant digits."""
+    if isinstance(value, float):
+        return "0" if value == 0 else f"{value:.{digits}g}"
+    return "—" if value is None else str(value)
+
+
+def _fact(label: str, value: Any, mono: bool = False) -> dict[str, Any]:
+    return {"label": label, "value": number(value) if not isinstance(value, str) else value, "mono": mono}
+
+
+def evidence_facts(ev: dict[str, Any]) -> list[dict[str, Any]]:
+    """What a check measured, as (label, text) facts: the same list on the HTML page and in the PDF."""
+    facts = []
+    if ev.get("type") == "relation":
+        facts.append(_fact("relation", str(ev.get("relation") or "—")))
+        cases = number(ev.get("cases")) + (" (plus hypothesis search)" if ev.get("hypothesis") else "")
+        facts.append(_fact("cases", cases))
+        facts.append(_fact("violations", ev.get("violations")))
+        facts.append(_fact("closest relative margin", ev.get("closest_relative_margin")))
+        if ev.get("sampler"):
+            facts.append(_fact("sampler", str(ev["sampler"])))
+    else:
+        facts.append(_fact("quantity", ev.get("quantity")))
+        variable = number(ev.get("variable"))
+        if ev.get("type") == "limit":
+            variable += f" → {number(ev.get('point'))}; limit {number(ev.get('value'))}"
+        facts.append(_fact("variable", variable))
+        if ev.get("predicted"):
+            facts.append(_fact("predicted", str(ev["predicted"])))
+        fit = ev.get("fit")
+        if isinstance(fit, dict):
+            ci = fit.get("ci")
+            lo, hi = ci if isinstance(ci, (list, tuple)) and len(ci) == 2 else (None, None)
+            facts.append(_fact("fitted exponent",
+                               f"{number(fit.get('exponent'))} (95% CI [{number(lo)}, {number(hi)}], "
+                               f"R² {number(fit.get('r2'))}, {number(fit.get('decades'), 3)} decades)"))
+            facts.append(_fact("predicted exponent", f"{number(ev.get('predicted_exponent'))} "
+                               f"({number(ev.get('order'))}; tolerance ± "
+                               f"{number(ev.get('exponent_tolerance'))})"))
+        if ev.get("decision"):
+            facts.append(_fact("decision", str(ev["decision"])))
+        if ev.get("family"):
+            facts.append(_fact("family", str(ev["family"])))
+    if ev.get("tolerance"):
+        facts.append(_fact("tolerance", str(ev["tolerance"])))
+    return facts
+
+
+def truncate(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def witness_facts(ev: dict[str, Any]) -> dict[str, Any] | None:
+    w = ev.get("witness")
+    if not isinstance(w, dict):
+        return None
+    facts = [_fact(str(ev.get("lhs") or "lhs"), number(w.get("lhs"), 17), mono=True),
+             _fact(str(ev.get("rhs") or "rhs"), number(w.get("rhs"), 17), mono=True),
+             _fact("tolerance", number(w.get("tol"), 6), mono=True)]
+    for name, spec in (w.get("inputs") or {}).items():
+        if isinstance(spec, dict) and "data" in spec:
+            data = json.dumps(spec["data"], ensure_ascii=False, separators=(", ", ": "), default=str)
+            shape = json.dumps(spec.get("shape"), separators=(", ", ": "), default=str)
+            value = f"{number(spec.get('dtype'))}{shape} {truncate(data)}"
+        else:
+            value = number(spec.get("value") if isinstance(spec, dict) else spec)
+        facts.append(_fact(f"input {name}", value, mono=True))
+    head = (f"found by {number(w.get('found_by'))}, case {number(w.get('case_index'))}, "
+            f"seed {number(w.get('seed'))}, {number(w.get('device'))}")
+    return {"head": head, "facts": facts, "replay": str(w["replay"]) if w.get("replay") else None}
+
+
+def provenance_facts(p: dict[str, Any]) -> list[dict[str, Any]]:
+    seconds = p.get("seconds")
+    facts = [_fact("seed", p.get("seed")), _fact("profile", p.get("profile")),
+             _fact("device, dtype", f"{number(p.get('device'))}, {number(p.get('dtype'))}"),
+             _fact("time", f"{seconds:.2f} s" if isinstance(seconds, (int, float)) and math.isfinite(seconds)
+                   else "not recorded (no timings.json)"),
+             _fact("spec", f"{number(p.get('spec_file'))} (source hash {number(p.get('source_hash'))})",
+                   mono=True)]
+    versions = p.get("versions") or {}
+    if isinstance(versions, dict) and versions:
+        listed = ", ".join(f"{k} {number(v)}" for k, v in versions.items())
+        facts.append(_fact("versions", listed, mono=True))
+    return facts
+
+
 def _evidence(record: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for ev in record.get("evidence") or []:
         plotted = ev.get("type") in PLOTTED and "fit" in ev and "points" in ev
-        out.append(ev | {"figure": figure(ev),
+        out.append(ev | {"figure": figure(ev), "facts": evidence_facts(ev),
+                         "witness_facts": witness_facts(ev),
                          "plot_id": f"{slug(record['id'])}__{ev.get('name', '')}" if plotted else None})
     return out
 
@@ -70,6 +161,12 @@ def _derivation(record: dict[str, Any]) -> dict[str, Any]:
 def _claim(record: dict[str, Any], seconds: float | None, gate: Difference | None,
            gated: bool) -> dict[str, Any]:
     versions = record.get("versions") or {}
+    provenance = {
+        "seed": record.get("seed"), "profile": record.get("profile"), "device": record.get("device"),
+        "dtype": record.get("dtype"), "spec_file": record.get("spec_file"),
+        "source_hash": record.get("source_hash"), "versions": dict(sorted(versions.items())),
+        "seconds": seconds,
+    }
     return {
         "id": record["id"], "slug": slug(record["id"]), "paper": record.get("paper", ""),
         "label": record.get("label", ""), "section": record.get("section", ""),
@@ -79,12 +176,8 @@ def _claim(record: dict[str, Any], seconds: float | None, gate: Difference | Non
         "notes": record.get("notes", ""), "derivation": _derivation(record),
         "evidence": _evidence(record), "corrected": record.get("corrected"),
         "error": record.get("error"),
-        "provenance": {
-            "seed": record.get("seed"), "profile": record.get("profile"),
-            "device": record.get("device"), "dtype": record.get("dtype"),
-            "spec_file": record.get("spec_file"), "source_hash": record.get("source_hash"),
-            "versions": dict(sorted(versions.items())), "seconds": seconds,
-        },
+        "provenance": provenance,
+        "provenance_facts": provenance_facts(provenance),
         # What the verdict gate says about this claim; None when no baseline was given.
         "gate": None if not gated else (
             {"passes": True, "kind": "match", "text": "verdict matches the baseline"} if gate is None

@@ -34,18 +34,12 @@ def _statement(latex: str | None) -> Markup:
     return Markup("").join(parts)
 
 
-def _number(value: Any, digits: int = 4) -> str:
-    if isinstance(value, float):
-        return "0" if value == 0 else f"{value:.{digits}g}"
-    return "—" if value is None else str(value)
-
-
 def environment() -> Environment:
     env = Environment(loader=PackageLoader("reports", "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=True)
-    env.filters.update(formula=_formula, statement=_statement, number=_number)
+    env.filters.update(formula=_formula, statement=_statement)
     env.globals["verdicts"] = VERDICTS
     return env
 

@@ -21,6 +21,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from reports.document import truncate
 from reports.formulas import math_tree, split_statement
 
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "report.typ"
@@ -38,18 +39,11 @@ class PdfError(RuntimeError):
     """Typst failed; the message is one line (the rest of the report is already written)."""
 
 
-def _number(value: Any, digits: int = 4) -> str:
-    """As the HTML site's ``number`` filter: floats to ``digits`` significant digits."""
-    if isinstance(value, float):
-        return "0" if value == 0 else f"{value:.{digits}g}"
-    return "—" if value is None else str(value)
-
-
 def _plain(value: Any, depth: int = 0) -> Any:
     """JSON that Typst reads: no NaN/inf (not JSON), no integers beyond 64 bits, str keys, and
     nothing nested deeper than Typst's JSON reader accepts (such a value is kept as its text)."""
     if isinstance(value, (dict, list, tuple)) and depth >= MAX_DATA_DEPTH:
-        return _truncate(json.dumps(value, ensure_ascii=False, default=str), 400)
+        return truncate(json.dumps(value, ensure_ascii=False, default=str), 400)
     if isinstance(value, dict):
         return {str(k): _plain(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -137,72 +131,6 @@ def statement(latex: str | None) -> list[dict[str, Any]]:
     return segments
 
 
-def _fact(label: str, value: Any, mono: bool = False) -> dict[str, Any]:
-    return {"label": label, "value": _number(value) if not isinstance(value, str) else value, "mono": mono}
-
-
-def _evidence_facts(ev: dict[str, Any]) -> list[dict[str, Any]]:
-    """The facts the HTML page lists for a check, formatted as strings."""
-    facts = []
-    if ev.get("type") == "relation":
-        facts.append(_fact("relation", str(ev.get("relation") or "—")))
-        cases = _number(ev.get("cases")) + (" (plus hypothesis search)" if ev.get("hypothesis") else "")
-        facts.append(_fact("cases", cases))
-        facts.append(_fact("violations", ev.get("violations")))
-        facts.append(_fact("closest relative margin", ev.get("closest_relative_margin")))
-        if ev.get("sampler"):
-            facts.append(_fact("sampler", str(ev["sampler"])))
-    else:
-        facts.append(_fact("quantity", ev.get("quantity")))
-        variable = _number(ev.get("variable"))
-        if ev.get("type") == "limit":
-            variable += f" → {_number(ev.get('point'))}; limit {_number(ev.get('value'))}"
-        facts.append(_fact("variable", variable))
-        if ev.get("predicted"):
-            facts.append(_fact("predicted", str(ev["predicted"])))
-        fit = ev.get("fit")
-        if isinstance(fit, dict):
-            ci = fit.get("ci")
-            lo, hi = ci if isinstance(ci, (list, tuple)) and len(ci) == 2 else (None, None)
-            facts.append(_fact("fitted exponent",
-                               f"{_number(fit.get('exponent'))} (95% CI [{_number(lo)}, {_number(hi)}], "
-                               f"R² {_number(fit.get('r2'))}, {_number(fit.get('decades'), 3)} decades)"))
-            facts.append(_fact("predicted exponent", f"{_number(ev.get('predicted_exponent'))} "
-                               f"({_number(ev.get('order'))}; tolerance ± "
-                               f"{_number(ev.get('exponent_tolerance'))})"))
-        if ev.get("decision"):
-            facts.append(_fact("decision", str(ev["decision"])))
-        if ev.get("family"):
-            facts.append(_fact("family", str(ev["family"])))
-    if ev.get("tolerance"):
-        facts.append(_fact("tolerance", str(ev["tolerance"])))
-    return facts
-
-
-def _truncate(text: str, limit: int = 160) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def _witness(ev: dict[str, Any]) -> dict[str, Any] | None:
-    w = ev.get("witness")
-    if not isinstance(w, dict):
-        return None
-    facts = [_fact(str(ev.get("lhs") or "lhs"), _number(w.get("lhs"), 17), mono=True),
-             _fact(str(ev.get("rhs") or "rhs"), _number(w.get("rhs"), 17), mono=True),
-             _fact("tolerance", _number(w.get("tol"), 6), mono=True)]
-    for name, spec in (w.get("inputs") or {}).items():
-        if isinstance(spec, dict) and "data" in spec:
-            data = json.dumps(_plain(spec["data"]), ensure_ascii=False, separators=(", ", ": "))
-            shape = json.dumps(_plain(spec.get("shape")), separators=(", ", ": "))
-            value = f"{_number(spec.get('dtype'))}{shape} {_truncate(data)}"
-        else:
-            value = _number(spec.get("value") if isinstance(spec, dict) else spec)
-        facts.append(_fact(f"input {name}", value, mono=True))
-    head = (f"found by {_number(w.get('found_by'))}, case {_number(w.get('case_index'))}, "
-            f"seed {_number(w.get('seed'))}, {_number(w.get('device'))}")
-    return {"head": head, "facts": facts, "replay": str(w["replay"]) if w.get("replay") else None}
-
-
 def _plot(plot_id: Any, out: Path) -> str | None:
     """``figures/<plot_id>.svg`` relative to ``out`` when render.py wrote it there, else None."""
     if not isinstance(plot_id, str) or not plot_id or plot_id.startswith(".") or "/" in plot_id \
@@ -210,21 +138,6 @@ def _plot(plot_id: Any, out: Path) -> str | None:
         return None
     path = out / "figures" / f"{plot_id}.svg"
     return f"figures/{plot_id}.svg" if path.is_file() else None
-
-
-def _provenance(p: dict[str, Any]) -> list[dict[str, Any]]:
-    seconds = p.get("seconds")
-    facts = [_fact("seed", p.get("seed")), _fact("profile", p.get("profile")),
-             _fact("device, dtype", f"{_number(p.get('device'))}, {_number(p.get('dtype'))}"),
-             _fact("time", f"{seconds:.2f} s" if isinstance(seconds, (int, float)) and math.isfinite(seconds)
-                   else "not recorded (no timings.json)"),
-             _fact("spec", f"{_number(p.get('spec_file'))} (source hash {_number(p.get('source_hash'))})",
-                   mono=True)]
-    versions = p.get("versions") or {}
-    if isinstance(versions, dict) and versions:
-        listed = ", ".join(f"{k} {_number(v)}" for k, v in versions.items())
-        facts.append(_fact("versions", listed, mono=True))
-    return facts
 
 
 def report_data(document: dict[str, Any], out: Path) -> dict[str, Any]:
@@ -236,10 +149,8 @@ def report_data(document: dict[str, Any], out: Path) -> dict[str, Any]:
             step["pdf"] = {"paper": formula(step.get("paper_latex")),
                            "derived": formula(step.get("derived_latex"))}
         for ev in claim.get("evidence") or []:
-            ev["pdf"] = {"facts": _evidence_facts(ev), "witness": _witness(ev),
-                         "plot": _plot(ev.get("plot_id"), out)}
-        claim["pdf"] = {"statement": statement(claim.get("statement")),
-                        "provenance": _provenance(claim.get("provenance") or {})}
+            ev["pdf"] = {"plot": _plot(ev.get("plot_id"), out)}
+        claim["pdf"] = {"statement": statement(claim.get("statement"))}
     for table in doc.get("tables") or []:
         for row in table.get("rows") or []:
             for cell in row.get("cells") or []:
