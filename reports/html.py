@@ -34,12 +34,17 @@ def _statement(latex: str | None) -> Markup:
     return Markup("").join(parts)
 
 
+def _claim_id(claim_id: str) -> Markup:
+    """An id that may wrap after each '/', never inside a word."""
+    return Markup("/<wbr>").join(escape(part) for part in str(claim_id).split("/"))
+
+
 def environment() -> Environment:
     env = Environment(loader=PackageLoader("reports", "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=True)
-    env.filters.update(formula=_formula, statement=_statement)
+    env.filters.update(formula=_formula, statement=_statement, claim_id=_claim_id)
     env.globals["verdicts"] = VERDICTS
     return env
 
