@@ -101,6 +101,17 @@ def load_document(path: Path) -> dict[str, Any]:
     return {"results": records, "tables": tables, "papers": papers}
 
 
+def load_timings(results_path: Path) -> dict[str, float]:
+    """Seconds per claim from the timings.json beside a results file; {} when there is none."""
+    path = Path(results_path).parent / TIMINGS_NAME
+    if not path.exists():
+        return {}
+    data = read_json(path, "timings file")
+    if not isinstance(data, dict):
+        raise ResultsError(f"timings file {path} is not an object of id → seconds")
+    return {k: float(v) for k, v in data.items() if isinstance(v, (int, float))}
+
+
 def load_results(path: Path) -> list[dict[str, Any]]:
     return parse_results(read_json(path, "results file"), path)[0]
 

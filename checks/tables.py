@@ -12,11 +12,13 @@ from typing import Any
 
 from checks.model import Measured, SummaryTable
 
+# A fitted exponent of an exactly flat law comes out at round-off level (1e-16, 7e-20): below this it
+# is printed as 0, so that a figure does not suggest a tiny but real power.
+ROUNDOFF_EXPONENT = 1e-12
+
 
 def _num(value: float) -> str:
-    # A fitted exponent of an exactly flat law comes out at round-off level (1e-16, 7e-20):
-    # printed as 0 so that a table cell does not suggest a tiny but real power.
-    return "0" if abs(value) < 1e-12 else f"{value:.3g}"
+    return "0" if abs(value) < ROUNDOFF_EXPONENT else f"{value:.3g}"
 
 
 def figure(ev: dict[str, Any]) -> str:

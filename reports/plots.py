@@ -31,12 +31,13 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
+from checks.tables import ROUNDOFF_EXPONENT
+from reports.document import PLOTTED, truncate
+
 __all__ = ["evidence_plot", "plot_labels"]
 
-PLOTTED = ("scaling", "limit")
 AT_INFINITY = ("oo", "∞", "inf", "+oo", "+inf")
 TITLE_CHARS, YLABEL_CHARS = 70, 45
-ROUNDOFF = 1e-12  # an exponent this small is round-off: printed as 0 (a flat law)
 MIN_LOG_SPAN = 1.0  # decades: a y axis is never narrower, so noise on a flat law does not look steep
 
 # Okabe–Ito colours (colour-blind safe); the fit and the prediction also differ by line style.
@@ -70,9 +71,8 @@ def _text(value: Any) -> str:
     return str(value).replace("$", r"\$")
 
 
-def _truncate(text: str, limit: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+def _one_line(text: str, limit: int) -> str:
+    return truncate(" ".join(str(text).split()), limit)
 
 
 def _num(value: float, digits: int = 3, *, measured: bool = False) -> str:
@@ -82,7 +82,7 @@ def _num(value: float, digits: int = 3, *, measured: bool = False) -> str:
     """
     if not math.isfinite(value):
         return "n/a"
-    if abs(value) < ROUNDOFF:
+    if abs(value) < ROUNDOFF_EXPONENT:
         return "0"
     text = f"{value:#.{digits}g}" if measured else f"{value:.{digits}g}"
     return text.rstrip(".").replace(".e", "e").replace("-", "−")
@@ -149,13 +149,13 @@ def plot_labels(ev: dict[str, Any]) -> list[str]:
 def _axis_labels(ev: dict[str, Any]) -> tuple[str, str]:
     variable, quantity = _text(ev.get("variable", "x")), _text(ev.get("quantity", "y"))
     if ev.get("type") != "limit":
-        return variable, _truncate(quantity, YLABEL_CHARS)
+        return variable, _one_line(quantity, YLABEL_CHARS)
     if _at_infinity(ev.get("point")):
         xlabel = f"1/({variable})" if re.search(r"[\s/+−\-]", variable) else f"1/{variable}"
     else:
         xlabel = f"|{variable} − {_text(ev.get('point'))}|"
     value = _text(ev.get("value", ""))
-    return xlabel, f"|{_truncate(quantity, max(12, YLABEL_CHARS - len(value) - 5))} − {value}|"
+    return xlabel, f"|{_one_line(quantity, max(12, YLABEL_CHARS - len(value) - 5))} − {value}|"
 
 
 # --------------------------------------------------------------------------- data
@@ -259,7 +259,7 @@ def _draw(ev: dict[str, Any], uid: str, tag: str) -> str | None:
     fit = ev["fit"]
     fit_label, predicted_label = _fit_label(ev), _predicted_label(ev)
 
-    title = _truncate(_text(ev.get("quantity", "")), TITLE_CHARS)
+    title = _one_line(_text(ev.get("quantity", "")), TITLE_CHARS)
     log = bool(np.all(x > 0)) and bool(np.any(y > 0))
     if log:
         dropped = int(np.sum(y <= 0))

@@ -15,21 +15,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from checks.gate import compare, load_baseline
-from checks.results import TIMINGS_NAME, ResultsError, load_document, read_json
+from checks.results import load_document, load_timings
 from reports.document import build_document
 from reports.html import write_site
 from reports.junit import write_junit
-
-
-def _timings(results_path: Path) -> dict[str, float]:
-    """Seconds per claim from the timings.json beside the results file; {} when there is none."""
-    path = results_path.parent / TIMINGS_NAME
-    if not path.exists():
-        return {}
-    data = read_json(path, "timings file")
-    if not isinstance(data, dict):
-        raise ResultsError(f"timings file {path} is not an object of id → seconds")
-    return {k: float(v) for k, v in data.items() if isinstance(v, (int, float))}
 
 
 def _plot(job: tuple[str, dict[str, Any]]) -> str | None:
@@ -81,7 +70,7 @@ def render_report(results_path: Path, out: Path, *, baseline: Path | None = None
     t0 = time.perf_counter()
     results = load_document(results_path)
     diffs = compare(results["results"], load_baseline(baseline)) if baseline is not None else None
-    document = build_document(results, timings=_timings(results_path), gate=diffs,
+    document = build_document(results, timings=load_timings(results_path), gate=diffs,
                               baseline=str(baseline) if baseline is not None else None,
                               source=str(results_path))
     out.mkdir(parents=True, exist_ok=True)
