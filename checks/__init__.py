@@ -2,7 +2,7 @@
 
 Claim specs import what they need from here::
 
-    from checks import Claim, Kind, Limit, Relation, ScalingLaw, symbolic, tolerances
+    from checks import Claim, Kind, Limit, Reading, Relation, ScalingLaw, control, symbolic, tolerances
 
 ``checks`` never imports a particular claim; it finds them through :mod:`checks.discovery`.
 The names below load on first use, so that ``checks.results`` and ``checks.gate`` (which the
@@ -14,9 +14,9 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_MODULES = {"sampling", "symbolic", "tolerances"}
-_MODEL = {"Claim", "Kind", "Limit", "Measured", "Paper", "Relation", "ScalingLaw", "SummaryTable",
-          "TableCell", "TableRow", "Verdict"}
+_MODULES = {"montecarlo", "sampling", "symbolic", "tolerances"}
+_MODEL = {"Claim", "Control", "Kind", "Limit", "Measured", "Paper", "ProofStatus", "Reading",
+          "Relation", "ScalingLaw", "SummaryTable", "TableCell", "TableRow", "Verdict", "control"}
 
 __all__ = sorted(_MODEL | _MODULES | {"Context"})
 

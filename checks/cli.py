@@ -160,7 +160,9 @@ class Progress:
             self._thread.join()
             self._thread = None
         prefix = "\r\033[K" if self.live else ""
-        self.stream.write(f"{prefix}{self._label}  {record['verdict']}  ({seconds:.1f}s)\n")
+        proof = (record.get("proof") or {}).get("status") or "-"
+        self.stream.write(f"{prefix}{self._label}  {record['verdict']} · proof {proof}  "
+                          f"({seconds:.1f}s)\n")
         self.stream.flush()
 
 
@@ -198,12 +200,27 @@ def cmd_run(args) -> int:
     return EXIT_FAIL if any(r["verdict"] == "error" for r in records) else EXIT_OK
 
 
+LINE_WIDTH = 100  # one line per claim; the full reasons stay in --json and the report
+
+
+def summary_line(record: dict[str, Any], width: int) -> str:
+    """``id  verdict  proof  key figure``, cut to LINE_WIDTH characters."""
+    proof = (record.get("proof") or {}).get("status") or "-"
+    figure = record.get("figure") or record.get("summary", "")
+    if record["verdict"] == "error":
+        figure = record.get("summary", "")
+    line = f"{record['id']:<{width}}  {record['verdict']:<12} {proof:<10} {figure}"
+    return line if len(line) <= LINE_WIDTH else line[: LINE_WIDTH - 1] + "…"
+
+
 def _print_table(records: list[dict[str, Any]], timings: dict[str, float], total: float) -> None:
     width = max((len(r["id"]) for r in records), default=2)
     for r in records:
-        print(f"{r['id']:<{width}}  {r['verdict']:<12}  {timings[r['id']]:6.1f}s  {r['summary']}")
+        print(summary_line(r, width))
     counts = Counter(r["verdict"] for r in records)
-    print(", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + f"  ({total:.1f}s)")
+    proofs = Counter((r.get("proof") or {}).get("status") or "-" for r in records)
+    print(", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + "; proofs: "
+          + ", ".join(f"{v} {k}" for k, v in sorted(proofs.items())) + f"  ({total:.1f}s)")
 
 
 def cmd_gate(args) -> int:

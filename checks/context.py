@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TypeVar
-
-import numpy as np
-import torch
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 PROFILES = ("quick", "full")
 T = TypeVar("T")
@@ -28,13 +25,24 @@ class Context:
     profile: str = "quick"
     device: str = "cpu"
     dtype_name: str = "float64"
+    # Per-claim-run memo: measurements shared by several checks of one claim are computed once
+    # per run (never across runs, never at import). Keys are the spec's own tuples.
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
             raise ValueError(f"unknown profile {self.profile!r} (known: {', '.join(PROFILES)})")
 
+    def cached(self, key: Any, compute: Callable[[], T]) -> T:
+        """``compute()`` once per claim run for ``key``; later calls return the same object."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
+
     @property
-    def dtype(self) -> torch.dtype:
+    def dtype(self):
+        import torch
+
         return getattr(torch, self.dtype_name)
 
     def pick(self, *, quick: T, full: T) -> T:
@@ -44,16 +52,22 @@ class Context:
     def seed_for(self, tag: str) -> int:
         return derive_seed(self.seed, self.claim_id, tag)
 
-    def generator(self, tag: str) -> torch.Generator:
+    def generator(self, tag: str):
         """A torch generator on the run's device, seeded from (run seed, claim id, tag)."""
+        import torch
+
         gen = torch.Generator(device=self.device)
         gen.manual_seed(self.seed_for(tag))
         return gen
 
-    def numpy_rng(self, tag: str) -> np.random.Generator:
+    def numpy_rng(self, tag: str):
+        import numpy as np
+
         return np.random.default_rng(self.seed_for(tag))
 
-    def tensor(self, data, dtype: torch.dtype | None = None) -> torch.Tensor:
+    def tensor(self, data, dtype=None):
+        import torch
+
         return torch.as_tensor(data, dtype=dtype or self.dtype, device=self.device)
 
 
@@ -65,6 +79,8 @@ def single_thread() -> Iterator[None]:
     more than they save (measured 5-10x slower under load by the Lemma 2.4 and Theorem 2.9/2.10
     specs).
     """
+    import torch
+
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:

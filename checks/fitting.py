@@ -17,14 +17,35 @@ CI_LEVEL = 0.95
 BOOTSTRAP_SAMPLES = 2000
 
 
+# A measurement flat to round-off: log y varies by less than this across the grid (a relative
+# spread of a few hundred float64 ulps). Its R² is meaningless (0/0), so the fit says "flat".
+FLAT_LOG_SPREAD = 1e-12
+
+
 @dataclass(frozen=True)
 class PowerLawFit:
     exponent: float
     prefactor: float
     ci: tuple[float, float]
-    r2: float
+    r2: float | None  # None for a law flat to round-off, where R² is 0/0
     band: list[tuple[float, float]]  # confidence band of the fitted line at each x
     decades: float
+    law: str = "power"
+    flat: bool = False
+
+
+def law_abscissa(x, law: str) -> np.ndarray:
+    """The abscissa on which log y is linear: log x (power), x (exponential), log log x (polylog)."""
+    x = np.asarray(x, dtype=float)
+    if law == "power":
+        return np.log(x)
+    if law == "exponential":
+        return x
+    if law == "polylog":
+        if np.any(x <= 1):
+            raise ValueError("a polylog law (log x)^p needs x > 1")
+        return np.log(np.log(x))
+    raise ValueError(f"unknown law {law!r}")
 
 
 def decades(x: np.ndarray) -> float:
@@ -34,9 +55,11 @@ def decades(x: np.ndarray) -> float:
 
 def fit_power_law(
     x, y, yerr=None, *, rng: np.random.Generator, n_boot: int = BOOTSTRAP_SAMPLES,
-    min_decades: float = MIN_DECADES,
+    min_decades: float = MIN_DECADES, law: str = "power",
 ) -> PowerLawFit:
-    """Fit ``y = c · x**p`` by least squares on ``log y`` against ``log x``."""
+    """Fit ``y = c · x**p`` (or ``c·exp(p·x)``, ``c·(log x)**p`` per ``law``) by least squares on
+    ``log y`` against the law's abscissa. Power and polylog laws need ``min_decades`` of x; an
+    exponential law needs ``min_decades`` of y (the decades its rate is measured over)."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     if x.shape != y.shape or x.ndim != 1:
@@ -45,16 +68,18 @@ def fit_power_law(
         raise ValueError(f"a scaling fit needs at least 4 points, got {len(x)}")
     if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
         raise ValueError("a scaling fit needs finite measurements (got NaN or inf)")
-    if np.any(x <= 0) or np.any(y <= 0):
+    if np.any(y <= 0) or (law != "exponential" and np.any(x <= 0)):
         raise ValueError("a log-log fit needs positive x and y (measure a magnitude)")
-    span = decades(x)
-    if span < min_decades - 1e-9:
-        raise ValueError(f"the grid spans {span:.2f} decades; at least {min_decades:g} are required")
-    lx, ly = np.log(x), np.log(y)
+    span = decades(x) if law != "exponential" else decades(y)
+    flat = bool(np.ptp(np.log(y)) < FLAT_LOG_SPREAD)
+    if span < min_decades - 1e-9 and not (law == "exponential" and flat):
+        raise ValueError(f"the {'values span' if law == 'exponential' else 'grid spans'} "
+                         f"{span:.2f} decades; at least {min_decades:g} are required")
+    lx, ly = law_abscissa(x, law), np.log(y)
     p, a = np.polyfit(lx, ly, 1)
     resid = ly - (a + p * lx)
     ss_tot = float(np.sum((ly - ly.mean()) ** 2))
-    r2 = 1.0 - float(np.sum(resid**2)) / ss_tot if ss_tot > 0 else 1.0
+    r2 = None if flat else 1.0 - float(np.sum(resid**2)) / ss_tot
 
     if yerr is not None:
         # Parametric: redraw each point within its standard error (on the log scale).
@@ -71,17 +96,17 @@ def fit_power_law(
     band_lo, band_hi = np.quantile(lines, [alpha, 1.0 - alpha], axis=0)
     with np.errstate(over="ignore"):  # a hopeless fit may give an infinite band: report it
         band = [(float(np.exp(b0)), float(np.exp(b1))) for b0, b1 in zip(band_lo, band_hi, strict=True)]
-    return PowerLawFit(float(p), float(np.exp(a)), (float(lo), float(hi)), r2, band, span)
+    return PowerLawFit(float(p), float(np.exp(a)), (float(lo), float(hi)), r2, band, span, law, flat)
 
 
-def closed_form_bias(x, y_exact, exponent: float) -> float:
+def closed_form_bias(x, y_exact, exponent: float, law: str = "power") -> float:
     """Fitted exponent of exact (closed-form) values over a grid minus the asymptotic exponent.
 
     This is the systematic error pre-asymptotic curvature puts into a fit on that grid; a spec
-    computes it to justify its ``exponent_tolerance`` rather than guessing one.
+    passes it to ``tolerances.FitBias`` rather than guessing a tolerance.
     """
     x, y = np.asarray(x, dtype=float), np.abs(np.asarray(y_exact, dtype=float))
-    return float(np.polyfit(np.log(x), np.log(y), 1)[0] - exponent)
+    return float(np.polyfit(law_abscissa(x, law), np.log(y), 1)[0] - exponent)
 
 
 def _batched_lstsq(lx: np.ndarray, ly: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,8 +1,10 @@
 """The verdict gate: compare a run's verdicts with the committed baseline.
 
-The gate fails on any verdict change, a claim that vanished, a claim new to the baseline (a
-baseline is reviewed like code, so a new verdict is accepted explicitly) and any error.
-``--accept`` rewrites the baseline from a run, and refuses a run that holds errors.
+The gate locks both answers of every claim, the verdict and the proof status. It fails on any
+change of either, a claim that vanished, a claim new to the baseline (a baseline is reviewed like
+code, so a new verdict is accepted explicitly) and any error. ``--accept`` rewrites the baseline
+from a run, and refuses a run that holds errors. Baselines of schema 1 (verdicts only) are read,
+their proof status unlocked.
 """
 
 from __future__ import annotations
@@ -13,43 +15,59 @@ from typing import Any
 
 from checks.results import ResultsError, dumps, read_json, write_atomic
 
-BASELINE_SCHEMA = "attnaudit.baseline/1"
+BASELINE_SCHEMA = "attnaudit.baseline/2"
+OLD_SCHEMA = "attnaudit.baseline/1"
 DEFAULT_BASELINE = Path("claims/baseline.json")
 
 
 @dataclass(frozen=True)
 class Difference:
-    kind: str  # changed | vanished | new | error
+    kind: str  # changed | proof | vanished | new | error
     id: str
     text: str
 
 
-def load_baseline(path: Path) -> dict[str, str]:
+def load_baseline(path: Path) -> dict[str, dict[str, str | None]]:
+    """id → {"verdict", "proof"} (proof None for a schema-1 baseline)."""
     data = read_json(path, "baseline")
-    if not isinstance(data, dict) or data.get("schema") != BASELINE_SCHEMA or not isinstance(
-        data.get("verdicts"), dict
-    ):
+    schema = data.get("schema") if isinstance(data, dict) else None
+    entries = data.get("claims" if schema == BASELINE_SCHEMA else "verdicts") if schema else None
+    if schema not in (BASELINE_SCHEMA, OLD_SCHEMA) or not isinstance(entries, dict):
         raise ResultsError(f"baseline {path} is not an {BASELINE_SCHEMA} file")
-    return data["verdicts"]
+    if schema == OLD_SCHEMA:
+        return {cid: {"verdict": v, "proof": None} for cid, v in entries.items()}
+    if not all(isinstance(e, dict) and "verdict" in e and "proof" in e for e in entries.values()):
+        raise ResultsError(f"baseline {path}: every claim needs a verdict and a proof status")
+    return entries
 
 
-def compare(records: list[dict[str, Any]], baseline: dict[str, str]) -> list[Difference]:
+def proof_of(record: dict[str, Any]) -> str | None:
+    proof = record.get("proof")
+    return proof.get("status") if isinstance(proof, dict) else None
+
+
+def compare(records: list[dict[str, Any]], baseline: dict[str, dict[str, str | None]]
+            ) -> list[Difference]:
     diffs: list[Difference] = []
     current = {r["id"]: r for r in records}
     for cid in sorted(set(baseline) | set(current)):
         record, before = current.get(cid), baseline.get(cid)
         if record is None:
-            diffs.append(Difference("vanished", cid, f"was {before}, absent from this run"))
+            diffs.append(Difference("vanished", cid, f"was {before['verdict']}, absent from this run"))
             continue
-        now = record["verdict"]
+        now, proof = record["verdict"], proof_of(record)
         if now == "error":
             reason = (record.get("error") or {}).get("reason") or record.get("summary", "")
             diffs.append(Difference("error", cid, reason.splitlines()[0] if reason else "error"))
         elif before is None:
-            diffs.append(Difference("new", cid, f"{now} (not in the baseline: review it, "
-                                                "then run 'attnaudit gate RESULTS --accept')"))
-        elif now != before:
-            diffs.append(Difference("changed", cid, f"{before} → {now}: {record.get('summary', '')}"))
+            diffs.append(Difference("new", cid, f"{now} · proof {proof} (not in the baseline: review "
+                                                "it, then run 'attnaudit gate RESULTS --accept')"))
+        elif now != before["verdict"]:
+            diffs.append(Difference("changed", cid,
+                                    f"{before['verdict']} → {now}: {record.get('summary', '')}"))
+        elif before["proof"] is not None and proof != before["proof"]:
+            reason = (record.get("proof") or {}).get("reason", "")
+            diffs.append(Difference("proof", cid, f"proof {before['proof']} → {proof}: {reason}"))
     return diffs
 
 
@@ -66,6 +84,7 @@ def accept(records: list[dict[str, Any]], baseline_path: Path) -> str:
     errors = [r["id"] for r in records if r["verdict"] == "error"]
     if errors:
         raise ResultsError(f"refusing to accept a run with errors: {', '.join(errors)}")
-    verdicts = {r["id"]: r["verdict"] for r in sorted(records, key=lambda r: r["id"])}
-    write_atomic(baseline_path, dumps({"schema": BASELINE_SCHEMA, "verdicts": verdicts}))
-    return f"gate: baseline {baseline_path} now holds {len(verdicts)} verdicts"
+    claims = {r["id"]: {"verdict": r["verdict"], "proof": proof_of(r)}
+              for r in sorted(records, key=lambda r: r["id"])}
+    write_atomic(baseline_path, dumps({"schema": BASELINE_SCHEMA, "claims": claims}))
+    return f"gate: baseline {baseline_path} now holds {len(claims)} verdicts and proof statuses"

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from checks.context import Context
-from checks.fitting import compare_exponent, fit_power_law
-from checks.model import Limit, ScalingLaw
+from checks.fitting import compare_exponent, fit_power_law, law_abscissa
+from checks.model import Limit, ScalingLaw, describe_tolerance
 
 
 def _as_array(values) -> np.ndarray:
@@ -25,9 +25,9 @@ def _measured(result) -> tuple[np.ndarray, np.ndarray | None]:
 
 
 def _fit_evidence(ctx: Context, name: str, x, y, yerr, predicted: float, order: str,
-                  tolerance: float, max_width: float, *, anchor_at_small_x: bool = False
-                  ) -> dict[str, Any]:
-    fit = fit_power_law(x, y, yerr, rng=ctx.numpy_rng(f"bootstrap:{name}"))
+                  tolerance: float, max_width: float, *, anchor_at_small_x: bool = False,
+                  law: str = "power") -> dict[str, Any]:
+    fit = fit_power_law(x, y, yerr, rng=ctx.numpy_rng(f"bootstrap:{name}"), law=law)
     status, why = compare_exponent(fit.ci, predicted, order, tolerance, max_width)
     # The predicted law (for plots) is drawn through the measurement at the asymptotic end: the
     # largest x for a scaling law, the smallest distance to the limit point for a limit.
@@ -37,9 +37,9 @@ def _fit_evidence(ctx: Context, name: str, x, y, yerr, predicted: float, order: 
                    "yerr": None if yerr is None else [float(v) for v in yerr]},
         "fit": {"exponent": fit.exponent, "prefactor": fit.prefactor, "ci": list(fit.ci),
                 "ci_level": 0.95, "r2": fit.r2, "band": [list(b) for b in fit.band],
-                "decades": fit.decades},
+                "decades": fit.decades, "law": fit.law, "flat": fit.flat},
         "predicted_exponent": predicted,
-        "predicted_prefactor": float(y[anchor] / x[anchor] ** predicted),
+        "predicted_prefactor": float(y[anchor] / np.exp(predicted * law_abscissa(x, law)[anchor])),
         "order": order,
         "exponent_tolerance": tolerance,
         "status": status,
@@ -58,15 +58,25 @@ def check_scaling(law: ScalingLaw, ctx: Context) -> dict[str, Any]:
         "reading": law.reading,
         "quantity": law.quantity,
         "variable": law.variable,
-        "predicted": law.predicted or f"{law.order}({law.variable}^{law.exponent:g})",
+        "predicted": law.predicted or _law_text(law.law, law.order, law.variable, law.exponent),
         "family": law.family,
-        "tolerance": law.tolerance,
+        "tolerance": describe_tolerance(law.tolerance),
+        "role": law.role,
     } | _fit_evidence(ctx, law.name, x, y, yerr, law.exponent, law.order,
-                      law.exponent_tolerance, law.max_ci_width)
-    ev["summary"] = (f"{law.quantity} ~ {law.variable}^{ev['fit']['exponent']:.4g} "
-                     f"(95% CI [{ev['fit']['ci'][0]:.4g}, {ev['fit']['ci'][1]:.4g}], "
-                     f"R² {ev['fit']['r2']:.4f}) vs predicted {ev['predicted']}: {ev['decision']}")
+                      law.exponent_tolerance, law.max_ci_width, law=law.law)
+    fit = ev["fit"]
+    r2 = "flat to round-off" if fit["flat"] else f"R² {fit['r2']:.4f}"
+    measured = _law_text(law.law, "", law.variable, fit["exponent"], digits=4)
+    ev["summary"] = (f"{law.quantity} ~ {measured} (95% CI [{fit['ci'][0]:.4g}, {fit['ci'][1]:.4g}], "
+                     f"{r2}) vs predicted {ev['predicted']}: {ev['decision']}")
     return ev
+
+
+def _law_text(law: str, order: str, variable: str, p: float, digits: int = 3) -> str:
+    e = f"{p:.{digits}g}"
+    body = {"power": f"{variable}^{e}", "exponential": f"exp({e}·{variable})",
+            "polylog": f"(log {variable})^{e}"}[law]
+    return f"{order}({body})" if order else body
 
 
 def check_limit(limit: Limit, ctx: Context) -> dict[str, Any]:
@@ -87,7 +97,8 @@ def check_limit(limit: Limit, ctx: Context) -> dict[str, Any]:
         "value": limit.value,
         "point": limit.point,
         "family": limit.family,
-        "tolerance": limit.tolerance,
+        "tolerance": describe_tolerance(limit.tolerance),
+        "role": limit.role,
         "final_gap": float(gap[np.argmin(to_point)]),
     }
     if np.any(gap == 0):

@@ -20,6 +20,12 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9.\-/]*$")
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")
 
+# What a derivation step or a check bears on: the claimed relation itself, or an intermediate
+# result of the paper's argument. A false ``proof`` item makes the proof flawed; only a false
+# ``statement`` item refutes.
+ROLES = ("statement", "proof")
+PRIMARY = "primary"
+
 
 class Kind(StrEnum):
     """What sort of proposition a claim is; DESIGN.md's list, nothing else."""
@@ -48,6 +54,58 @@ class Verdict(StrEnum):
     INCONCLUSIVE = "inconclusive"
     UNVERIFIABLE = "unverifiable"
     ERROR = "error"
+
+
+class ProofStatus(StrEnum):
+    SOUND = "sound"
+    FLAWED = "flawed"
+    INCOMPLETE = "incomplete"
+    ABSENT = "absent"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """An alternative reading of a statement: its own verdict, never the headline.
+
+    ``id`` names it in checks (``reading="n-keys"``) and in the record; ``why`` says in one line
+    why the text admits it.
+    """
+
+    id: str
+    text: str
+    why: str
+
+    def __post_init__(self) -> None:
+        _check_name(self.id)
+        if self.id == PRIMARY:
+            raise ValueError(f"reading id {PRIMARY!r} is reserved for the claim's primary reading")
+        if not self.text.strip() or not self.why.strip():
+            raise ValueError(f"reading {self.id!r}: give its text and a one-line reason")
+
+
+@dataclass(frozen=True, eq=False)
+class Control:
+    """A negative control: the same check on the same family with something swapped in for
+    which the statement is false (the contrasted operator, a kernel lacking the property, the
+    prediction moved). ``changes`` replace fields of the check (``evaluate=``, ``measure=``,
+    ``gap=``, ``exponent=``, ``sample=``...). The control must fail; one that passes shows the
+    check cannot discriminate."""
+
+    variant: str
+    changes: dict[str, Any]
+
+    def __post_init__(self) -> None:
+        if not self.variant.strip():
+            raise ValueError("a control names its variant (what is swapped in)")
+        if not self.changes:
+            raise ValueError(f"control {self.variant!r} changes nothing")
+        if "name" in self.changes or "controls" in self.changes:
+            raise ValueError(f"control {self.variant!r} may not rename the check or nest controls")
+
+
+def control(variant: str, **changes: Any) -> Control:
+    """``control("softmax in place of IDA", evaluate=softmax_gap)``."""
+    return Control(variant, dict(changes))
 
 
 @dataclass(frozen=True)
@@ -84,18 +142,18 @@ class Relation:
     rhs: str
     evaluate: Callable[[dict[str, Any]], tuple[Any, Any, Any]]
     sample: Callable[[Context, Any], Any]
-    tolerance: str
+    tolerance: Any
     sampler: str
     strategy: Callable[[Context], Any] | None = None
     reading: str | None = None
     max_examples: int = 200
+    role: str = "statement"
+    controls: tuple[Control, ...] = ()
 
     def __post_init__(self) -> None:
-        _check_name(self.name)
+        _check_common(self, "relation")
         if self.rel not in ("==", "<=", ">="):
             raise ValueError(f"relation {self.name!r}: rel must be '==', '<=' or '>=', not {self.rel!r}")
-        if not self.tolerance.strip():
-            raise ValueError(f"relation {self.name!r}: the tolerance needs a stated reason")
         if not self.sampler.strip():
             raise ValueError(f"relation {self.name!r}: name the sampler (what it produces)")
 
@@ -119,22 +177,28 @@ class ScalingLaw:
     grid: Callable[[Context], Any]
     measure: Callable[[Context, Any], Any]
     family: str
-    tolerance: str
-    exponent_tolerance: float = 0.05
+    tolerance: Any
     predicted: str = ""
     reading: str | None = None
     max_ci_width: float = 0.5
+    law: str = "power"
+    role: str = "statement"
+    controls: tuple[Control, ...] = ()
 
     def __post_init__(self) -> None:
-        _check_name(self.name)
+        _check_common(self, "scaling law")
         if self.order not in ("Θ", "O", "Ω"):
             raise ValueError(f"scaling law {self.name!r}: order must be 'Θ', 'O' or 'Ω'")
-        if not self.tolerance.strip():
-            raise ValueError(f"scaling law {self.name!r}: the exponent tolerance needs a reason")
+        if self.law not in LAWS:
+            raise ValueError(f"scaling law {self.name!r}: law must be one of {', '.join(LAWS)}")
         if not self.family.strip():
             raise ValueError(f"scaling law {self.name!r}: name the instance family (typical or worst)")
-        if self.exponent_tolerance < 0:
-            raise ValueError(f"scaling law {self.name!r}: exponent_tolerance must be >= 0")
+        if _tolerance_value(self.tolerance, self.name) < 0:
+            raise ValueError(f"scaling law {self.name!r}: the exponent tolerance must be >= 0")
+
+    @property
+    def exponent_tolerance(self) -> float:
+        return _tolerance_value(self.tolerance, self.name)
 
 
 @dataclass(frozen=True)
@@ -156,19 +220,57 @@ class Limit:
     grid: Callable[[Context], Any]
     gap: Callable[[Context, Any], Any]
     family: str
-    tolerance: str
-    rate_tolerance: float = 0.05
+    tolerance: Any
     reading: str | None = None
+    role: str = "statement"
+    controls: tuple[Control, ...] = ()
 
     def __post_init__(self) -> None:
-        _check_name(self.name)
+        _check_common(self, "limit")
         if self.rate <= 0:
             raise ValueError(f"limit {self.name!r}: the convergence rate must be positive")
-        if not self.tolerance.strip() or not self.family.strip():
-            raise ValueError(f"limit {self.name!r}: state the tolerance reason and the family")
+        if not self.family.strip():
+            raise ValueError(f"limit {self.name!r}: name the family")
+        if _tolerance_value(self.tolerance, self.name) < 0:
+            raise ValueError(f"limit {self.name!r}: the rate tolerance must be >= 0")
+
+    @property
+    def rate_tolerance(self) -> float:
+        return _tolerance_value(self.tolerance, self.name)
 
 
 Check = Relation | ScalingLaw | Limit
+
+# Scaling laws: y ~ x^p (power), y ~ exp(p·x) (exponential, a log-linear fit), y ~ (log x)^p
+# (polylog, e.g. Ω((log n)²)).
+LAWS = ("power", "exponential", "polylog")
+
+
+def describe_tolerance(tolerance: Any) -> str:
+    """A tolerance's self-description (an object from ``checks.tolerances``) or a stated reason."""
+    if hasattr(tolerance, "describe"):
+        return tolerance.describe()
+    return str(tolerance)
+
+
+def _tolerance_value(tolerance: Any, name: str) -> float:
+    value = getattr(tolerance, "value", None)
+    if value is None:
+        raise TypeError(f"check {name!r}: a fit's tolerance must be a checks.tolerances object "
+                        "with a value (FitBias, Systematic or Exact)")
+    return float(value)
+
+
+def _check_common(check: Any, what: str) -> None:
+    _check_name(check.name)
+    if check.role not in ROLES:
+        raise ValueError(f"{what} {check.name!r}: role must be one of {', '.join(ROLES)}")
+    if not describe_tolerance(check.tolerance).strip():
+        raise ValueError(f"{what} {check.name!r}: the tolerance needs a stated reason")
+    if check.reading is not None:
+        _check_name(check.reading)
+    if not all(isinstance(c, Control) for c in check.controls):
+        raise TypeError(f"{what} {check.name!r}: controls must be checks.Control objects")
 
 
 @dataclass(frozen=True)
@@ -256,6 +358,9 @@ class Claim:
     time_limit_s: float = 120.0
     dtype: str = "float64"
     notes: str = ""
+    reading_why: str = ""
+    alternatives: tuple[Reading, ...] = ()
+    proof_absent: str | None = None
     source_module: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -272,6 +377,13 @@ class Claim:
                 )
             if not self.checks:
                 raise ValueError(f"claim {self.id}: no checks (or state why it is unverifiable)")
+        alt_ids = [r.id for r in self.alternatives]
+        if len(set(alt_ids)) != len(alt_ids) or not all(isinstance(r, Reading) for r in self.alternatives):
+            raise ValueError(f"claim {self.id}: alternatives must be Readings with distinct ids")
+        for check in self.checks:
+            if getattr(check, "reading", None) not in (None, *alt_ids):
+                raise ValueError(f"claim {self.id}: check {check.name!r} names unknown reading "
+                                 f"{check.reading!r} (known: {', '.join(alt_ids) or 'none'})")
         names = [c.name for c in self.checks]
         duplicated = sorted({n for n in names if names.count(n) > 1})
         if duplicated:

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from checks.context import Context
-from checks.model import Relation
+from checks.model import Relation, describe_tolerance
 
 WITNESS_SCHEMA = "attnaudit.witness/1"
 
@@ -132,7 +132,8 @@ def check_relation(relation: Relation, ctx: Context) -> dict[str, Any]:
         "rel": relation.rel,
         "rhs": relation.rhs,
         "sampler": relation.sampler,
-        "tolerance": relation.tolerance,
+        "tolerance": describe_tolerance(relation.tolerance),
+        "role": relation.role,
         "cases": n_cases,
         "violations": n_violations,
         # Largest (lhs − rhs − tol)/max(|rhs|, tol) seen: near 0 means the bound is tight on this

@@ -20,11 +20,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from dataclasses import replace
+
 from checks.context import Context
 from checks.discovery import LoadError
 from checks.laws import check_limit, check_scaling
 from checks.model import Claim, Limit, Relation, ScalingLaw, Verdict
 from checks.relations import check_relation
+from checks.tables import key_figure
 from checks.verdict import corrected_statement, decide
 
 
@@ -50,7 +53,8 @@ def versions() -> dict[str, str]:
 
 
 def source_hash(claim: Claim) -> str:
-    """Hash of the spec module, its paper's helper modules and the operators package."""
+    """Hash of the spec module, its paper's helper modules, the operators and the engine, so that
+    a change to any of them marks the verdict stale."""
     digest = hashlib.sha256()
     files: list[Path] = []
     module = importlib.import_module(claim.source_module) if claim.source_module else None
@@ -58,11 +62,11 @@ def source_hash(claim: Claim) -> str:
         spec = Path(module.__file__)
         files.append(spec)
         files.extend(sorted(spec.parent.glob("_*.py")))
-    try:
-        operators = importlib.import_module("operators")
-        files.extend(sorted(Path(operators.__file__).parent.glob("*.py")))
-    except ImportError:
-        pass
+    for package in ("operators", "checks"):
+        try:
+            files.extend(sorted(Path(importlib.import_module(package).__file__).parent.glob("*.py")))
+        except ImportError:
+            pass
     for f in files:
         digest.update(f.name.encode())
         digest.update(f.read_bytes())
@@ -100,10 +104,12 @@ def _finite(value: Any) -> Any:
 
 
 def _base_record(claim_id: str, paper: str, ctx_fields: dict[str, Any]) -> dict[str, Any]:
-    return {"id": claim_id, "verdict": None, "paper": paper, "label": "", "section": "",
-            "kind": "", "statement": "", "reading": "", "notes": "", "summary": "",
+    return {"id": claim_id, "verdict": None,
+            "proof": {"status": None, "first_false_step": None, "reason": ""},
+            "paper": paper, "label": "", "section": "", "kind": "", "statement": "",
+            "reading": "", "readings": [], "notes": "", "summary": "", "figure": "",
             "derivation": {"steps": [], "first_disagreement": None, "note": ""},
-            "evidence": [], "corrected": None} | ctx_fields
+            "evidence": [], "controls": [], "corrected": None} | ctx_fields
 
 
 def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
@@ -116,14 +122,18 @@ def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
     start = time.perf_counter()
     try:
         with time_limit(claim.time_limit_s * ctx.pick(quick=1, full=10)):
-            steps = [s.to_json() for s in claim.derivation()] if claim.derivation else []
-            evidence = [_run_check(check, ctx) for check in claim.checks]
-        first = next((i for i, s in enumerate(steps) if not s["agrees"]), None)
+            steps = [_step_json(s, claim) for s in claim.derivation()] if claim.derivation else []
+            evidence = [run_check_with_controls(check, ctx) for check in claim.checks]
+        first = next((i for i, s in enumerate(steps) if s["status"] == "disagrees"), None)
         record["derivation"] = {"steps": steps, "first_disagreement": first,
                                 "note": claim.no_derivation or ""}
         record["evidence"] = evidence
-        verdict, summary = decide(claim, steps, evidence)
+        record["controls"] = [c for e in evidence for c in e.get("controls", [])]
+        decision = decide(claim, steps, evidence)
+        verdict, summary = decision["verdict"], decision["summary"]
+        record["proof"], record["readings"] = decision["proof"], decision["readings"]
         record["corrected"] = corrected_statement(claim, verdict, evidence)
+        record["figure"] = key_figure(verdict.value, steps, evidence)
     except ClaimTimeout as exc:
         verdict, summary = Verdict.ERROR, f"{exc}"
         record["error"] = {"file": spec_file, "reason": str(exc)}
@@ -140,14 +150,44 @@ def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
     return _finite(record), seconds
 
 
-def _run_check(check, ctx: Context) -> dict[str, Any]:
+def _step_json(step, claim: Claim) -> dict[str, Any]:
+    data = step.to_json()
+    known = {None, *(r.id for r in claim.alternatives)}
+    if data["reading"] not in known:
+        raise ValueError(f"step {data['name']!r} names unknown reading {data['reading']!r}")
+    return data
+
+
+def run_check(check, ctx: Context) -> dict[str, Any]:
+    """The evidence of one check (no controls), tagged with its role and reading."""
     if isinstance(check, Relation):
-        return check_relation(check, ctx)
-    if isinstance(check, ScalingLaw):
-        return check_scaling(check, ctx)
-    if isinstance(check, Limit):
-        return check_limit(check, ctx)
-    raise TypeError(f"unknown check type {type(check).__name__}")
+        ev = check_relation(check, ctx)
+    elif isinstance(check, ScalingLaw):
+        ev = check_scaling(check, ctx)
+    elif isinstance(check, Limit):
+        ev = check_limit(check, ctx)
+    else:
+        raise TypeError(f"unknown check type {type(check).__name__}")
+    return ev | {"role": check.role, "reading": check.reading}
+
+
+def run_check_with_controls(check, ctx: Context) -> dict[str, Any]:
+    """A check's evidence and, when it agrees, each negative control's outcome.
+
+    A control is the same check with the spec's named changes; it runs on the same seeded family
+    (the generators are keyed by the check's name), and it must disagree. Controls of a check that
+    does not agree are not run: such a check confirms nothing.
+    """
+    ev = run_check(check, ctx)
+    ev["controls"] = []
+    if ev["status"] != "agrees":
+        return ev
+    for c in check.controls:
+        cev = run_check(replace(check, controls=(), **c.changes), ctx)
+        ev["controls"].append({"check": check.name, "variant": c.variant,
+                               "failed": cev["status"] == "disagrees", "status": cev["status"],
+                               "summary": cev["summary"]})
+    return ev
 
 
 def _provenance(claim: Claim, ctx: Context, spec_file: str) -> dict[str, Any]:
@@ -159,6 +199,7 @@ def load_error_record(error: LoadError, *, seed: int, profile: str, device: str)
     record = _base_record(error.id, error.paper, {})
     record.update(verdict=Verdict.ERROR.value, summary=f"{error.file}: {error.reason}",
                   error={"file": error.file, "reason": error.reason})
+    record["proof"]["reason"] = "the spec did not load"
     record.update(seed=seed, profile=profile, device=device, dtype="", spec_file=error.file,
                   source_hash="", versions=versions())
     return record

@@ -5,15 +5,18 @@ strategies for adversarial search. Each is named for what it produces.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import torch
-
-import operators
 from checks.context import Context
+
+if TYPE_CHECKING:  # pragma: no cover - typing only; torch loads when a sampler first runs
+    import torch
 
 
 def gaussian(ctx: Context, gen: torch.Generator, *shape: int, scale: float = 1.0) -> torch.Tensor:
     """i.i.d. N(0, scale²) entries of the given shape."""
+    import torch
+
     return scale * torch.randn(*shape, generator=gen, dtype=ctx.dtype, device=ctx.device)
 
 
@@ -22,12 +25,16 @@ def log_uniform(ctx: Context, gen: torch.Generator, *shape: int, low: float, hig
     """Values whose logarithm is uniform on [log low, log high]: every decade equally often."""
     if not 0 < low < high:
         raise ValueError(f"log_uniform needs 0 < low < high, got {low}, {high}")
+    import torch
+
     u = torch.rand(*shape, generator=gen, dtype=ctx.dtype, device=ctx.device)
     return torch.exp(math.log(low) + u * (math.log(high) - math.log(low)))
 
 
 def unit_vectors(ctx: Context, gen: torch.Generator, *shape: int) -> torch.Tensor:
     """Uniform directions on the sphere S^{d−1}; the last entry of ``shape`` is d."""
+    import torch
+
     v = gaussian(ctx, gen, *shape)
     return v / torch.linalg.vector_norm(v, dim=-1, keepdim=True)
 
@@ -37,6 +44,10 @@ def min_pairwise_squared_distance(x: torch.Tensor) -> torch.Tensor:
 
     Memory O(n²) per set (exact differences, no ``(n, n, d)`` intermediate).
     """
+    import torch
+
+    import operators
+
     d2 = operators.squared_distances(x, x)
     eye = torch.eye(x.shape[-2], dtype=torch.bool, device=x.device)
     return d2.masked_fill(eye, math.inf).amin(dim=(-1, -2))

@@ -1,17 +1,27 @@
-"""Derivation steps: the paper's expression beside the one SymPy derives, compared exactly.
+"""Derivation steps: the paper's expression beside the one SymPy derives, with three outcomes.
 
-Each helper returns a :class:`Step` recording both expressions (as text and LaTeX), the method of
-comparison and whether they agree. A derivation is a function returning a list of steps; the
-first step that disagrees is the finding.
+Each helper returns a :class:`Step` with a ``status``: ``agrees`` (SymPy proves it), ``disagrees``
+(SymPy, or an exact evaluation at a rational point, proves it false) or ``undecided`` (SymPy
+cannot tell). Undecided is never read as false: an undecided statement step leaves the verdict to
+the numerics (or makes it inconclusive), an undecided proof step makes the proof incomplete.
+
+Every step declares its ``role``: ``statement`` (the claimed relation itself) or ``proof`` (an
+intermediate result of the paper's argument), and optionally the alternative ``reading`` it
+belongs to. This module holds the engine's one set of sign, zero, leading-order and Θ helpers;
+specs do not decide signs themselves.
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 import sympy as sp
 
+from checks.model import ROLES
+
 METHODS = ("exact", "series", "limit", "leading-order", "holds")
+STATUSES = ("agrees", "disagrees", "undecided")
 
 
 @dataclass(frozen=True)
@@ -22,98 +32,228 @@ class Step:
     derived: str
     paper_latex: str
     derived_latex: str
-    agrees: bool
+    status: str
+    role: str
+    reading: str | None = None
     note: str = ""
+
+    @property
+    def agrees(self) -> bool:
+        return self.status == "agrees"
 
     def to_json(self) -> dict:
         return {
             "name": self.name,
+            "role": self.role,
+            "reading": self.reading,
             "method": self.method,
             "paper": self.paper,
             "derived": self.derived,
             "paper_latex": self.paper_latex,
             "derived_latex": self.derived_latex,
-            "agrees": self.agrees,
+            "status": self.status,
+            "agrees": self.status == "agrees",
             "note": self.note,
         }
 
 
-def _step(name, method, paper, derived, agrees, note) -> Step:
+def tri(value) -> str:
+    """``True``/``False``/``None`` (SymPy's fuzzy logic) → agrees/disagrees/undecided."""
+    if value is True or value is sp.true:
+        return "agrees"
+    if value is False or value is sp.false:
+        return "disagrees"
+    return "undecided"
+
+
+def _step(name, method, paper, derived, status, role, reading, note) -> Step:
     if method not in METHODS:
         raise ValueError(f"unknown step method {method!r}")
-    return Step(
-        name=name,
-        method=method,
-        paper=sp.sstr(paper),
-        derived=sp.sstr(derived),
-        paper_latex=sp.latex(paper),
-        derived_latex=sp.latex(derived),
-        agrees=bool(agrees),
-        note=note,
-    )
+    if role not in ROLES:
+        raise ValueError(f"step {name!r}: role must be one of {', '.join(ROLES)}, not {role!r}")
+    if status not in STATUSES:
+        raise ValueError(f"step {name!r}: status {status!r}")
+    return Step(name=name, method=method, paper=sp.sstr(paper), derived=sp.sstr(derived),
+                paper_latex=sp.latex(paper), derived_latex=sp.latex(derived), status=status,
+                role=role, reading=reading, note=note)
+
+
+# ── deciding: zero, sign, relations ─────────────────────────────────────────────────────────
+
+_PROBES = 6  # rational points at which a non-identity is looked for after simplify gives up
+
+
+def _numeric_nonzero(expr: sp.Expr) -> bool:
+    """True when ``expr`` is provably non-zero at some admissible rational point (exact arithmetic).
+
+    Free symbols get small positive rationals (which satisfy positive/real/nonnegative
+    assumptions); a point where the expression is undefined is skipped. Seeded by the expression's
+    text, so the outcome never depends on the run.
+    """
+    symbols = sorted(expr.free_symbols, key=lambda s: s.name)
+    if any(s.is_integer or s.is_negative or s.is_nonpositive for s in symbols):
+        return False  # assumptions a positive rational need not satisfy: decide nothing
+    rng = random.Random(sp.srepr(expr))
+    for _ in range(_PROBES):
+        point = {s: sp.Rational(rng.randint(1, 97), rng.randint(1, 13)) for s in symbols}
+        try:
+            value = sp.nsimplify(expr.subs(point)) if symbols else expr
+            value = sp.simplify(value)
+        except (ZeroDivisionError, ValueError, TypeError):
+            continue
+        if value.is_zero is False and value.is_finite is True:
+            return True
+    return False
+
+
+def zero_status(expr: sp.Expr) -> str:
+    """Is ``expr`` identically zero? agrees (proved), disagrees (non-zero somewhere), undecided."""
+    expr = sp.sympify(expr)
+    simplified = sp.simplify(sp.together(sp.expand(expr)))
+    if simplified == 0 or sp.simplify(sp.factor(sp.cancel(simplified))) == 0:
+        return "agrees"
+    if simplified.is_zero is False or _numeric_nonzero(simplified):
+        return "disagrees"
+    return "undecided"
 
 
 def is_zero(expr: sp.Expr) -> bool:
-    """True only when SymPy proves ``expr == 0``; an undecided simplification counts as no."""
-    simplified = sp.simplify(sp.together(sp.expand(expr)))
-    if simplified == 0:
-        return True
-    return sp.simplify(sp.factor(sp.cancel(simplified))) == 0
+    """True only when SymPy proves ``expr == 0`` (for specs' own branching, not for verdicts)."""
+    return zero_status(expr) == "agrees"
 
 
-def exact(name: str, paper: sp.Expr, derived: sp.Expr, note: str = "") -> Step:
-    """The paper's expression equals the derived one identically (``simplify(a − b) == 0``)."""
-    return _step(name, "exact", paper, derived, is_zero(sp.sympify(paper) - sp.sympify(derived)), note)
+def sign(expr: sp.Expr) -> int | None:
+    """+1, 0 or −1 when SymPy can prove the sign under the symbols' assumptions; None otherwise."""
+    e = sp.simplify(sp.sympify(expr))
+    if e.is_zero is True:
+        return 0
+    if e.is_positive is True:
+        return 1
+    if e.is_negative is True:
+        return -1
+    return None
 
 
-def holds(name: str, statement: sp.Basic, derived_truth: sp.Basic, note: str = "") -> Step:
-    """A relational statement the proof makes (e.g. an inequality's direction), decided by SymPy.
+def relation_status(relation: sp.Basic) -> str:
+    """A SymPy relational (``a <= b``, ``Eq``...) under the symbols' assumptions, three-valued.
 
-    ``derived_truth`` is what SymPy reduces the statement to under the stated assumptions; the step
-    agrees only when that is ``sympy.true``.
+    Decided from the sign of ``b − a`` (or by SymPy's own evaluation); undecided otherwise.
     """
-    return _step(name, "holds", statement, derived_truth, derived_truth is sp.true, note)
+    if relation in (sp.true, True):
+        return "agrees"
+    if relation in (sp.false, False):
+        return "disagrees"
+    if not isinstance(relation, sp.core.relational.Relational):
+        raise TypeError(f"not a relation: {relation!r}")
+    diff = sp.simplify(relation.rhs - relation.lhs)
+    s = sign(diff)
+    op = relation.rel_op
+    if s is None:
+        if op in ("==",):
+            return zero_status(diff)
+        return "undecided"
+    table = {"<=": s >= 0, "<": s > 0, ">=": s <= 0, ">": s < 0, "==": s == 0, "!=": s != 0}
+    return "agrees" if table[op] else "disagrees"
 
 
-def series(
-    name: str, paper: sp.Expr, derived: sp.Expr, var: sp.Symbol, point, order: int, note: str = ""
-) -> Step:
+# ── steps ───────────────────────────────────────────────────────────────────────────────────
+
+
+def exact(name: str, paper: sp.Expr, derived: sp.Expr, *, role: str, reading: str | None = None,
+          note: str = "") -> Step:
+    """The paper's expression equals the derived one identically."""
+    status = zero_status(sp.sympify(paper) - sp.sympify(derived))
+    return _step(name, "exact", paper, derived, status, role, reading, note)
+
+
+def holds(name: str, relation: sp.Basic, *, role: str, reading: str | None = None,
+          note: str = "") -> Step:
+    """A relational statement (an inequality's direction, a sign), decided by :func:`relation_status`
+    under the symbols' assumptions. The derived column shows what SymPy reduced it to."""
+    status = relation_status(relation)
+    derived = {"agrees": sp.true, "disagrees": sp.false}.get(status, sp.Symbol("undecided"))
+    return _step(name, "holds", relation, derived, status, role, reading, note)
+
+
+def series(name: str, paper: sp.Expr, derived: sp.Expr, var: sp.Symbol, point, order: int, *,
+           role: str, reading: str | None = None, note: str = "") -> Step:
     """Series coefficients of both expressions about ``var = point`` agree up to ``var**(order-1)``."""
     a = sp.series(sp.sympify(paper), var, point, order).removeO()
     b = sp.series(sp.sympify(derived), var, point, order).removeO()
-    return _step(name, "series", a, b, is_zero(sp.expand(a - b)), note)
+    return _step(name, "series", a, b, zero_status(sp.expand(a - b)), role, reading, note)
 
 
-def limit(
-    name: str, expr: sp.Expr, var: sp.Symbol, point, paper_value: sp.Expr, direction: str = "+",
-    note: str = "",
-) -> Step:
-    """``lim_{var → point} expr`` equals the paper's value."""
-    value = sp.limit(expr, var, point, dir=direction)
-    return _step(name, "limit", paper_value, value, is_zero(sp.sympify(paper_value) - value), note)
+def limit(name: str, expr: sp.Expr, var: sp.Symbol, point, paper_value: sp.Expr, *, role: str,
+          direction: str = "+", reading: str | None = None, note: str = "") -> Step:
+    """``lim_{var → point} expr`` equals the paper's value (undecided when SymPy cannot take it)."""
+    try:
+        value = sp.limit(expr, var, point, dir=direction)
+    except (NotImplementedError, sp.PoleError, ValueError):
+        return _step(name, "limit", paper_value, sp.Limit(expr, var, point, dir=direction),
+                     "undecided", role, reading, note)
+    if isinstance(value, sp.Limit) or value.has(sp.AccumBounds):
+        return _step(name, "limit", paper_value, value, "undecided", role, reading, note)
+    return _step(name, "limit", paper_value, value, zero_status(sp.sympify(paper_value) - value),
+                 role, reading, note)
 
 
 def leading_term(expr: sp.Expr, var: sp.Symbol, point=sp.oo) -> sp.Expr:
-    """The leading term of ``expr`` as ``var → point`` (``oo`` or a finite point)."""
-    if point in (sp.oo, -sp.oo):
-        t = sp.Dummy("t", positive=True)
-        sign = 1 if point == sp.oo else -1
-        lead = sp.sympify(expr).subs(var, sign / t).as_leading_term(t)
-        return sp.simplify(lead.subs(t, sign / var))
-    return sp.simplify(sp.sympify(expr).as_leading_term(var) if point == 0 else
-                       sp.sympify(expr).subs(var, var + point).as_leading_term(var).subs(var, var - point))
+    """The leading term of ``expr`` as ``var → point`` (``oo`` or a finite point), for display.
+
+    Falls back to the expression itself where SymPy's series machinery cannot expand it (e.g.
+    e^{−Δ²}-type terms at ∞, which raise PoleError).
+    """
+    expr = sp.sympify(expr)
+    try:
+        if point in (sp.oo, -sp.oo):
+            t = sp.Dummy("t", positive=True)
+            s = 1 if point == sp.oo else -1
+            lead = expr.subs(var, s / t).as_leading_term(t)
+            return sp.simplify(lead.subs(t, s / var))
+        if point == 0:
+            return sp.simplify(expr.as_leading_term(var))
+        return sp.simplify(expr.subs(var, var + point).as_leading_term(var).subs(var, var - point))
+    except (sp.PoleError, NotImplementedError, ValueError):
+        return expr
 
 
-def leading_order(
-    name: str, expr: sp.Expr, var: sp.Symbol, paper_order: sp.Expr, point=sp.oo,
-    up_to_constant: bool = True, note: str = "",
-) -> Step:
+def _ratio_limit(expr: sp.Expr, order: sp.Expr, var: sp.Symbol, point):
+    ratio = sp.simplify(sp.sympify(expr) / sp.sympify(order))
+    try:
+        value = sp.limit(ratio, var, point)
+    except (sp.PoleError, NotImplementedError, ValueError):
+        try:  # the Gruntz algorithm handles exp-of-polynomial towers the heuristic limit cannot
+            value = sp.gruntz(ratio, var, point)
+        except Exception:  # noqa: BLE001 - SymPy raises assorted errors: the step is undecided
+            return None
+    if isinstance(value, sp.Limit) or value.has(sp.AccumBounds) or value is sp.nan:
+        return None
+    return value
+
+
+def leading_order(name: str, expr: sp.Expr, var: sp.Symbol, paper_order: sp.Expr, *, role: str,
+                  point=sp.oo, up_to_constant: bool = True, reading: str | None = None,
+                  note: str = "") -> Step:
     """``expr`` is of the paper's order as ``var → point``: ``expr / paper_order`` tends to a finite
-    non-zero constant (``up_to_constant``, for Θ statements) or to exactly 1 (for asymptotic
-    equalities ``~``). The derived column shows SymPy's leading term of ``expr``."""
-    ratio = sp.limit(sp.sympify(expr) / paper_order, var, point)
-    if up_to_constant:
-        agrees = ratio.is_finite is True and ratio.is_zero is False
+    non-zero constant (``up_to_constant``, Θ) or to exactly 1 (``~``). Undecided when SymPy cannot
+    take the limit."""
+    ratio = _ratio_limit(expr, paper_order, var, point)
+    if ratio is None:
+        status = "undecided"
+    elif up_to_constant:
+        finite, nonzero = ratio.is_finite, ratio.is_zero
+        status = ("agrees" if finite is True and nonzero is False else
+                  "disagrees" if finite is False or nonzero is True else "undecided")
     else:
-        agrees = is_zero(ratio - 1)
-    return _step(name, "leading-order", paper_order, leading_term(expr, var, point), agrees, note)
+        status = zero_status(ratio - 1)
+    return _step(name, "leading-order", paper_order, leading_term(expr, var, point), status, role,
+                 reading, note)
+
+
+def bounded_by(name: str, expr: sp.Expr, var: sp.Symbol, bound: sp.Expr, *, role: str,
+               point=sp.oo, reading: str | None = None, note: str = "") -> Step:
+    """``expr = O(bound)`` as ``var → point``: ``|expr / bound|`` has a finite limit."""
+    ratio = _ratio_limit(expr, bound, var, point)
+    status = "undecided" if ratio is None else tri(sp.Abs(ratio).is_finite)
+    return _step(name, "leading-order", bound, leading_term(expr, var, point), status, role,
+                 reading, note)

@@ -85,3 +85,24 @@ def fill_tables(tables: dict[str, tuple[SummaryTable, ...]], records: list[dict[
     papers = {r.get("paper") for r in records}
     return [fill_table(t, paper, by_id) for paper in sorted(tables) if paper in papers
             for t in tables[paper]]
+
+
+def key_figure(verdict: str, steps: list[dict[str, Any]], evidence: list[dict[str, Any]]) -> str:
+    """The one figure that carries a claim's verdict, for the terminal line and the claims table.
+
+    Refuted: the first false statement step, else the first disagreeing statement check of the
+    primary reading. Otherwise: the first primary statement check backed by a failing control,
+    else the first undecided one, else the first check.
+    """
+    primary = [e for e in evidence if e.get("reading") is None and e.get("role") == "statement"]
+    if verdict == "refuted":
+        step = next((s for s in steps if s.get("reading") is None and s.get("role") == "statement"
+                     and s["status"] == "disagrees"), None)
+        if step is not None:
+            return f"step '{step['name']}' is false"
+        chosen = next((e for e in primary if e["status"] == "disagrees"), None)
+    else:
+        chosen = (next((e for e in primary if any(c["failed"] for c in e.get("controls", []))), None)
+                  or next((e for e in primary if e["status"] == "undecided"), None)
+                  or next(iter(primary or evidence), None))
+    return "" if chosen is None else figure(chosen)

@@ -1,17 +1,27 @@
-"""GeoResolver §2.2, Property 1: translation invariance of the inverse-distance kernel."""
+"""GeoResolver §2.2, Property 1: translation invariance of the inverse-distance kernel.
+
+The reference example of a claim spec (docs in README "Adding a claim"): a primary reading, an
+alternative reading for the paper's side sentence on softmax, derivation steps with roles, a
+Relation with a self-describing tolerance and a negative control.
+"""
 
 from __future__ import annotations
 
 import sympy as sp
-import torch
 
-import operators
-from checks import Claim, Kind, Relation, sampling, symbolic, tolerances
+from checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (
     r"\|q_i-k_j\|_2^2=\|(q_i+t)-(k_j+t)\|_2^2. \text{ This invariance implies that the attention "
-    r"weights are unchanged by global shifts of the input space.}"
+    r"weights are unchanged by global shifts of the input space. In contrast, softmax attention is "
+    r"translation-invariant only up to normalization.}"
 )
+
+# Error model of forming (q+t)−(k+t): each coordinate of q−k moves by ~u·(|q|+|k|+2|t|), which
+# moves D_ij = ‖q_i−k_j‖²+ε by ~2‖q_i−k_j‖·√d·u·scale, the weights by that relative amount
+# (twice, through the normalisation), and the output by it times max|v|.
+TOL = tolerances.Roundoff(condition="1 + max_ij (2‖q_i−k_j‖√d·scale + ‖q_i−k_j‖²)/D_ij, "
+                          "scale = max|q| + max|k| + 2 max|t|", scale="max|v|")
 
 
 def derivation():
@@ -22,7 +32,7 @@ def derivation():
     eps = sp.Symbol("epsilon", positive=True)
     sq = lambda v: (v.T * v)[0]  # noqa: E731
     steps = [symbolic.exact("squared distance is unchanged by a common shift",
-                            sq(q - k), sq((q + t) - (k + t)))]
+                            sq(q - k), sq((q + t) - (k + t)), role="proof")]
     # Weights depend on the inputs only through the squared distances, so a common shift
     # leaves every weight unchanged: check on three keys with symbolic coordinates.
     keys = [sp.Matrix(sp.symbols(f"k{j}_1:{d + 1}", real=True)) for j in range(3)]
@@ -30,27 +40,42 @@ def derivation():
         s = [1 / (sq(query - kj) + eps) for kj in ks]
         return s[0] / sum(s)
     steps.append(symbolic.exact("IDA weight W_i1 is unchanged by a common shift",
-                                weight(q, keys), weight(q + t, [kj + t for kj in keys])))
+                                weight(q, keys), weight(q + t, [kj + t for kj in keys]),
+                                role="statement"))
+    # The side sentence: softmax scores q·k_j move by q·t + t·k_j + |t|², and the k-dependent part
+    # t·k_j does not cancel in the normalisation. One key pair and a shift along it suffice.
+    x = sp.Symbol("x", positive=True)
+    soft = lambda qq, k1, k2: sp.exp(qq * k1) / (sp.exp(qq * k1) + sp.exp(qq * k2))  # noqa: E731
+    steps.append(symbolic.exact("softmax weight is unchanged by a common shift (1-d, keys 0 and 1)",
+                                soft(x, 0, 1), soft(x + 1, 1, 2), role="statement",
+                                reading="softmax-sentence"))
     return steps
 
 
-def _translated_gap(case):
-    """max |IDA(q+t, k+t, v) − IDA(q, k, v)| per instance, with its round-off tolerance."""
+def _translated_gap(case, attention=None):
+    """max |A(q+t, k+t, v) − A(q, k, v)| per instance for IDA (or ``attention``), with its
+    round-off tolerance."""
+    import operators
+
+    attention = attention or (lambda q, k, v, eps: operators.ida_attention(q, k, v, eps=eps))
     q, k, v, t, eps = case["q"], case["k"], case["v"], case["t"], case["eps"]
     shift = t[:, None, :]
-    base = operators.ida_attention(q, k, v, eps=eps)
-    moved = operators.ida_attention(q + shift, k + shift, v, eps=eps)
+    base = attention(q, k, v, eps)
+    moved = attention(q + shift, k + shift, v, eps)
     gap = (moved - base).abs().amax(dim=(-1, -2))
-    # Error model: forming (q+t)−(k+t) perturbs each coordinate of q−k by ~u·(|q|+|k|+2|t|);
-    # that moves D_ij = ‖q_i−k_j‖²+ε by ~2‖q_i−k_j‖·√d·u·scale, the weights by that relative
-    # amount (twice, through the normalisation), and the output by it times max|v|.
     d = q.shape[-1]
     scale = q.abs().amax(dim=(-1, -2)) + k.abs().amax(dim=(-1, -2)) + 2 * t.abs().amax(dim=-1)
     dist = operators.squared_distances(q, k)
     cond = ((2 * dist.sqrt() * d**0.5 * scale[:, None, None] + dist) / (dist + eps[:, None, None]))
     cond = 1 + cond.amax(dim=(-1, -2))
-    tol = tolerances.roundoff(q.dtype, cond * v.abs().amax(dim=(-1, -2)))
-    return gap, torch.zeros_like(gap), tol
+    return gap, gap.new_zeros(()).expand_as(gap), TOL(cond * v.abs().amax(dim=(-1, -2)), q.dtype)
+
+
+def _softmax_gap(case):
+    """The same gap for softmax attention (the contrasted operator): the negative control."""
+    import operators
+
+    return _translated_gap(case, lambda q, k, v, eps: operators.softmax_attention(q, k, v))
 
 
 def _sample(ctx, gen):
@@ -100,6 +125,14 @@ CLAIMS = (
             "IDA(q + t, k + t, v) = IDA(q, k, v) (weights, hence outputs, unchanged by a common "
             "translation of queries and keys)."
         ),
+        reading_why="the literal statement: Property 1 is about the inverse-distance kernel",
+        alternatives=(
+            Reading("softmax-sentence",
+                    "Softmax attention weights are unchanged by a common translation t of queries "
+                    "and keys (the paper's 'translation-invariant up to normalization').",
+                    "the property's side sentence makes a claim about softmax; the most "
+                    "favourable precise reading is that normalisation absorbs the shift"),
+        ),
         kind=Kind.IDENTITY,
         derivation=derivation,
         checks=(
@@ -111,10 +144,21 @@ CLAIMS = (
                 evaluate=_translated_gap,
                 sample=_sample,
                 strategy=_strategy,
-                tolerance=("float64 round-off of forming (q+t)−(k+t): 64·u·(1 + max_ij "
-                           "(2‖q_i−k_j‖√d·scale + ‖q_i−k_j‖²)/D_ij)·max|v|"),
+                tolerance=TOL,
                 sampler=("Gaussian q, k, v (n, d) ∈ {(2,1), (16,8), (64,32)}; shift of random "
                          "direction, length log-uniform in [1e-3, 1e3]; ε log-uniform in [1e-8, 1]"),
+                controls=(control("softmax attention in place of IDA", evaluate=_softmax_gap),),
+            ),
+            Relation(
+                name="softmax-outputs-unchanged",
+                lhs="max|softmax(q+t,k+t,v) − softmax(q,k,v)|",
+                rel="==",
+                rhs="0",
+                evaluate=_softmax_gap,
+                sample=_sample,
+                tolerance=TOL,
+                sampler="the primary check's family",
+                reading="softmax-sentence",
             ),
         ),
     ),

@@ -1,0 +1,68 @@
+"""The one Monte-Carlo interval type of the engine: estimates with an interval at a stated
+confidence, Bonferroni-corrected over the comparisons a check makes (see ``tolerances.MonteCarlo``).
+
+Specs measure a batch of independent trials and call :func:`mean` (or :func:`proportion` for a
+count); the returned :class:`Estimate` carries the value, its standard error and the interval, and
+``stderr`` is what a ScalingLaw's ``measure`` returns as the points' error bars.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from checks.tolerances import MonteCarlo
+
+
+@dataclass(frozen=True)
+class Estimate:
+    value: float
+    stderr: float
+    low: float
+    high: float
+    n: int
+
+    def excludes(self, x: float) -> bool:
+        return x < self.low or x > self.high
+
+
+def _as_numpy(samples) -> np.ndarray:
+    if hasattr(samples, "detach"):
+        samples = samples.detach().double().cpu().numpy()
+    return np.asarray(samples, dtype=float)
+
+
+def mean(samples, tolerance: MonteCarlo, axis: int = -1) -> list[Estimate] | Estimate:
+    """The sample mean with a normal interval at ``tolerance.per_comparison`` (along ``axis``)."""
+    x = _as_numpy(samples)
+    if x.shape[axis] < 2:
+        raise ValueError("a Monte-Carlo interval needs at least 2 samples")
+    m = x.mean(axis=axis)
+    se = x.std(axis=axis, ddof=1) / np.sqrt(x.shape[axis])
+    z = stats.norm.ppf(0.5 + tolerance.per_comparison / 2)
+    n = x.shape[axis]
+    if np.ndim(m) == 0:
+        return Estimate(float(m), float(se), float(m - z * se), float(m + z * se), n)
+    return [Estimate(float(a), float(b), float(a - z * b), float(a + z * b), n)
+            for a, b in zip(np.ravel(m), np.ravel(se), strict=True)]
+
+
+def proportion(successes: int, trials: int, tolerance: MonteCarlo) -> Estimate:
+    """A proportion with its Wilson interval at ``tolerance.per_comparison`` (scipy's binomtest)."""
+    if trials < 1 or not 0 <= successes <= trials:
+        raise ValueError(f"need 0 <= successes <= trials and trials >= 1, got {successes}/{trials}")
+    ci = stats.binomtest(int(successes), int(trials)).proportion_ci(
+        confidence_level=tolerance.per_comparison, method="wilson")
+    p = successes / trials
+    return Estimate(p, float(np.sqrt(p * (1 - p) / trials)), float(ci.low), float(ci.high), trials)
+
+
+def means_and_errors(samples) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row means and standard errors of ``samples (points, trials)``: what a ScalingLaw's
+    ``measure`` returns, so that the fit's parametric bootstrap sees the Monte-Carlo error."""
+    x = _as_numpy(samples)
+    if x.ndim != 2 or x.shape[1] < 2:
+        raise ValueError("means_and_errors needs samples of shape (points, trials >= 2)")
+    return x.mean(axis=1), x.std(axis=1, ddof=1) / np.sqrt(x.shape[1])

@@ -1,0 +1,59 @@
+"""Every check of every claim can fail: its prediction is mutated by the engine (checks.mutation)
+and the check's outcome flips. A statement check that agreed then refutes its reading; a proof
+check that agreed then makes the proof flawed. A check that disagreed agrees once moved to what its
+own measurement supports, so a refutation comes from the numbers and not from the comparator.
+
+One test per check, collected from discovery: the count equals the number of checks in the
+catalogue run. Slow (each claim runs once, each check once more): marked ``slow``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from checks.context import Context
+from checks.discovery import discover
+from checks.mutation import mutate
+from checks.runner import run_check, run_claim
+from checks.verdict import proof_status, reading_verdict
+
+CATALOGUE = discover()
+CASES = [pytest.param(claim, check, id=f"{claim.id}::{check.name}")
+         for claim in CATALOGUE.claims for check in claim.checks]
+_RECORDS: dict[str, dict] = {}
+
+
+def _record(claim) -> dict:
+    if claim.id not in _RECORDS:
+        record, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
+        assert record["verdict"] != "error", record.get("error")
+        _RECORDS[claim.id] = record
+    return _RECORDS[claim.id]
+
+
+def test_every_catalogue_check_is_collected():
+    assert not CATALOGUE.errors, [(e.id, e.reason) for e in CATALOGUE.errors]
+    assert len(CASES) == sum(len(c.checks) for c in CATALOGUE.claims) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("claim", "check"), CASES)
+def test_mutated_prediction_flips_the_check(claim, check):
+    record = _record(claim)
+    original = next(e for e in record["evidence"] if e["name"] == check.name)
+    if original["status"] == "undecided":
+        pytest.fail(f"{check.name} is undecided: a check must decide on the quick profile")
+    ctx = Context(claim.id, seed=0, profile="quick", device="cpu", dtype_name=claim.dtype)
+    mutant, change = mutate(check, original, ctx)
+    mutated = run_check(mutant, ctx) | {"controls": []}
+    expected = "disagrees" if original["status"] == "agrees" else "agrees"
+    assert mutated["status"] == expected, f"{change}: {mutated['summary']}"
+    if original["status"] != "agrees":
+        return
+    evidence = [mutated if e["name"] == check.name else e for e in record["evidence"]]
+    steps = record["derivation"]["steps"]
+    if check.role == "statement":
+        verdict, _ = reading_verdict(steps, evidence, check.reading)
+        assert verdict.value == "refuted", change
+    else:
+        assert proof_status(claim, steps, evidence)["status"] == "flawed", change
