@@ -183,7 +183,15 @@ def run_check_with_controls(check, ctx: Context) -> dict[str, Any]:
     if ev["status"] != "agrees":
         return ev
     for c in check.controls:
-        cev = run_check(replace(check, controls=(), **c.changes), ctx)
+        variant = replace(check, controls=(), **c.changes)
+        if isinstance(variant, Relation) and variant.strategy is not None:
+            # A control needs a failure, not a shrunk witness: search adversarially only when the
+            # random family does not already fail (shrinking a control's witness is wasted time).
+            cev = run_check(replace(variant, strategy=None), ctx)
+            if cev["status"] != "disagrees":
+                cev = run_check(variant, ctx)
+        else:
+            cev = run_check(variant, ctx)
         ev["controls"].append({"check": check.name, "variant": c.variant,
                                "failed": cev["status"] == "disagrees", "status": cev["status"],
                                "summary": cev["summary"]})

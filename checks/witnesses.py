@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from checks.model import describe_tolerance
 from checks.relations import WITNESS_SCHEMA, replay_witness
 from checks.results import ResultsError, dumps, parse_results, read_json, write_atomic
 
@@ -74,7 +75,7 @@ def replay(witness: dict[str, Any], catalogue, stream=sys.stdout) -> bool:
           f"{witness.get('found_by')}{', shrunk' if witness.get('shrunk') else ''})", file=stream)
     print(f"  lhs        {check.lhs} = {values['lhs']!r}", file=stream)
     print(f"  rhs        {check.rhs} = {values['rhs']!r}", file=stream)
-    print(f"  tolerance  {values['tol']!r}  ({check.tolerance})", file=stream)
+    print(f"  tolerance  {values['tol']!r}  ({describe_tolerance(check.tolerance)})", file=stream)
     verdict = "VIOLATED" if failing else "holds (the witness no longer fails)"
     print(f"  margin     {values['margin']!r}  → {verdict}", file=stream)
     return failing
