@@ -71,7 +71,8 @@ def reading_verdict(steps: list[dict[str, Any]], evidence: list[dict[str, Any]],
         why = (f"the controls of {', '.join(blind)} passed too, so these checks cannot discriminate"
                if blind else "no agreeing check has a negative control that fails")
         return Verdict.INCONCLUSIVE, why
-    text = (f"{len(s_checks)} statement check{'s' * (len(s_checks) != 1)} agree"
+    text = (f"{len(s_checks)} statement check{'s' * (len(s_checks) != 1)} "
+            f"agree{'s' * (len(s_checks) == 1)}"
             f" ({len(backed)} with a failing control)")
     if s_steps:
         text += f" and {len(s_steps)} statement step{'s' * (len(s_steps) != 1)}"
@@ -103,7 +104,8 @@ def proof_status(claim: Claim, steps: list[dict[str, Any]], evidence: list[dict[
         return {"status": ProofStatus.INCOMPLETE.value, "first_false_step": None,
                 "reason": "no step of the paper's argument is checked"}
     return {"status": ProofStatus.SOUND.value, "first_false_step": None,
-            "reason": f"{len(items)} proof item{'s' * (len(items) != 1)} agree"}
+            "reason": f"{len(items)} proof item{'s' * (len(items) != 1)} "
+                      f"agree{'s' * (len(items) == 1)}"}
 
 
 def decide(claim: Claim, steps: list[dict[str, Any]], evidence: list[dict[str, Any]]
