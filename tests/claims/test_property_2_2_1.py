@@ -1,0 +1,34 @@
+"""Property 2.2.1 (translation invariance): the IDA reading holds with a control that fails; the
+side sentence about softmax, an alternative reading, is refuted by a replayable witness."""
+
+from __future__ import annotations
+
+import pytest
+
+from claims.georesolver.property_2_2_1 import CLAIMS
+from claimtest import assert_witnessed, evidence, run
+
+CLAIM = CLAIMS[0]
+
+
+@pytest.fixture(scope="module")
+def record():
+    return run(CLAIM)
+
+
+def test_primary_reading_confirmed_behind_a_failing_control(record):
+    assert record["verdict"] == "confirmed"
+    assert record["proof"]["status"] == "sound"
+    primary = evidence(record, "outputs-unchanged")
+    assert primary["status"] == "agrees" and primary["reading"] is None
+    assert [c["failed"] for c in primary["controls"]] == [True]
+    assert record["controls"] == primary["controls"]
+
+
+def test_softmax_sentence_is_an_alternative_reading_and_refuted(record):
+    readings = {r["id"]: r for r in record["readings"]}
+    assert [r["id"] for r in record["readings"] if r["primary"]] == ["primary"]
+    assert readings["softmax-sentence"]["verdict"] == "refuted"
+    assert_witnessed(record, "softmax-outputs-unchanged", CLAIM)
+    step = next(s for s in record["derivation"]["steps"] if s["reading"] == "softmax-sentence")
+    assert step["status"] == "disagrees" and step["role"] == "statement"
