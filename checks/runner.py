@@ -17,10 +17,9 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
-
-from dataclasses import replace
 
 from checks.context import Context
 from checks.discovery import LoadError

@@ -29,7 +29,10 @@ def figure(ev: dict[str, Any]) -> str:
         exponent, (lo, hi) = _num(fit["exponent"]), (_num(v) for v in fit["ci"])
         if kind == "limit":
             return f"gap ∝ |{ev['variable']} − {ev['point']}|^{exponent} (95% CI [{lo}, {hi}])"
-        return f"{ev['quantity']} ∝ {ev['variable']}^{exponent} (95% CI [{lo}, {hi}])"
+        var = ev["variable"]
+        law = {"exponential": f"exp({exponent}·{var})", "polylog": f"(log {var})^{exponent}"}.get(
+            fit.get("law", "power"), f"{var}^{exponent}")
+        return f"{ev['quantity']} ∝ {law} (95% CI [{lo}, {hi}])"
     if kind == "relation":
         if ev.get("violations"):
             return f"{ev['relation']}: violated on {ev['violations']} of {ev['cases']} cases"

@@ -2,7 +2,14 @@
 
 HTML, Typst and JUnit render this document; none of them re-derives a figure, so a number shown
 on a page, in the PDF and in results.json is the same number (the figure strings come from
-:func:`checks.tables.figure`, as in the summary tables).
+:func:`checks.tables.figure`, as in the summary tables, and a claim's key figure is the record's
+own ``figure``, written by :func:`checks.tables.key_figure`).
+
+Every claim carries both answers (DESIGN.md, "Evidence and verdicts"): the ``verdict`` on the
+statement under its primary reading and the ``proof`` status of the paper's argument, with its
+readings, each step's and check's role and reading, and each check's negative controls. Records
+written before that model (no ``proof``, ``readings`` or ``controls``) still render: their proof is
+shown as not judged and their one reading is the record's ``reading``.
 """
 
 from __future__ import annotations
@@ -17,7 +24,17 @@ from checks.tables import figure
 
 # Worst first: the order of counts, badges and the default sort of the claims table.
 VERDICTS = ("refuted", "error", "inconclusive", "unverifiable", "confirmed")
+# The proof's answer, worst first in the same sense; "unjudged" where the record has none (an
+# error record, or one written before proof statuses existed).
+PROOF_STATUSES = ("flawed", "incomplete", "absent", "sound", "unjudged")
+UNJUDGED = "unjudged"
+STEP_STATUSES = ("disagrees", "undecided", "agrees")
+ROLES = ("statement", "proof")
+PRIMARY = "primary"
 PLOTTED = ("scaling", "limit")
+# What each kind of the gate's differences (checks.gate.Difference.kind) means, in words.
+GATE_KINDS = {"changed": "verdict changed", "proof": "proof status changed", "new": "new claim",
+              "vanished": "vanished", "error": "error"}
 
 
 def slug(claim_id: str) -> str:
@@ -25,12 +42,23 @@ def slug(claim_id: str) -> str:
     return claim_id.replace("/", "__")
 
 
+def legacy(record: dict[str, Any]) -> bool:
+    """A record written before the proof model: no proof status, readings or controls."""
+    return not isinstance(record.get("proof"), dict)
+
+
 def key_figure(record: dict[str, Any]) -> str:
-    """The one line that best says why the claim got its verdict."""
+    """The one line that best says why the claim got its verdict: the record's own ``figure``
+    (:func:`checks.tables.key_figure`); for an error its reason; for an old record, chosen here."""
     verdict, evidence = record["verdict"], record.get("evidence") or []
     steps = (record.get("derivation") or {}).get("steps") or []
     if verdict == "error":
-        return ((record.get("error") or {}).get("reason") or record.get("summary") or "").splitlines()[0]
+        reason = (record.get("error") or {}).get("reason") or record.get("summary") or ""
+        return (reason.splitlines() or [""])[0]
+    if record.get("figure"):
+        return str(record["figure"])
+    if not legacy(record):
+        return str(record.get("summary") or "")
     if verdict == "refuted":
         false = next((s for s in steps if not s.get("agrees")), None)
         if false is not None:
@@ -56,6 +84,10 @@ def _fact(label: str, value: Any, mono: bool = False) -> dict[str, Any]:
     return {"label": label, "value": number(value) if not isinstance(value, str) else value, "mono": mono}
 
 
+# What a fit's exponent p is, by law (checks.fitting: log y is linear in the law's abscissa).
+LAWS = {"power": "exponent", "exponential": "rate p of exp(p·x)", "polylog": "power p of (log x)^p"}
+
+
 def evidence_facts(ev: dict[str, Any]) -> list[dict[str, Any]]:
     """What a check measured, as (label, text) facts: the same list on the HTML page and in the PDF."""
     facts = []
@@ -79,10 +111,13 @@ def evidence_facts(ev: dict[str, Any]) -> list[dict[str, Any]]:
         if isinstance(fit, dict):
             ci = fit.get("ci")
             lo, hi = ci if isinstance(ci, (list, tuple)) and len(ci) == 2 else (None, None)
-            facts.append(_fact("fitted exponent",
+            law = LAWS.get(str(fit.get("law") or "power"), LAWS["power"])
+            r2 = ("flat to round-off, R² undefined" if fit.get("flat")
+                  else f"R² {number(fit.get('r2'))}")
+            facts.append(_fact(f"fitted {law}",
                                f"{number(fit.get('exponent'))} (95% CI [{number(lo)}, {number(hi)}], "
-                               f"R² {number(fit.get('r2'))}, {number(fit.get('decades'), 3)} decades)"))
-            facts.append(_fact("predicted exponent", f"{number(ev.get('predicted_exponent'))} "
+                               f"{r2}, {number(fit.get('decades'), 3)} decades)"))
+            facts.append(_fact(f"predicted {law}", f"{number(ev.get('predicted_exponent'))} "
                                f"({number(ev.get('order'))}; tolerance ± "
                                f"{number(ev.get('exponent_tolerance'))})"))
         if ev.get("decision"):
@@ -133,13 +168,63 @@ def provenance_facts(p: dict[str, Any]) -> list[dict[str, Any]]:
     return facts
 
 
-def _evidence(record: dict[str, Any]) -> list[dict[str, Any]]:
+def _reading_ids(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {str(r.get("id")): r for r in record.get("readings") or [] if isinstance(r, dict)}
+
+
+def _controls(ev: dict[str, Any]) -> list[dict[str, Any]]:
+    """A check's negative controls, each saying what its outcome means for the check."""
     out = []
+    for c in ev.get("controls") or []:
+        if not isinstance(c, dict):
+            continue
+        failed = c.get("failed") is True
+        out.append({"check": number(c.get("check")), "variant": number(c.get("variant")),
+                    "failed": failed, "outcome": "failed" if failed else "passed",
+                    "meaning": ("the check discriminates" if failed
+                                else "cannot discriminate (not evidence)"),
+                    "status": c.get("status"), "summary": number(c.get("summary"))})
+    return out
+
+
+def controls_outcome(ev: dict[str, Any]) -> str:
+    """``discriminates`` (a control failed), ``blind`` (every control passed), ``uncontrolled``."""
+    controls = ev.get("controls") or []
+    if any(c.get("failed") is True for c in controls if isinstance(c, dict)):
+        return "discriminates"
+    return "blind" if controls else "uncontrolled"
+
+
+def _reading_of(item: dict[str, Any], readings: dict[str, dict[str, Any]], old: bool
+                ) -> dict[str, Any]:
+    """``reading_id`` (primary or an alternative's id; None for an old record, whose checks carry
+    free text instead) and ``reading_text`` (an alternative's text, or the old free text)."""
+    reading = item.get("reading")
+    if old:
+        return {"reading_id": None, "reading_text": str(reading) if reading else None}
+    if reading is None or reading == PRIMARY:
+        return {"reading_id": PRIMARY, "reading_text": None}
+    known = readings.get(str(reading))
+    return {"reading_id": str(reading), "reading_text": str(known.get("text") or "") if known else None}
+
+
+def _evidence(record: dict[str, Any], finding: str | None) -> list[dict[str, Any]]:
+    out = []
+    old, readings = legacy(record), _reading_ids(record)
     for ev in record.get("evidence") or []:
         plotted = ev.get("type") in PLOTTED and "fit" in ev and "points" in ev
-        out.append(ev | {"figure": figure(ev), "facts": evidence_facts(ev),
-                         "witness_facts": witness_facts(ev),
-                         "plot_id": f"{slug(record['id'])}__{ev.get('name', '')}" if plotted else None})
+        role = ev.get("role") if ev.get("role") in ROLES else None
+        out.append(ev | _reading_of(ev, readings, old) | {
+            "figure": figure(ev), "facts": evidence_facts(ev), "witness_facts": witness_facts(ev),
+            "plot_id": f"{slug(record['id'])}__{ev.get('name', '')}" if plotted else None,
+            "role": role, "controls": _controls(ev),
+            "control_outcome": None if old else controls_outcome(ev),
+            # An agreeing statement check with no control cannot back a confirmation: say so.
+            "uncontrolled": (not old and role == "statement" and ev.get("status") == "agrees"
+                             and not ev.get("controls")),
+            # The proof's first false item, when it is this check (a proof check).
+            "finding": finding is not None and role == "proof" and ev.get("name") == finding,
+        })
     return out
 
 
@@ -150,16 +235,86 @@ def _verdict_of_holds(step: dict[str, Any]) -> str | None:
     return {"True": "SymPy proves it", "False": "SymPy disproves it"}.get(str(step.get("derived")))
 
 
-def _derivation(record: dict[str, Any]) -> dict[str, Any]:
+def step_status(step: dict[str, Any]) -> str:
+    """agrees, disagrees or undecided; an old record's step has ``agrees`` only."""
+    status = step.get("status")
+    if status in STEP_STATUSES:
+        return status
+    return "agrees" if step.get("agrees") is True else "disagrees"
+
+
+def _derivation(record: dict[str, Any], finding: str | None) -> dict[str, Any]:
+    """The steps with their role, reading and status, and the two findings marked: the first
+    false statement step of the primary reading (what refutes) and the proof's first false step
+    (what makes the proof flawed). An old record marks its first disagreement, as it did."""
     derivation = record.get("derivation") or {}
-    first = derivation.get("first_disagreement")
-    steps = [s | {"index": i + 1, "first": i == first, "derived_text": _verdict_of_holds(s)}
-             for i, s in enumerate(derivation.get("steps") or [])]
-    return {"steps": steps, "first_disagreement": first, "note": derivation.get("note") or ""}
+    old, readings = legacy(record), _reading_ids(record)
+    steps, statement_finding, proof_finding = [], None, None
+    for i, s in enumerate(derivation.get("steps") or []):
+        status, role = step_status(s), s.get("role") if s.get("role") in ROLES else None
+        step = s | _reading_of(s, readings, old) | {
+            "index": i + 1, "status": status, "role": role,
+            "derived_text": _verdict_of_holds(s), "marks": []}
+        if old:
+            if i == derivation.get("first_disagreement"):
+                statement_finding = i + 1
+                step["marks"].append("first disagreeing step")
+        elif (statement_finding is None and role == "statement" and step["reading_id"] == PRIMARY
+              and status == "disagrees"):
+            statement_finding = i + 1
+            step["marks"].append("first false statement step")
+        if (proof_finding is None and finding is not None and role == "proof"
+                and s.get("name") == finding):
+            proof_finding = i + 1
+            step["marks"].append("the proof's first false step")
+        step["finding"] = bool(step["marks"])
+        steps.append(step)
+    return {"steps": steps, "statement_finding": statement_finding, "proof_finding": proof_finding,
+            "undecided": sum(s["status"] == "undecided" for s in steps),
+            "first_disagreement": derivation.get("first_disagreement"),
+            "note": derivation.get("note") or ""}
+
+
+def _proof(record: dict[str, Any]) -> dict[str, Any]:
+    """The proof's answer: status ("unjudged" when the record has none), reason, first false step."""
+    proof = record.get("proof") if isinstance(record.get("proof"), dict) else {}
+    status = proof.get("status")
+    status = status if isinstance(status, str) and status else UNJUDGED
+    reason = proof.get("reason") or ("" if proof else "the record has no proof status "
+                                     "(written before proof statuses existed)")
+    first = proof.get("first_false_step")
+    return {"status": status, "reason": str(reason), "first_false_step": None if first is None
+            else str(first), "anchor": None}
+
+
+def _readings(record: dict[str, Any], steps: list[dict[str, Any]], evidence: list[dict[str, Any]]
+              ) -> list[dict[str, Any]]:
+    """Each reading with its verdict, why, and the statement steps and checks that decide it
+    (proof items decide the proof, not a reading); primary first. An old record has one: its
+    ``reading``, with the record's verdict."""
+    if legacy(record):
+        return [{"id": PRIMARY, "text": str(record.get("reading") or ""), "why": "", "primary": True,
+                 "verdict": record["verdict"], "summary": str(record.get("summary") or ""),
+                 "steps": [s["index"] for s in steps], "checks": [e.get("name") for e in evidence]}]
+    out = []
+    for r in record.get("readings") or []:
+        if not isinstance(r, dict):
+            continue
+        rid = PRIMARY if r.get("primary") else str(r.get("id"))
+        out.append({"id": str(r.get("id") or rid), "text": str(r.get("text") or ""),
+                    "why": str(r.get("why") or ""), "primary": r.get("primary") is True,
+                    "verdict": str(r.get("verdict") or record["verdict"]),
+                    "summary": str(r.get("summary") or ""),
+                    "steps": [s["index"] for s in steps
+                              if s["reading_id"] == rid and s["role"] != "proof"],
+                    "checks": [e.get("name") for e in evidence
+                               if e["reading_id"] == rid and e["role"] != "proof"]})
+    out.sort(key=lambda r: not r["primary"])  # stable: the primary first, the rest as recorded
+    return out
 
 
 def _claim(record: dict[str, Any], seconds: float | None, gate: Difference | None,
-           gated: bool) -> dict[str, Any]:
+           gated: bool, proof_locked: bool) -> dict[str, Any]:
     versions = record.get("versions") or {}
     provenance = {
         "seed": record.get("seed"), "profile": record.get("profile"), "device": record.get("device"),
@@ -167,21 +322,38 @@ def _claim(record: dict[str, Any], seconds: float | None, gate: Difference | Non
         "source_hash": record.get("source_hash"), "versions": dict(sorted(versions.items())),
         "seconds": seconds,
     }
+    proof = _proof(record)
+    finding = proof["first_false_step"] if proof["status"] == "flawed" else None
+    derivation = _derivation(record, finding)
+    evidence = _evidence(record, finding)
+    if derivation["proof_finding"] is not None:
+        proof["anchor"] = f"step-{derivation['proof_finding']}"
+    elif any(ev["finding"] for ev in evidence):
+        proof["anchor"] = f"check-{finding}"
+    controls = [c for ev in evidence for c in ev["controls"]]
+    matches = ("verdict and proof status match the baseline" if proof_locked
+               else "verdict matches the baseline (which does not lock proof statuses)")
     return {
         "id": record["id"], "slug": slug(record["id"]), "paper": record.get("paper", ""),
         "label": record.get("label", ""), "section": record.get("section", ""),
-        "kind": record.get("kind", ""), "verdict": record["verdict"],
+        "kind": record.get("kind", ""), "verdict": record["verdict"], "proof": proof,
+        "legacy": legacy(record),
         "summary": record.get("summary", ""), "key_figure": key_figure(record),
         "statement": record.get("statement", ""), "reading": record.get("reading", ""),
-        "notes": record.get("notes", ""), "derivation": _derivation(record),
-        "evidence": _evidence(record), "corrected": record.get("corrected"),
+        "readings": _readings(record, derivation["steps"], evidence),
+        "notes": record.get("notes", ""), "derivation": derivation,
+        "evidence": evidence,
+        "controls": {"total": len(controls), "failed": sum(c["failed"] for c in controls),
+                     "passed": sum(not c["failed"] for c in controls)},
+        "corrected": record.get("corrected"),
         "error": record.get("error"),
         "provenance": provenance,
         "provenance_facts": provenance_facts(provenance),
-        # What the verdict gate says about this claim; None when no baseline was given.
+        # What the gate says about this claim; None when no baseline was given.
         "gate": None if not gated else (
-            {"passes": True, "kind": "match", "text": "verdict matches the baseline"} if gate is None
-            else {"passes": False, "kind": gate.kind, "text": gate.text}),
+            {"passes": True, "kind": "match", "text": matches} if gate is None
+            else {"passes": False, "kind": gate.kind, "what": GATE_KINDS.get(gate.kind, gate.kind),
+                  "text": gate.text}),
     }
 
 
@@ -191,17 +363,30 @@ def _counts(claims: list[dict[str, Any]]) -> dict[str, int]:
         v: n for v, n in sorted(counted.items()) if v not in VERDICTS}
 
 
+def _proof_counts(claims: list[dict[str, Any]]) -> dict[str, int]:
+    counted = Counter(c["proof"]["status"] for c in claims)
+    return {v: counted.get(v, 0) for v in PROOF_STATUSES} | {
+        v: n for v, n in sorted(counted.items()) if v not in PROOF_STATUSES}
+
+
+def rank(value: str, order: tuple[str, ...]) -> int:
+    """A value's place in ``order`` (worst first), unknown values last: the claims table's sort."""
+    return order.index(value) if value in order else len(order)
+
+
 def build_document(results: dict[str, Any], *, timings: dict[str, float] | None = None,
                    gate: list[Difference] | None = None, baseline: str | None = None,
-                   source: str = "results.json") -> dict[str, Any]:
+                   source: str = "results.json", proof_locked: bool = True) -> dict[str, Any]:
     """The report document from a loaded results file (:func:`checks.results.load_document`).
 
-    ``gate`` is the gate's differences against ``baseline`` (None: no baseline, gate not run).
+    ``gate`` is the gate's differences against ``baseline`` (None: no baseline, gate not run);
+    ``proof_locked`` says whether that baseline locks proof statuses (schema 1 locked verdicts only).
     """
     timings = timings or {}
     diffs = {d.id: d for d in gate or []}
     records = sorted(results["results"], key=lambda r: r["id"])
-    claims = [_claim(r, timings.get(r["id"]), diffs.get(r["id"]), gate is not None) for r in records]
+    claims = [_claim(r, timings.get(r["id"]), diffs.get(r["id"]), gate is not None, proof_locked)
+              for r in records]
     known = {p["key"]: p for p in results.get("papers") or []}
     papers = []
     for key in sorted({c["paper"] for c in claims}):
@@ -210,24 +395,29 @@ def build_document(results: dict[str, Any], *, timings: dict[str, float] | None 
         papers.append({"key": key, "title": meta.get("title") or key,
                        "authors": list(meta.get("authors") or []), "arxiv": meta.get("arxiv"),
                        "source_file": meta.get("source_file"), "total": len(mine),
-                       "counts": _counts(mine)})
-    slugs = {c["id"]: c["slug"] for c in claims}
+                       "counts": _counts(mine), "proof_counts": _proof_counts(mine)})
+    by_id = {c["id"]: c for c in claims}
     tables = [t | {"rows": [row | {"cells": [cell | {"measured": [
-        m | {"slug": slugs.get(m.get("claim"))} for m in cell.get("measured", [])]}
+        m | ({"slug": by_id[m["claim"]]["slug"], "proof": by_id[m["claim"]]["proof"]["status"]}
+             if m.get("claim") in by_id else {"slug": None, "proof": None})
+        for m in cell.get("measured", [])]}
         for cell in row.get("cells", [])]} for row in t.get("rows", [])]}
         for t in results.get("tables") or []]
     return {
         "source": source,
         "total": len(claims),
         "counts": _counts(claims),
+        "proof_counts": _proof_counts(claims),
         "papers": papers,
         "claims": claims,
         "tables": tables,
         "gate": None if gate is None else {
             "baseline": baseline,
             "passes": not gate,
+            "proof_locked": proof_locked,
             # Differences for claims absent from this run (vanished) have no claim page.
-            "differences": [{"kind": d.kind, "id": d.id, "text": d.text} for d in gate],
+            "differences": [{"kind": d.kind, "what": GATE_KINDS.get(d.kind, d.kind), "id": d.id,
+                             "text": d.text} for d in gate],
         },
         "versions": claims[0]["provenance"]["versions"] if claims else {},
     }

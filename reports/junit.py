@@ -7,8 +7,19 @@ from pathlib import Path
 from typing import Any
 
 
+def _difference(kind: str, text: str) -> str:
+    """``kind: text``, unless the gate's text already opens with the kind ("proof sound → ...")."""
+    return text if text.startswith(f"{kind} ") else f"{kind}: {text}"
+
+
+def answers(claim: dict[str, Any]) -> str:
+    """Both answers on one line: ``confirmed · proof flawed``."""
+    return f"{claim['verdict']} · proof {claim['proof']['status']}"
+
+
 def junit_xml(document: dict[str, Any]) -> str:
-    """Failures are the gate's differences (changed, new, vanished); errors are error verdicts.
+    """Failures are the gate's differences (verdict changed, proof status changed, new, vanished);
+    errors are error verdicts. Every message shows both answers, verdict and proof status.
 
     Without a baseline the gate cannot be evaluated and only error verdicts fail (the gate fails
     on them whatever the baseline).
@@ -18,20 +29,28 @@ def junit_xml(document: dict[str, Any]) -> str:
     for claim in document["claims"]:
         case = ET.Element("testcase", {"classname": f"attnaudit.{claim['paper']}", "name": claim["id"],
                                        "time": f"{claim['provenance']['seconds'] or 0:.3f}"})
-        verdict_line = f"{claim['verdict']}: {claim['summary']}"
+        proof = claim["proof"]
+        lines = [f"{answers(claim)}: {claim['summary']}", f"proof {proof['status']}: {proof['reason']}"]
+        if proof.get("first_false_step") is not None:
+            lines.append(f"first false step: {proof['first_false_step']}")
+        lines.append(f"key figure: {claim['key_figure']}")
+        text = "\n".join(lines)
         if claim["verdict"] == "error":
-            error = ET.SubElement(case, "error", {"message": claim["key_figure"], "type": "error"})
-            error.text = verdict_line
+            error = ET.SubElement(case, "error", {"message": f"{answers(claim)}: {claim['key_figure']}",
+                                                  "type": "error"})
+            error.text = text
         elif claim["gate"] is not None and not claim["gate"]["passes"]:
-            ET.SubElement(case, "failure", {"message": f"{claim['gate']['kind']}: {claim['gate']['text']}",
-                                            "type": claim["gate"]["kind"]}).text = verdict_line
-        ET.SubElement(case, "system-out").text = verdict_line
+            ET.SubElement(case, "failure", {
+                "message": f"{_difference(claim['gate']['kind'], claim['gate']['text'])} "
+                           f"(now {answers(claim)})",
+                "type": claim["gate"]["kind"]}).text = text
+        ET.SubElement(case, "system-out").text = text
         cases.append(case)
     present = {c["id"] for c in document["claims"]}
     for diff in (gate or {}).get("differences", []):
         if diff["id"] not in present:  # in the baseline, absent from the run
             case = ET.Element("testcase", {"classname": "attnaudit", "name": diff["id"], "time": "0"})
-            ET.SubElement(case, "failure", {"message": f"{diff['kind']}: {diff['text']}",
+            ET.SubElement(case, "failure", {"message": _difference(diff["kind"], diff["text"]),
                                             "type": diff["kind"]})
             cases.append(case)
     failures = sum(c.find("failure") is not None for c in cases)

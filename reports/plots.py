@@ -1,11 +1,14 @@
 """Scaling and limit plots: one SVG per fitted evidence, the same file for the HTML page and the PDF.
 
-A plot shows the measured points (with their standard errors when given), the fitted power law
-``y = prefactor · x**exponent`` with the confidence band of the fitted line, and the predicted law
-``y = predicted_prefactor · x**predicted_exponent`` (drawn through the measurement at the
+A plot shows the measured points (with their standard errors when given), the fitted law with the
+confidence band of the fitted line, and the predicted law (drawn through the measurement at the
 asymptotic end, as the record defines it: the largest x of a scaling law, the point nearest the
-limit of a limit). For a limit, x is the distance to the limit point and y the gap
-``|quantity − value|``. Every number comes from the evidence record; nothing is refitted here.
+limit of a limit). The fit's ``law`` (checks.fitting) says what its exponent p is: a power law
+``y = c · x**p`` (log–log axes, the default), an exponential ``y = c · exp(p·x)`` (log y against
+linear x, where it is straight) or a polylog ``y = c · (log x)**p`` (log–log axes, a curve). A fit
+flat to round-off (``flat``, R² undefined) says so in its legend. For a limit, x is the distance to
+the limit point and y the gap ``|quantity − value|``. Every number comes from the evidence record;
+nothing is refitted here.
 
 The SVG is deterministic (same evidence and uid → same bytes): matplotlib's ``svg.hashsalt`` is
 the uid, the date is left out, and every id in the file carries a prefix derived from the uid,
@@ -100,18 +103,39 @@ def _at_infinity(point: Any) -> bool:
     return str(point).strip().lower() in AT_INFINITY
 
 
+LAWS = ("power", "exponential", "polylog")
+
+
+def _law(ev: dict[str, Any]) -> str:
+    """The fitted law: power unless the fit says exponential or polylog (a limit is a power law)."""
+    fit = ev.get("fit") if isinstance(ev.get("fit"), dict) else {}
+    law = fit.get("law")
+    return law if law in LAWS and ev.get("type") != "limit" else "power"
+
+
+def _exponent_word(ev: dict[str, Any]) -> str:
+    """How a legend names the exponent p: a slope (power), a rate (limit), or p in the law's form."""
+    law, variable = _law(ev), _text(ev.get("variable", "x"))
+    if law == "exponential":
+        return f"exp(p·{variable}), p ="
+    if law == "polylog":
+        return f"(log {variable})^p, p ="
+    return "rate" if ev.get("type") == "limit" else "slope"
+
+
 def _fit_label(ev: dict[str, Any]) -> str | None:
     fit = ev.get("fit") if isinstance(ev.get("fit"), dict) else {}
     exponent = _float(fit.get("exponent"))
     if exponent is None or _float(fit.get("prefactor")) is None:
         return None
-    word = "rate" if ev.get("type") == "limit" else "slope"
+    word = _exponent_word(ev)
+    flat = ", flat to round-off" if fit.get("flat") is True else ""
     ci = fit.get("ci")
     lo, hi = (None, None)
     if isinstance(ci, (list, tuple)) and len(ci) == 2:
         lo, hi = _float(ci[0]), _float(ci[1])
     if lo is None or hi is None:
-        return f"fit: {word} {_num(exponent, measured=True)}"
+        return f"fit: {word} {_num(exponent, measured=True)}{flat}"
     digits = 3  # enough digits that the two ends of the interval print differently
     distinct = abs(hi - lo) > 1e-9 * max(1.0, abs(lo), abs(hi))  # not just round-off apart
     while distinct and digits < 6 and _num(lo, digits) == _num(hi, digits):
@@ -119,7 +143,7 @@ def _fit_label(ev: dict[str, Any]) -> str | None:
     level = _float(fit.get("ci_level"))
     level_text = f"{level * 100:g}% CI" if level is not None and 0 < level < 1 else "CI"
     return (f"fit: {word} {_num(exponent, digits, measured=True)} "
-            f"({level_text} [{_num(lo, digits, measured=True)}, {_num(hi, digits, measured=True)}])")
+            f"({level_text} [{_num(lo, digits, measured=True)}, {_num(hi, digits, measured=True)}]){flat}")
 
 
 def _predicted_label(ev: dict[str, Any]) -> str | None:
@@ -130,7 +154,7 @@ def _predicted_label(ev: dict[str, Any]) -> str | None:
         return f"derived rate {_num(exponent)}, through the point nearest the limit"
     order = ev.get("order")
     head = f"predicted ({_text(order)})" if order else "predicted"
-    return f"{head}: slope {_num(exponent)}, through the largest-x point"
+    return f"{head}: {_exponent_word(ev)} {_num(exponent)}, through the largest-x point"
 
 
 def plot_labels(ev: dict[str, Any]) -> list[str]:
@@ -197,8 +221,14 @@ def _data(ev: dict[str, Any]):
             None if band is None else band[keep])
 
 
-def _line(xs: np.ndarray, prefactor: float, exponent: float) -> np.ndarray:
+def _line(xs: np.ndarray, prefactor: float, exponent: float, law: str = "power") -> np.ndarray:
+    """The law through (prefactor, exponent) at xs: c·x^p, c·exp(p·x) or c·(log x)^p (x > 1)."""
     with np.errstate(all="ignore"):
+        if law == "exponential":
+            return prefactor * np.exp(exponent * xs)
+        if law == "polylog":
+            return np.where(xs > 1, prefactor * np.power(np.log(np.where(xs > 1, xs, np.e)), exponent),
+                            np.nan)
         return prefactor * np.power(xs, exponent)
 
 
@@ -259,8 +289,12 @@ def _draw(ev: dict[str, Any], uid: str, tag: str) -> str | None:
     fit = ev["fit"]
     fit_label, predicted_label = _fit_label(ev), _predicted_label(ev)
 
+    law = _law(ev)
     title = _one_line(_text(ev.get("quantity", "")), TITLE_CHARS)
-    log = bool(np.all(x > 0)) and bool(np.any(y > 0))
+    # Log y wherever a value is positive; log x too, except for an exponential law (straight on
+    # log y against linear x), and only where every x is positive.
+    log = bool(np.any(y > 0)) and (law == "exponential" or bool(np.all(x > 0)))
+    xlog = log and law != "exponential"
     if log:
         dropped = int(np.sum(y <= 0))
         if dropped:
@@ -270,10 +304,17 @@ def _draw(ev: dict[str, Any], uid: str, tag: str) -> str | None:
             yerr = None if yerr is None else yerr[keep]
             band = None if band is None else band[keep]
     else:
-        title += f" (linear axes: {'x ≤ 0' if np.any(x <= 0) else 'no positive values'})"
+        x_negative = law != "exponential" and bool(np.any(x <= 0))
+        title += f" (linear axes: {'x ≤ 0' if x_negative else 'no positive values'})"
     lo, hi = float(x.min()), float(x.max())
-    xs = np.array([lo, hi]) if log else np.linspace(lo, hi, 101)  # a power law is straight on log-log
-    xs = xs[xs > 0]  # and has no meaning at x ≤ 0
+    if log and law in ("power", "exponential"):
+        xs = np.array([lo, hi])  # straight on these axes
+    elif xlog:
+        xs = np.geomspace(lo, hi, 101)  # a polylog law curves on log-log axes
+    else:
+        xs = np.linspace(lo, hi, 101)
+    if law != "exponential":
+        xs = xs[xs > 0]  # a power or polylog law has no meaning at x ≤ 0
 
     def visible(ys: np.ndarray) -> np.ndarray:
         return np.isfinite(ys) & (ys > 0) if log else np.isfinite(ys)
@@ -283,7 +324,8 @@ def _draw(ev: dict[str, Any], uid: str, tag: str) -> str | None:
         FigureCanvasAgg(fig)
         ax = fig.add_subplot()
         if log:
-            ax.set_xscale("log")
+            if xlog:
+                ax.set_xscale("log")
             ax.set_yscale("log")
         style = {"ms": 4.5, "color": POINTS, "mec": "white", "mew": 0.5, "zorder": 3}
         if yerr is not None:
@@ -294,7 +336,7 @@ def _draw(ev: dict[str, Any], uid: str, tag: str) -> str | None:
         handles: list[Any] = [points]
 
         if fit_label is not None:
-            ys = _line(xs, float(fit["prefactor"]), float(fit["exponent"]))
+            ys = _line(xs, float(fit["prefactor"]), float(fit["exponent"]), law)
             (fit_line,) = ax.plot(xs[visible(ys)], ys[visible(ys)], "-", color=FIT, lw=1.5, zorder=2)
             handle: Any = fit_line
             if band is not None:
@@ -307,7 +349,7 @@ def _draw(ev: dict[str, Any], uid: str, tag: str) -> str | None:
             handles.append(handle)
 
         if predicted_label is not None:
-            ys = _line(xs, float(ev["predicted_prefactor"]), float(ev["predicted_exponent"]))
+            ys = _line(xs, float(ev["predicted_prefactor"]), float(ev["predicted_exponent"]), law)
             (pred_line,) = ax.plot(xs[visible(ys)], ys[visible(ys)], "--", color=PREDICTED, lw=1.5, zorder=2)
             handles.append(pred_line)
 
@@ -316,7 +358,8 @@ def _draw(ev: dict[str, Any], uid: str, tag: str) -> str | None:
             if 0 < y0 < y1 and math.log10(y1 / y0) < MIN_LOG_SPAN:
                 mid, half = math.sqrt(y0 * y1), 10 ** (MIN_LOG_SPAN / 2)
                 ax.set_ylim(mid / half, mid * half)
-            _log_ticks(ax.xaxis, *ax.get_xlim())
+            if xlog:
+                _log_ticks(ax.xaxis, *ax.get_xlim())
             _log_ticks(ax.yaxis, *ax.get_ylim())
         else:
             # A power law has no meaning at x ≤ 0 and can blow up near 0: the points set the view.

@@ -69,10 +69,13 @@ def render_report(results_path: Path, out: Path, *, baseline: Path | None = None
     stages: dict[str, float] = {}
     t0 = time.perf_counter()
     results = load_document(results_path)
-    diffs = compare(results["results"], load_baseline(baseline)) if baseline is not None else None
+    locked = load_baseline(baseline) if baseline is not None else None
+    diffs = compare(results["results"], locked) if locked is not None else None
+    # A schema-1 baseline holds verdicts only: the gate then leaves proof statuses unlocked.
+    proof_locked = not locked or any(e.get("proof") is not None for e in locked.values())
     document = build_document(results, timings=load_timings(results_path), gate=diffs,
                               baseline=str(baseline) if baseline is not None else None,
-                              source=str(results_path))
+                              source=str(results_path), proof_locked=proof_locked)
     out.mkdir(parents=True, exist_ok=True)
     stages["load"] = time.perf_counter() - t0
 

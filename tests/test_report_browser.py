@@ -2,7 +2,10 @@
 
 Opens the site from disk (file://, as a reader would), with no network: no console errors, every
 claim page reachable from the claims table, every plot visible, every formula a non-empty MathML
-box, the table's filter and sort working, and hostile strings inert (no dialog ever opens).
+box, the table's filters (text, verdict, proof status) and sorts (by id, verdict and proof) working,
+the proof's first false step one click from the proof badge, an undecided step styled apart from
+agreeing and disagreeing ones, each check's controls visible, and hostile strings inert (no dialog
+ever opens).
 Screenshots go to ATTNAUDIT_ARTIFACTS (default build/test-artifacts) for a person to look at.
 
 Skipped when Chromium or Playwright is missing, unless ATTNAUDIT_REQUIRE_BROWSER=1 (set by
@@ -93,7 +96,26 @@ def test_site_in_chromium(browser, tmp_path, report_results):
     tab.page.select_option("#verdict-filter", "refuted")
     assert tab.page.locator("#claims tbody tr:visible").count() == 2
     assert tab.page.inner_text("#claim-count") == "2 shown"
+    # The proof filter, alone and with the verdict filter.
+    tab.page.select_option("#proof-filter", "absent")
+    assert tab.page.locator("#claims tbody tr:visible").count() == 1  # refuted and absent
     tab.page.select_option("#verdict-filter", "")
+    assert tab.page.locator("#claims tbody tr:visible").count() == 2
+    tab.page.select_option("#verdict-filter", "confirmed")
+    tab.page.select_option("#proof-filter", "flawed")
+    assert tab.page.locator("#claims tbody tr:visible").count() == 1
+    assert tab.page.inner_text("#claim-count") == "1 shown"
+    tab.page.select_option("#verdict-filter", "")
+    tab.page.select_option("#proof-filter", "")
+    assert tab.page.locator("#claims tbody tr:visible").count() == len(claims)
+    # Sorting by proof status: worst first, then reversed.
+    order = ["flawed", "incomplete", "absent", "sound", "unjudged"]
+    tab.page.click("#claims th >> text=Proof")
+    proofs = tab.page.eval_on_selector_all("#claims tbody tr", "rs => rs.map(r => r.dataset.proof)")
+    assert proofs == sorted((c["proof"]["status"] for c in claims), key=order.index)
+    tab.page.click("#claims th >> text=Proof")
+    assert tab.page.eval_on_selector_all("#claims tbody tr", "rs => rs.map(r => r.dataset.proof)") \
+        == proofs[::-1]
     # Sorting by id twice reverses the order.
     tab.page.click("#claims th >> text=Claim")
     ascending = tab.page.locator("#claims tbody tr td:first-child").all_inner_texts()
@@ -115,8 +137,31 @@ def test_site_in_chromium(browser, tmp_path, report_results):
         assert all(b["visible"] and b["w"] > 200 and b["h"] > 100 for b in plots), plots
         formulas = _boxes(tab.page, "math")
         assert all(b["w"] > 0 and b["h"] > 0 for b in formulas), [b for b in formulas if not b["w"]]
+        # Both answers beside the label.
+        assert tab.page.locator("#answer-proof .badge.proof").count() == 1
+        assert tab.page.locator("#answer-proof .badge.proof").inner_text() == claim["proof"]["status"]
+        controls = _boxes(tab.page, ".controls li")
+        assert len(controls) == sum(len(ev["controls"]) for ev in claim["evidence"])
+        assert all(b["visible"] and b["h"] > 0 for b in controls), controls
         if claim["id"] == "toy/confirmed-rate":
             tab.page.screenshot(path=str(ARTIFACTS / "report-claim.png"), full_page=True)
+        if claim["id"] == "toy/refuted-rate":
+            # Undecided is styled apart: dashed and unfilled, unlike agrees and disagrees.
+            style = """e => { const s = getComputedStyle(e);
+                return {bg: s.backgroundColor, border: s.borderTopStyle}; }"""
+            undecided = tab.page.eval_on_selector("tr.undecided .badge.undecided", style)
+            agrees = tab.page.eval_on_selector("tr.agrees .badge.agrees", style)
+            disagrees = tab.page.eval_on_selector("tr.disagrees .badge.disagrees", style)
+            assert undecided["border"] == "dashed"
+            assert len({undecided["bg"], agrees["bg"], disagrees["bg"]}) == 3
+        if claim["id"] == "toy/flawed-proof":
+            tab.page.screenshot(path=str(ARTIFACTS / "report-claim-flawed.png"), full_page=True)
+            # The proof's first false step is one click away, and highlighted.
+            tab.page.click("#answer-proof a.proof-finding")
+            assert tab.page.url.endswith("#step-2")
+            assert "finding" in tab.page.get_attribute("#step-2", "class").split()
+            row = tab.page.eval_on_selector("#step-2", "e => e.getBoundingClientRect().top")
+            assert 0 <= row < 900  # scrolled into view
     # Back to the index through the page's own link.
     tab.page.click("text=← all claims")
     assert tab.page.url.endswith("index.html#claims-heading")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -10,11 +11,11 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from report_fixture import HOSTILE, hostile, report_baseline
+from report_fixture import GATE, HOSTILE, hostile, legacy, report_baseline
 
 from checks.cli import main
 from checks.gate import compare
-from reports.document import key_figure, slug
+from reports.document import build_document, key_figure, slug
 from reports.formulas import mathml, split_statement
 from reports.render import render_report
 
@@ -69,21 +70,128 @@ def test_every_claim_has_a_page_linked_from_the_table(tmp_path, report_results):
         assert record["id"] in "".join(parse(page).text)
 
 
-def test_front_page_counts_verdicts_per_paper_and_shows_the_summary_table(tmp_path, report_results):
+def spans(parsed: Tags, *classes: str) -> list[dict[str, str | None]]:
+    """Attributes of every tag whose class list holds all of ``classes``."""
+    return [a for _, a in parsed.tags if set(classes) <= set((a.get("class") or "").split())]
+
+
+def test_front_page_counts_verdicts_and_proof_statuses_per_paper(tmp_path, report_results):
     out, report = render(tmp_path, report_results)
+    doc = report["document"]
+    verdicts = {"refuted": 2, "error": 1, "inconclusive": 1, "unverifiable": 1, "confirmed": 2}
+    proofs = {"flawed": 1, "incomplete": 1, "absent": 2, "sound": 2, "unjudged": 1}
+    assert doc["counts"] == doc["papers"][0]["counts"] == verdicts
+    assert doc["proof_counts"] == doc["papers"][0]["proof_counts"] == proofs
+    html = (out / "index.html").read_text(encoding="utf-8")
+    # Twice each: the run's counts and the paper's card.
+    for status, n in proofs.items():
+        assert html.count(f'<span class="badge proof {status}">{n} {status}</span>') == 2, status
+    for verdict, n in verdicts.items():
+        assert html.count(f'<span class="badge {verdict}">{n} {verdict}</span>') == 2, verdict
     text = " ".join("".join(parse(out / "index.html").text).split())
-    assert report["document"]["papers"][0]["counts"] == {
-        "refuted": 2, "error": 1, "inconclusive": 1, "unverifiable": 1, "confirmed": 1}
-    assert "2 refuted" in text and "1 confirmed" in text and "A Toy Paper on Attention" in text
+    assert "A Toy Paper on Attention" in text
     assert "Table 1" in text and "μ ∝ Δ^-6 (95% CI [-6.03, -5.97])" in text
     assert "not run in this selection" in text
 
 
-def test_claim_page_marks_the_first_disagreeing_step(tmp_path, report_results):
+def test_claims_table_has_a_proof_column_beside_the_verdict(tmp_path, report_results):
     out, _ = render(tmp_path, report_results)
-    tags = parse(out / "claims" / "toy__refuted-proof.html").tags
-    highlighted = [a["id"] for t, a in tags if t == "tr" and "first-disagreement" in (a.get("class") or "")]
-    assert highlighted == ["step-2"]  # steps 2 and 3 disagree; only the first is marked
+    parsed = parse(out / "index.html")
+    rows = [a for t, a in parsed.tags if t == "tr" and "data-verdict" in a]
+    by_id = {r["id"]: r for r in report_results["results"]}
+    assert len(rows) == len(by_id)
+    for row, cid in zip(rows, sorted(by_id), strict=True):
+        record = by_id[cid]
+        assert row["data-verdict"] == record["verdict"]
+        assert row["data-proof"] == (record["proof"]["status"] or "unjudged")
+    ranks = {a["data-proof"]: int(a["data-proof-rank"]) for a in rows}
+    assert ranks["flawed"] < ranks["incomplete"] < ranks["absent"] < ranks["sound"] < ranks["unjudged"]
+    headers = [a.get("data-sort") for t, a in parsed.tags if t == "th" and a.get("data-sort")]
+    assert headers == ["text", "text", "text", "verdict", "proof", "text"]
+    options = [a.get("value") for t, a in parsed.tags if t == "option"]
+    assert {"flawed", "incomplete", "absent", "sound", "unjudged"} <= set(options)
+    assert any(a.get("id") == "proof-filter" for _, a in parsed.tags)
+
+
+def test_claim_page_shows_both_answers_and_links_the_proofs_first_false_step(tmp_path, report_results):
+    out, _ = render(tmp_path, report_results)
+    page = parse(out / "claims" / "toy__flawed-proof.html")
+    assert [a["class"] for a in spans(page, "badge", "proof")] == ["badge proof flawed", "badge proof flawed"]
+    assert spans(page, "badge", "confirmed")
+    links = [a["href"] for t, a in page.tags if t == "a" and "proof-finding" in (a.get("class") or "")]
+    assert links == ["#step-2"]
+    text = "".join(page.text)
+    record = next(r for r in report_results["results"] if r["id"] == "toy/flawed-proof")
+    assert record["proof"]["reason"] in text and record["proof"]["first_false_step"] in text
+
+
+def test_derivation_table_marks_the_findings_with_role_and_three_valued_status(tmp_path, report_results):
+    out, _ = render(tmp_path, report_results)
+    by_id = {r["id"]: r for r in report_results["results"]}
+    for cid, findings in [("toy/flawed-proof", ["step-2"]), ("toy/refuted-rate", ["step-3"]),
+                          ("toy/confirmed-rate", []), ("toy/inconclusive-fit", [])]:
+        tags = parse(out / "claims" / f"{slug(cid)}.html").tags
+        rows = [a for t, a in tags if t == "tr" and (a.get("id") or "").startswith("step-")]
+        steps = by_id[cid]["derivation"]["steps"]
+        assert [r["data-status"] for r in rows] == [s["status"] for s in steps]
+        assert [r["data-role"] for r in rows] == [s["role"] for s in steps]
+        # Only the proof's first false step and the primary reading's first false statement step
+        # are highlighted; later false steps, and an alternative reading's, are not.
+        assert [r["id"] for r in rows if "finding" in r["class"].split()] == findings, cid
+        undecided = [r["id"] for r in rows if "undecided" in r["class"].split()]
+        assert undecided == [f"step-{i + 1}" for i, s in enumerate(steps) if s["status"] == "undecided"]
+    page = parse(out / "claims" / "toy__refuted-rate.html")
+    assert len(spans(page, "badge", "undecided")) == 1 and len(spans(page, "badge", "disagrees")) == 2
+
+
+def test_claim_page_lists_the_readings_primary_first(tmp_path, report_results):
+    out, _ = render(tmp_path, report_results)
+    page = parse(out / "claims" / "toy__flawed-proof.html")
+    items = [a for t, a in page.tags if t == "li" and (a.get("id") or "").startswith("reading-")]
+    assert [(a["id"], a["class"]) for a in items] == [("reading-primary", "reading primary"),
+                                                      ("reading-all-eps", "reading alternative")]
+    record = next(r for r in report_results["results"] if r["id"] == "toy/flawed-proof")
+    text = "".join(page.text)
+    for reading in record["readings"]:
+        assert reading["text"] in text and reading["why"] in text and reading["summary"] in text
+    html = (out / "claims" / "toy__flawed-proof.html").read_text(encoding="utf-8")
+    alternative = html[html.index('id="reading-all-eps"'):]
+    assert '<span class="badge refuted">refuted</span>' in alternative[:alternative.index("</li>")]
+    # A step and a check of the alternative reading link to it.
+    refs = [a["href"] for t, a in page.tags if t == "a" and "reading-ref" in (a.get("class") or "")]
+    assert refs == ["#reading-all-eps", "#reading-all-eps"]
+
+
+def test_each_check_shows_its_role_reading_and_controls(tmp_path, report_results):
+    out, _ = render(tmp_path, report_results)
+    for record in report_results["results"]:
+        page = parse(out / "claims" / f"{slug(record['id'])}.html")
+        sections = [a for t, a in page.tags if t == "section"]
+        assert [(a["id"], a["data-role"], a["data-reading"]) for a in sections] == [
+            (f"check-{ev['name']}", ev["role"], ev["reading"] or "primary") for ev in record["evidence"]]
+        controls = [a["class"] for t, a in page.tags if t == "li" and "control" in (a.get("class") or "")]
+        assert controls == [f"control {'failed' if c['failed'] else 'passed'}"
+                            for ev in record["evidence"] for c in ev["controls"]]
+        text = "".join(page.text)
+        for ev in record["evidence"]:
+            for c in ev["controls"]:
+                assert c["variant"] in text and c["summary"] in text
+    confirmed = parse(out / "claims" / "toy__confirmed-rate.html")
+    # The limit's control passed: the check is flagged, once, as unable to discriminate.
+    assert len(spans(confirmed, "badge", "blind")) == 1
+    assert len(spans(confirmed, "badge", "control-failed")) == 1
+    assert len(spans(confirmed, "badge", "control-passed")) == 2  # the flag and the control's own
+
+
+def test_a_proof_check_can_be_the_first_false_step(report_results):
+    results = copy.deepcopy(report_results)
+    record = next(r for r in results["results"] if r["id"] == "toy/refuted-witness")
+    near = next(ev for ev in record["evidence"] if ev["name"] == "near-weight")
+    near["status"] = "disagrees"
+    record["proof"] = {"status": "flawed", "first_false_step": "near-weight", "reason": "check"}
+    claim = next(c for c in build_document(results)["claims"] if c["id"] == "toy/refuted-witness")
+    assert claim["proof"]["anchor"] == "check-near-weight"
+    assert [ev["finding"] for ev in claim["evidence"]] == [False, True]
 
 
 def test_claim_page_carries_plots_formulas_witness_and_provenance(tmp_path, report_results):
@@ -94,36 +202,93 @@ def test_claim_page_carries_plots_formulas_witness_and_provenance(tmp_path, repo
     assert "1.25 s" in "".join(confirmed.text)
     witness = "".join(parse(out / "claims" / "toy__refuted-witness.html").text)
     assert "attnaudit replay witnesses/toy__refuted-witness__far-weight.json" in witness
-    refuted = "".join(parse(out / "claims" / "toy__refuted-proof.html").text)
+    refuted = "".join(parse(out / "claims" / "toy__refuted-rate.html").text)
     assert "μ = Θ(ε²/Δ⁶), not Θ(ε²/Δ⁴)" in refuted
     assert "ValueError: bad grid" in "".join(parse(out / "claims" / "toy__errored.html").text)
     for name in ("norm-vs-n", "weight-to-one"):
         assert (out / "figures" / f"toy__confirmed-rate__{name}.svg").exists()
+    for name in ("slope-vs-d", "depth-vs-n"):  # an exponential and a polylog law
+        assert (out / "figures" / f"toy__inconclusive-fit__{name}.svg").exists()
+    assert (out / "figures" / "toy__flawed-proof__sup-vs-n.svg").exists()  # flat, R² undefined
+
+
+def junit(out: Path) -> ET.Element:
+    return ET.parse(out / "junit.xml").getroot()
 
 
 def test_junit_fails_exactly_where_the_gate_does(tmp_path, report_results):
     out, _ = render(tmp_path, report_results)
-    suite = ET.parse(out / "junit.xml").getroot()
-    failing = {case.get("name") for case in suite.iter("testcase")
+    suite = junit(out)
+    failing = {case.get("name"): (case.find("failure") if case.find("failure") is not None
+                                  else case.find("error"))
+               for case in suite.iter("testcase")
                if case.find("failure") is not None or case.find("error") is not None}
-    gate = {d.id for d in compare(report_results["results"], report_baseline()["verdicts"])}
-    assert failing == gate == {"toy/inconclusive-fit", "toy/vanished", "toy/errored"}
-    assert suite.get("tests") == "7" and suite.get("failures") == "2" and suite.get("errors") == "1"
+    gate = {d.id: d.kind for d in compare(report_results["results"], report_baseline()["claims"])}
+    assert gate == GATE  # a changed verdict and proof status, a new and a vanished claim, an error
+    assert set(failing) == set(gate)
+    assert {name: f.get("type") for name, f in failing.items()} == gate
+    assert suite.get("tests") == "8" and suite.get("failures") == "4" and suite.get("errors") == "1"
+    # Every message shows both answers.
+    by_id = {r["id"]: r for r in report_results["results"]}
+    for name, element in failing.items():
+        if name in by_id:
+            both = f"{by_id[name]['verdict']} · proof {by_id[name]['proof']['status'] or 'unjudged'}"
+            assert both in element.get("message") and both in element.text, name
+    for case in suite.iter("testcase"):
+        if case.get("name") in by_id:
+            record = by_id[case.get("name")]
+            assert case.find("system-out").text.startswith(record["verdict"] + " · proof "), case.get("name")
+
+
+def test_a_baseline_of_verdicts_only_leaves_proof_statuses_unlocked(tmp_path, report_results):
+    path, _ = write_inputs(tmp_path / "run", report_results)
+    old = tmp_path / "old-baseline.json"
+    claims = report_baseline()["claims"]
+    old.write_text(json.dumps({"schema": "attnaudit.baseline/1",
+                               "verdicts": {cid: e["verdict"] for cid, e in claims.items()}}))
+    report = render_report(path, tmp_path / "report", baseline=old, pdf=False)
+    gate = report["document"]["gate"]
+    assert gate["proof_locked"] is False
+    assert {d["id"] for d in gate["differences"]} == set(GATE) - {"toy/flawed-proof"}
+    failing = {case.get("name") for case in junit(tmp_path / "report").iter("testcase")
+               if case.find("failure") is not None or case.find("error") is not None}
+    assert failing == set(GATE) - {"toy/flawed-proof"}
 
 
 def test_without_a_baseline_only_errors_fail(tmp_path, report_results):
     path, _ = write_inputs(tmp_path / "run", report_results)
     report = render_report(path, tmp_path / "report", pdf=False)
-    suite = ET.parse(tmp_path / "report" / "junit.xml").getroot()
+    suite = junit(tmp_path / "report")
     assert report["document"]["gate"] is None
+    assert all(c["gate"] is None for c in report["document"]["claims"])
     assert suite.get("failures") == "0" and suite.get("errors") == "1"
-    assert "gate was not evaluated" in (tmp_path / "report" / "index.html").read_text()
+    assert not spans(parse(tmp_path / "report" / "index.html"), "box", "gate-fail")
+
+
+def test_old_records_without_proof_readings_or_controls_still_render(tmp_path, report_results):
+    out, report = render(tmp_path, legacy(report_results))
+    claims = {c["id"]: c for c in report["document"]["claims"]}
+    assert {c["proof"]["status"] for c in claims.values()} == {"unjudged"}
+    assert report["document"]["proof_counts"]["unjudged"] == len(claims)
+    for cid, claim in claims.items():
+        assert [r["primary"] for r in claim["readings"]] == [True]
+        assert all(ev["role"] is None and ev["controls"] == [] for ev in claim["evidence"])
+        page = parse(out / "claims" / f"{claim['slug']}.html")
+        assert not [a for t, a in page.tags if t == "li" and "control" in (a.get("class") or "")]
+        # The old record's first disagreement is still the highlighted step.
+        first = claim["derivation"]["first_disagreement"]
+        rows = [a["id"] for t, a in page.tags if t == "tr" and "finding" in (a.get("class") or "").split()]
+        assert rows == ([] if first is None else [f"step-{first + 1}"]), cid
+        # A check's reading was free text then; it is still shown.
+        for ev in claim["evidence"]:
+            assert ev["reading_text"] in "".join(page.text)
 
 
 def test_rendering_is_deterministic(tmp_path, report_results):
     first, _ = render(tmp_path / "a", report_results)
     second, _ = render(tmp_path / "b", report_results)
     pages = sorted(p.relative_to(first) for p in first.rglob("*.html"))
+    pages += [Path("junit.xml")] + sorted(p.relative_to(first) for p in first.rglob("*.svg"))
     for rel in pages:
         # The results path differs between the two folders; everything else is byte-identical.
         a = (first / rel).read_text().replace(str(tmp_path / "a"), "")
@@ -132,7 +297,8 @@ def test_rendering_is_deterministic(tmp_path, report_results):
 
 
 def test_hostile_strings_stay_text(tmp_path, report_results):
-    out, _ = render(tmp_path, hostile(report_results))
+    results = hostile(report_results)
+    out, _ = render(tmp_path, results)
     for page in [out / "index.html", *sorted((out / "claims").glob("*.html"))]:
         parsed = parse(page)
         scripts = [t for t, _ in parsed.tags if t == "script"]
@@ -145,6 +311,17 @@ def test_hostile_strings_stay_text(tmp_path, report_results):
     assert HOSTILE in text
     index = "".join(parse(out / "index.html").text)
     assert "#panic(\"boom\")" in index and "<script>alert(1)</script>" in index
+    # ...and in the new fields: the proof's reason and first false step (still linked), each
+    # reading's text and why, each control's variant.
+    record = next(r for r in results["results"] if r["id"] == "toy/flawed-proof")
+    page = parse(out / "claims" / "toy__flawed-proof.html")
+    text = "".join(page.text)
+    for value in (record["proof"]["reason"], record["proof"]["first_false_step"],
+                  *(r[k] for r in record["readings"] for k in ("text", "why", "summary")),
+                  record["evidence"][0]["controls"][0]["variant"]):
+        assert value in text
+    assert [a["href"] for t, a in page.tags if t == "a" and "proof-finding" in (a.get("class") or "")] \
+        == ["#step-2"]
 
 
 def test_formulas_split_prose_from_math_and_fall_back_to_source():
@@ -157,14 +334,21 @@ def test_formulas_split_prose_from_math_and_fall_back_to_source():
     assert mathml(r"\frac{1}{") is None or "<math" in mathml(r"\frac{1}{")
 
 
-def test_key_figure_says_why():
+def test_key_figure_is_the_records_own():
     from report_fixture import report_results as build
 
-    by_id = {r["id"]: r for r in build()["results"]}
-    assert key_figure(by_id["toy/refuted-proof"]) == "false proof step: the derivative vanishes"
-    assert key_figure(by_id["toy/refuted-witness"]).endswith("violated on 40 of 512 cases")
-    assert key_figure(by_id["toy/confirmed-rate"]).startswith("‖J‖₂ (worst case) ∝ n^1")
-    assert key_figure(by_id["toy/errored"]) == "ValueError: bad grid (at spec.py:12)"
+    for record in build()["results"]:
+        if record["verdict"] == "error":
+            assert key_figure(record) == "ValueError: bad grid (at spec.py:12)"
+        elif record["figure"]:
+            assert key_figure(record) == record["figure"]
+        else:
+            assert key_figure(record) == record["summary"]  # nothing measured (unverifiable)
+    old = {r["id"]: r for r in legacy(build())["results"]}  # chosen here for old records
+    assert key_figure(old["toy/refuted-witness"]).endswith("violated on 40 of 512 cases")
+    assert key_figure(old["toy/confirmed-rate"]).startswith("‖J‖₂ (worst case) ∝ n^1")
+    # Then, an undecided step counted as false, and a false step refuted.
+    assert key_figure(old["toy/refuted-rate"]) == "false proof step: bound the tail"
 
 
 def test_reports_import_no_torch_or_sympy(tmp_path, report_results):
@@ -186,7 +370,7 @@ def test_cli_report(tmp_path, report_results, capsys):
     status = main(["report", str(path), "--baseline", str(baseline), "--no-pdf"])
     out = capsys.readouterr().out
     assert status == 0
-    assert "6 claim pages" in out and "gate fails (3 differences)" in out
+    assert "7 claim pages" in out and f"gate fails ({len(GATE)} differences)" in out
     assert (path.parent / "report" / "index.html").exists()
 
 

@@ -14,10 +14,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from report_fixture import HOSTILE, hostile, report_baseline
+from report_fixture import GATE, HOSTILE, hostile, legacy, report_baseline
 
 from checks.gate import compare
-from reports.document import VERDICTS, build_document
+from reports.document import PROOF_STATUSES, VERDICTS, build_document
 from reports.pdf import TEMPLATE, formula, statement, write_pdf
 
 pypdf = pytest.importorskip("pypdf")
@@ -44,7 +44,7 @@ FORMULAS = [r"\frac{a+b}{c}", r"x_i^2", r"e^{-\mu t}", r"\sqrt{x^2+1}", r"\sqrt[
 
 
 def document_of(results: dict, *, gate: bool = True) -> dict:
-    diffs = compare(results["results"], report_baseline()["verdicts"]) if gate else None
+    diffs = compare(results["results"], report_baseline()["claims"]) if gate else None
     return build_document(results, gate=diffs, baseline="baseline.json" if gate else None,
                           source="run/results.json", timings={r["id"]: 1.25 for r in results["results"]})
 
@@ -86,43 +86,55 @@ def test_write_pdf_writes_the_pdf_its_data_and_the_fixed_template(built, tmp_pat
     assert (out / "report.typ").read_bytes() == TEMPLATE.read_bytes()  # nothing spliced in
     data = json.loads((out / "report-data.json").read_text(encoding="utf-8"))
     assert [c["id"] for c in data["document"]["claims"]] == sorted(
-        ["toy/confirmed-rate", "toy/refuted-proof", "toy/refuted-witness", "toy/inconclusive-fit",
-         "toy/unverifiable", "toy/errored"])
+        ["toy/confirmed-rate", "toy/flawed-proof", "toy/refuted-rate", "toy/refuted-witness",
+         "toy/inconclusive-fit", "toy/unverifiable", "toy/errored"])
+    assert [c["proof"]["status"] for c in data["document"]["claims"]] == [
+        "sound", "unjudged", "flawed", "sound", "incomplete", "absent", "absent"]
 
 
-def test_text_has_every_claim_id_and_verdict(built, document):
+def test_text_has_every_claim_id_and_both_answers(built, document):
     _, text = built
     lines = text.splitlines()
     for claim in document["claims"]:
-        # The claim's heading: its id, unbroken, and its verdict word on the same line.
-        assert any(claim["id"] in line and claim["verdict"] in line for line in lines), claim["id"]
+        # The claim's heading: its id, unbroken, its verdict and its proof status on one line.
+        proof = f"proof {claim['proof']['status']}"
+        assert any(claim["id"] in line and claim["verdict"] in line and proof in line for line in lines), \
+            claim["id"]
     for verdict in VERDICTS:
         assert verdict in text
+    for status in PROOF_STATUSES:
+        assert f"proof {status}" in text
 
 
 def test_cover_claims_table_and_summary_table(built):
     _, text = built
     flat = " ".join(text.split())
     assert "attnaudit audit report" in flat and "run/results.json" in flat
-    assert "6 claims from 1 paper" in flat
-    for count in ("2 refuted", "1 error", "1 inconclusive", "1 unverifiable", "1 confirmed"):
-        assert count in flat
+    assert "7 claims from 1 paper" in flat
+    for count in ("2 refuted", "1 error", "1 inconclusive", "1 unverifiable", "2 confirmed"):
+        assert flat.count(count) == 2, count  # the run's counts and the paper's
+    bare = squeeze(text)
+    for status, n in {"flawed": 1, "incomplete": 1, "absent": 2, "sound": 2, "unjudged": 1}.items():
+        assert bare.count(f"{status}{n}") >= 2, status  # a proof badge, then its count
     assert "A Toy Paper on Attention" in flat and "A. Tester, B. Prover" in flat and "2601.00001v1" in flat
     # The gate fails against the fixture's baseline: every difference is listed.
-    assert "Verdict gate fails" in flat and "baseline.json" in flat
-    for claim_id in ("toy/inconclusive-fit", "toy/vanished", "toy/errored"):
+    assert "baseline.json" in flat
+    for claim_id in GATE:
         assert claim_id in flat
-    assert "Key figure" in flat and "false proof step: the derivative vanishes" in flat
+    assert "proof sound → flawed" in flat and "confirmed → inconclusive" in flat
+    assert "Key figure" in flat and "Proof" in flat and "step 'the rate' is false" in flat
     assert "Table 1 (toy §3): Guarantees" in flat
     assert "μ ∝ Δ^-6 (95% CI [-6.03, -5.97])" in flat and "not run in this selection" in flat
 
 
-def test_claim_sections(built):
+def test_claim_sections(built, report_results):
     _, text = built
     flat = " ".join(text.split())
-    assert "The first disagreeing step is step 2 (highlighted)." in flat
-    assert flat.count("first disagreeing step") == 2  # the sentence and the marked row only
-    assert "Every step agrees with the SymPy derivation." in flat
+    # The two findings: the proof's first false step (flawed-proof, step 2, not the later false
+    # step 3) and the first false statement step (refuted-rate, step 3): the sentence and the mark.
+    assert flat.lower().replace("’", "'").count("the proof's first false step") == 2
+    assert flat.lower().count("first false statement step") == 2
+    assert "First false step: the derivative vanishes" in flat
     assert "μ = Θ(ε²/Δ⁶), not Θ(ε²/Δ⁴)" in flat and "Derived by attnaudit from rate-vs-delta" in flat
     assert "ValueError: bad grid" in flat and "claims/toy/spec.py" in flat
     assert "No numerical checks." in flat and "No symbolic derivation" in flat
@@ -136,6 +148,37 @@ def test_claim_sections(built):
     assert "sympy 1.14.0" in flat
 
 
+def test_claim_sections_show_readings_roles_statuses_and_controls(built, report_results):
+    _, text = built
+    flat = " ".join(text.split())
+    bare = squeeze(text)
+    for record in report_results["results"]:
+        proof = record["proof"]
+        assert proof["reason"] in flat, record["id"]
+        for reading in record["readings"]:
+            for key in ("text", "why", "summary"):
+                assert squeeze(reading[key]) in bare, (record["id"], key)
+        for ev in record["evidence"]:
+            for c in ev["controls"]:
+                assert squeeze(c["variant"]) in bare and squeeze(c["summary"]) in bare
+    assert "alternative all-eps" in flat  # the alternative reading, by id
+    n_controls = [c["failed"] for r in report_results["results"] for ev in r["evidence"]
+                  for c in ev["controls"]]
+    assert flat.count("control failed") == n_controls.count(True)
+    assert flat.count("control passed") == n_controls.count(False)
+    assert flat.count("cannot discriminate") >= 2 * n_controls.count(False)
+    steps = [s for r in report_results["results"] for s in r["derivation"]["steps"]]
+    assert flat.count("undecided") >= sum(s["status"] == "undecided" for s in steps)
+    assert flat.count("statement") >= sum(s["role"] == "statement" for s in steps)
+
+
+def test_old_records_compile(tmp_path, report_results):
+    document = document_of(legacy(report_results))
+    flat = " ".join(pdf_text(compile_pdf(tmp_path / "r", document)).split())
+    assert "proof unjudged" in flat and "first disagreeing step" in flat
+    assert "control failed" not in flat and "Negative control" not in flat
+
+
 def test_plots_are_embedded(tmp_path, document):
     out = tmp_path / "with"
     pdf = compile_pdf(out, document)
@@ -144,7 +187,7 @@ def test_plots_are_embedded(tmp_path, document):
              if ev["pdf"]["plot"]]
     assert plots == [f"figures/{ev['plot_id']}.svg" for c in document["claims"] for ev in c["evidence"]
                      if ev["plot_id"] is not None]
-    assert len(plots) == 4  # two on the confirmed claim, one refuted, one inconclusive
+    assert len(plots) == 6  # two on the confirmed claim, one flat, one refuted, two inconclusive
     bare = copy.deepcopy(document)
     for claim in bare["claims"]:
         for ev in claim["evidence"]:
@@ -154,7 +197,7 @@ def test_plots_are_embedded(tmp_path, document):
     def drawn(path: Path) -> int:  # Typst draws an SVG's shapes into the page's content stream
         return sum(len(page.get_contents().get_data()) for page in pypdf.PdfReader(str(path)).pages)
 
-    assert drawn(pdf) > drawn(without) + 4 * 100
+    assert drawn(pdf) > drawn(without) + 6 * 100
 
 
 def test_a_missing_figure_is_left_out_not_fatal(tmp_path, document):
@@ -173,7 +216,7 @@ def test_the_same_document_gives_the_same_bytes(tmp_path, document):
 
 def test_gate_not_evaluated(tmp_path, report_results):
     text = " ".join(pdf_text(compile_pdf(tmp_path / "r", document_of(report_results, gate=False))).split())
-    assert "Verdict gate: not evaluated." in text and "No baseline was given." in text
+    assert "Gate: not evaluated." in text and "No baseline was given." in text
 
 
 @pytest.mark.parametrize("latex", FORMULAS)
@@ -213,6 +256,7 @@ def test_unparseable_and_absurdly_nested_formulas_are_shown_as_source(tmp_path, 
 def test_non_json_numbers_and_deep_data_do_not_break_the_template(tmp_path, report_results):
     results = copy.deepcopy(report_results)
     witness = next(r for r in results["results"] if r["id"] == "toy/refuted-witness")["evidence"][0]
+    witness["controls"] = [{"check": "far-weight", "variant": float("nan"), "failed": "yes"}]
     witness["closest_relative_margin"] = float("inf")
     witness["witness"]["lhs"] = float("nan")
     witness["witness"]["seed"] = 2 ** 80
@@ -249,6 +293,15 @@ def test_hostile_strings_compile_and_read_back_literally(tmp_path, report_result
                      '<script>alert(1)</script> #panic("boom") ] $ // @ref &amp; ']:
         assert squeeze(fragment) in text, fragment
     assert "panic" not in (out / "report.typ").read_text(encoding="utf-8")
+    # The new fields come out literally too: the proof's reason and first false step, every
+    # reading's text and why, every control's variant.
+    for record in results["results"]:
+        values = [record["proof"]["reason"], *(r[k] for r in record["readings"] for k in ("text", "why"))]
+        values += [c["variant"] for ev in record["evidence"] for c in ev["controls"]]
+        if record["proof"]["first_false_step"]:
+            values.append(record["proof"]["first_false_step"])
+        for value in values:
+            assert squeeze(value) in text, (record["id"], value)
 
 
 def test_page_one_renders(tmp_path, built):

@@ -7,6 +7,7 @@ glyphs (``<!-- fit: slope … -->``), which is what these tests read to see what
 from __future__ import annotations
 
 import copy
+import math
 import re
 import subprocess
 import sys
@@ -121,6 +122,62 @@ def test_a_limit_plots_the_gap_against_the_distance_to_the_point(point, xlabel):
     shown = texts(evidence_plot(ev, uid="u"))
     assert xlabel in shown and "|W − 1|" in shown
     assert "derived rate 1, through the point nearest the limit" in shown
+
+
+def exponential():
+    """y = 2·exp(−0.5·n), predicted exp(−0.45·n); x runs through 0 (allowed: x is not logged)."""
+    xs = [0.0, 4.0, 8.0, 12.0, 16.0]
+    ys = [2.0 * math.exp(-0.5 * x) for x in xs]
+    ev = scaling(x=xs, y=ys, predicted_exponent=-0.45, predicted_prefactor=ys[-1] / math.exp(-0.45 * 16))
+    ev["fit"] |= {"exponent": -0.5, "prefactor": 2.0, "ci": [-0.52, -0.48], "law": "exponential",
+                  "band": [[0.98 * y, 1.02 * y] for y in ys]}
+    return ev
+
+
+def polylog():
+    """y = (log n)², predicted Θ((log n)²)."""
+    xs = [10.0, 100.0, 1000.0, 10000.0]
+    ys = [math.log(x) ** 2 for x in xs]
+    ev = scaling(x=xs, y=ys, predicted_exponent=2.0, predicted_prefactor=1.0)
+    ev["fit"] |= {"exponent": 2.0, "prefactor": 1.0, "ci": [1.98, 2.02], "law": "polylog",
+                  "band": [[0.98 * y, 1.02 * y] for y in ys]}
+    return ev
+
+
+def test_an_exponential_law_is_drawn_on_log_y_against_linear_x():
+    ev = exponential()
+    labels = plot_labels(ev)
+    assert labels[1] == "fit: exp(p·n), p = −0.500 (95% CI [−0.520, −0.480])"
+    assert labels[2] == "predicted (Θ): exp(p·n), p = −0.45, through the largest-x point"
+    shown = texts(evidence_plot(ev, uid="u"))
+    assert all(label in shown for label in labels)
+    assert "toy error" in shown  # x = 0 does not force linear axes: x is not logged
+    assert "0" in shown and "10⁻¹" in shown  # a linear x tick at 0, a power-of-ten y tick
+
+
+def test_a_polylog_law_is_drawn_as_a_curve_on_log_log_axes():
+    ev = polylog()
+    labels = plot_labels(ev)
+    assert labels[1] == "fit: (log n)^p, p = 2.00 (95% CI [1.98, 2.02])"
+    svg = evidence_plot(ev, uid="u")
+    shown = texts(svg)
+    assert all(label in shown for label in labels) and "10³" in shown  # log x
+    power = copy.deepcopy(ev)
+    power["fit"]["law"] = "power"  # the same numbers as a power law: a straight line of 2 points
+    assert len(svg) > len(evidence_plot(power, uid="u")) + 1000  # the curves have many vertices
+
+
+def test_a_flat_fit_says_so_and_needs_no_r2():
+    ev = scaling(predicted_exponent=0.0, y=[0.5] * 4)
+    ev["fit"] |= {"exponent": 1e-17, "ci": [1e-17, 1e-17], "r2": None, "flat": True}
+    assert plot_labels(ev)[1] == "fit: slope 0 (95% CI [0, 0]), flat to round-off"
+    assert "fit: slope 0 (95% CI [0, 0]), flat to round-off" in texts(evidence_plot(ev, uid="u"))
+
+
+def test_an_unknown_law_is_drawn_as_a_power_law():
+    ev = scaling()
+    ev["fit"]["law"] = "<script>"
+    assert plot_labels(ev) == plot_labels(scaling())
 
 
 @pytest.mark.parametrize("ev", [
