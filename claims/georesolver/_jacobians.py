@@ -1,42 +1,25 @@
 """Per-query attention Jacobians for GeoResolver Lemma 2.4, and a batched worst-case search.
 
-The Lipschitz constant the proof of Lemma 2.4 measures is the spectral norm of ∂o_i/∂q_i, with
-o_i = Σ_j W_ij v_j the output of one query and the keys and values held fixed. Here:
-
-- :func:`query_jacobian` computes it with ``torch.func`` (``vmap`` over instances of ``jacrev``
-  through the operator), one query per instance: q ``(B, d)``, k ``(B, n, d)``, v ``(B, n, d_v)``
-  → ``(B, d_v, d)``;
-- :func:`ascend` searches for large norms by batched projected gradient ascent (Adam steps, one
-  restart per instance), differentiating the norm of a Jacobian built by double backward (the
-  ``torch.func`` route is ~30x slower for this second-order step on the CPU);
-- :func:`two_group_construction` is the extremal configuration derived in the specs: half the
-  keys at ``c + a·e₁``, half at ``c − a·e₁``, values ``±L_V e₁``.
-
-The search is seeded through the caller's generator and deterministic; nothing here decides a
-verdict.
+The proof of Lemma 2.4 measures the spectral norm of ∂o_i/∂q_i, o_i = Σ_j W_ij v_j, keys and
+values held fixed. :func:`query_jacobian` computes it with ``torch.func`` (``vmap`` of ``jacrev``,
+one query per instance: q ``(B, d)``, k ``(B, n, d)``, v ``(B, n, d_v)`` → ``(B, d_v, d)``);
+:func:`ascend` searches for large norms by batched projected Adam ascent through a double-backward
+Jacobian (~30x faster than ``torch.func`` for this second-order step on the CPU);
+:func:`two_group_construction` is the extremal configuration derived in the spec. Seeded by the
+caller, deterministic; nothing here decides a verdict. torch loads on first use.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-
-import torch
-from torch.func import jacrev, vmap
 
 from checks.context import single_thread
 
-Attend = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
-Triple = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
-Project = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], Triple]
 
-
-
-
-def query_jacobian(attend: Attend, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                   *extra: torch.Tensor) -> torch.Tensor:
+def query_jacobian(attend, q, k, v, *extra):
     """∂o/∂q of ``o = attend(q[None], k, v, *extra)[0]`` per instance, by ``vmap(jacrev(...))``;
     ``extra`` are per-instance parameters (leading dim B), e.g. ε."""
+    from torch.func import jacrev, vmap
 
     def one(qi, ki, vi, *rest):
         return attend(qi[None, :], ki, vi, *rest)[0]
@@ -44,13 +27,17 @@ def query_jacobian(attend: Attend, q: torch.Tensor, k: torch.Tensor, v: torch.Te
     return vmap(jacrev(one))(q, k, v, *extra)
 
 
-def query_jacobian_norm(attend: Attend, q, k, v, *extra) -> torch.Tensor:
+def query_jacobian_norm(attend, q, k, v, *extra):
     """Spectral norm ‖∂o/∂q‖₂ per instance, ``(B,)``."""
+    import torch
+
     return torch.linalg.matrix_norm(query_jacobian(attend, q, k, v, *extra), ord=2)
 
 
-def _differentiable_jacobian(attend: Attend, q, k, v) -> torch.Tensor:
+def _differentiable_jacobian(attend, q, k, v):
     """∂o/∂q ``(B, d_v, d)`` as a graph (create_graph), so that its norm can be differentiated."""
+    import torch
+
     q = q.requires_grad_(True) if not q.requires_grad else q
     out = attend(q[:, None, :], k, v)[:, 0, :]
     rows = [torch.autograd.grad(out[:, c].sum(), q, create_graph=True, retain_graph=True)[0]
@@ -58,8 +45,10 @@ def _differentiable_jacobian(attend: Attend, q, k, v) -> torch.Tensor:
     return torch.stack(rows, dim=1)
 
 
-def project_ball(x: torch.Tensor, radius, center=None) -> torch.Tensor:
+def project_ball(x, radius, center=None):
     """Each vector (last dim) projected onto the closed ball of ``radius`` about ``center``."""
+    import torch
+
     offset = x if center is None else x - center
     norm = torch.linalg.vector_norm(offset, dim=-1, keepdim=True)
     scale = torch.clamp(torch.as_tensor(radius, dtype=x.dtype, device=x.device)
@@ -67,19 +56,18 @@ def project_ball(x: torch.Tensor, radius, center=None) -> torch.Tensor:
     return offset * scale if center is None else center + offset * scale
 
 
-def ascend(attend: Attend, q, k, v, *, project: Project, steps: int, lr: tuple[float, float, float],
-           free_query: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Projected Adam ascent on ‖∂o/∂q‖₂, every instance a restart; returns the best point seen.
-
-    ``lr`` gives the step (in input units) for q, k and v; it decays geometrically to 5 % of its
-    start. Returns ``(q, k, v, norm)`` at each instance's best step, the norm recomputed with
-    :func:`query_jacobian_norm` (``torch.func``) so the value reported is the measured one.
-    """
+def ascend(attend, q, k, v, *, project, steps: int, lr: tuple[float, float, float],
+           free_query: bool = True):
+    """Projected Adam ascent on ‖∂o/∂q‖₂, every instance a restart. ``lr``: the steps (input units)
+    for q, k, v, decaying geometrically to 5 %. Returns ``(q, k, v, norm)`` at each instance's best
+    step, the norm recomputed with :func:`query_jacobian_norm`."""
     with single_thread():
         return _ascend(attend, q, k, v, project=project, steps=steps, lr=lr, free_query=free_query)
 
 
 def _ascend(attend, q, k, v, *, project, steps, lr, free_query):
+    import torch
+
     q, k, v = project(q.clone(), k.clone(), v.clone())
     params = [q, k, v]
     moments = [(torch.zeros_like(p), torch.zeros_like(p)) for p in params]
@@ -120,6 +108,8 @@ def two_group_construction(batch: int, n: int, d: int, d_v: int, a, value_bound:
     rank-one L_V·|∂ log S/∂q|·e₁e₁ᵀ (IDA) or L_V·a/√d·e₁e₁ᵀ (softmax). ``a`` is a float or a
     ``(batch,)`` tensor.
     """
+    import torch
+
     a = torch.as_tensor(a, dtype=dtype, device=device).expand(batch)
     sign = torch.ones(n, dtype=dtype, device=device)
     sign[n // 2:] = -1.0
