@@ -41,8 +41,7 @@ TABLES = (
                 _cell(r"O(n)", ("lemma-2.4/ida-general", "jacobian-norm-vs-n")),
             )),
             TableRow("Hessian spread (Lemma 2)", (
-                _cell(r"\Theta(n^{-2})", ("lemma-2.5/softmax", "order-in-n"),
-                      ("lemma-2.5/spread", "spread-softmax-vs-n")),
+                _cell(r"\Theta(n^{-2})", ("lemma-2.5/softmax", "order-in-n")),
                 _cell(r"\Theta(1)", ("lemma-2.5/ida", "fixed-eps"),
                       ("lemma-2.5/spread", "spread-ida-vs-n")),
             )),
