@@ -193,7 +193,7 @@ class ScalingLaw:
             raise ValueError(f"scaling law {self.name!r}: law must be one of {', '.join(LAWS)}")
         if not self.family.strip():
             raise ValueError(f"scaling law {self.name!r}: name the instance family (typical or worst)")
-        if _tolerance_value(self.tolerance, self.name) < 0:
+        if not getattr(self.tolerance, "lazy", False) and _tolerance_value(self.tolerance, self.name) < 0:
             raise ValueError(f"scaling law {self.name!r}: the exponent tolerance must be >= 0")
 
     @property
@@ -231,7 +231,7 @@ class Limit:
             raise ValueError(f"limit {self.name!r}: the convergence rate must be positive")
         if not self.family.strip():
             raise ValueError(f"limit {self.name!r}: name the family")
-        if _tolerance_value(self.tolerance, self.name) < 0:
+        if not getattr(self.tolerance, "lazy", False) and _tolerance_value(self.tolerance, self.name) < 0:
             raise ValueError(f"limit {self.name!r}: the rate tolerance must be >= 0")
 
     @property
@@ -265,8 +265,14 @@ def _check_common(check: Any, what: str) -> None:
     _check_name(check.name)
     if check.role not in ROLES:
         raise ValueError(f"{what} {check.name!r}: role must be one of {', '.join(ROLES)}")
+    if getattr(check.tolerance, "lazy", False):
+        return _check_rest(check, what)  # computed when the check runs, never at import
     if not describe_tolerance(check.tolerance).strip():
         raise ValueError(f"{what} {check.name!r}: the tolerance needs a stated reason")
+    _check_rest(check, what)
+
+
+def _check_rest(check: Any, what: str) -> None:
     if check.reading is not None:
         _check_name(check.reading)
     if not all(isinstance(c, Control) for c in check.controls):
