@@ -59,7 +59,7 @@ def mutate(check, evidence: dict[str, Any], ctx) -> tuple[Any, str]:
     if isinstance(check, Relation):
         room, tol, scale = _relation_room(check, ctx)
         # a nudge beyond round-off of the compared values themselves, so a zero tolerance still moves
-        nudge = 2 * tol + 1e-9 * max(scale, 1e-300)
+        nudge = 2 * tol + (1e-9 * scale if scale > 0 else 1e-300)
         if agrees:
             if check.rel == "==":
                 return _shift_relation(check, 2 * (-room) + 2 * nudge), "value moved by several tolerances"

@@ -4,9 +4,9 @@ side sentence about softmax, an alternative reading, is refuted by a replayable 
 from __future__ import annotations
 
 import pytest
+from claimtest import assert_witnessed, evidence, run
 
 from claims.georesolver.property_2_2_1 import CLAIMS
-from claimtest import assert_witnessed, evidence, run
 
 CLAIM = CLAIMS[0]
 

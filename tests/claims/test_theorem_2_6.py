@@ -1,0 +1,111 @@
+"""Theorem 2.6 (PL constants of the two-key loss): every part is refuted by statement-level evidence
+(a false statement step, a fitted interval that excludes the prediction), its proof is flawed at a
+named first false step, the real-line reading is refuted by a replayable witness, and the suite's
+corrected softmax form is confirmed behind a control that fails."""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+import torch
+from claimtest import assert_excluded, assert_interval_excludes, assert_witnessed, evidence, run
+
+from checks import Context
+from checks.fitting import closed_form_bias
+from claims.georesolver import theorem_2_6 as spec
+
+IDA, SOFT, RATIO = spec.CLAIMS
+
+
+@pytest.fixture(scope="module")
+def records():
+    return {claim.id: run(claim) for claim in spec.CLAIMS}
+
+
+def _readings(record):
+    return {r["id"]: r["verdict"] for r in record["readings"]}
+
+
+def _first_false(record):
+    """The proof's first false step: a proof step that disagrees, every step before it agreeing or
+    belonging to the statement."""
+    steps = record["derivation"]["steps"]
+    step = next(s for s in steps if s["name"] == record["proof"]["first_false_step"])
+    assert record["proof"]["status"] == "flawed" and step["role"] == "proof"
+    assert step["status"] == "disagrees"
+    before = steps[: steps.index(step)]
+    assert all(s["status"] == "agrees" for s in before if s["role"] == "proof")
+    return step
+
+
+def test_ida_refuted_by_the_statement_proof_flawed_at_the_vanishing_slope(records):
+    record = records[IDA.id]
+    assert record["verdict"] == "refuted"
+    assert _readings(record) == {"primary": "refuted", "real-line": "refuted"}
+    step = _first_false(record)
+    assert step["paper"] == "0"
+    assert step["derived"] == sp.sstr(sp.factor(sp.diff(spec.W1, spec.q).subs(spec.q, 0)))
+    # Statement steps alone refute: the scaling symmetry forces Δ⁻⁶ given ε².
+    false_statement = [s for s in record["derivation"]["steps"]
+                       if s["role"] == "statement" and s["status"] == "disagrees"]
+    assert "-6" in [s["derived"] for s in false_statement]
+    fit = assert_interval_excludes(record, "pl-vs-delta", -4.0)
+    assert abs(fit["exponent"] + 6) < spec.IDA_FIT.value
+    eps_law = evidence(record, "pl-vs-eps")
+    assert eps_law["status"] == "agrees" and abs(eps_law["fit"]["exponent"] - 2) < spec.IDA_FIT.value
+    local = evidence(record, "proof-local-vs-delta")
+    assert local["role"] == "proof" and local["status"] == "disagrees"
+    assert evidence(record, "operator-consistency")["status"] == "agrees"
+
+
+def test_ida_real_line_reading_has_a_zero_pl_constant(records):
+    witness = assert_witnessed(records[IDA.id], "pl-positive-on-line", IDA)
+    assert evidence(records[IDA.id], "pl-positive-on-line")["reading"] == "real-line"
+    assert witness["lhs"] + witness["tol"] < witness["rhs"]
+
+
+def test_ida_infimum_is_the_ratio_at_the_far_key():
+    """The numerical μ (grid + golden section) equals the statement step's closed form
+    8ε²(Δ²+ε)²/(Δ²+2ε)⁵, the PL ratio at q = Δ."""
+    e = torch.tensor([1e-7, 1e-5, 1e-3, 1e-6, 1e-6], dtype=torch.float64)
+    d = torch.tensor([1.0, 1.0, 1.0, 0.1, 100.0], dtype=torch.float64)
+    exact = 8 * e**2 * (d**2 + e) ** 2 / (d**2 + 2 * e) ** 5
+    torch.testing.assert_close(spec.mu_key1("IDA", e, d, 1500), exact, rtol=1e-9, atol=0)
+
+
+@pytest.mark.parametrize("profile", ["quick", "full"])
+def test_ida_fit_tolerance_covers_the_closed_form_bias(profile):
+    ctx = Context(IDA.id, seed=0, profile=profile)
+    far_key = lambda e, d: 8 * e**2 * (d**2 + e) ** 2 / (d**2 + 2 * e) ** 5  # noqa: E731
+    local = lambda e, d: 16 * d**2 * e**2 / (d**2 + 2 * e) ** 4  # noqa: E731 (4W₁′(0)²)
+    eps_grid, delta_grid = IDA.check("pl-vs-eps").grid(ctx), IDA.check("pl-vs-delta").grid(ctx)
+    for exact in (far_key, local):
+        assert abs(closed_form_bias(eps_grid, exact(eps_grid, 1.0), 2.0)) < spec.IDA_FIT.value
+        assert abs(closed_form_bias(delta_grid, exact(spec.EPS_FIXED, delta_grid), -6.0)) < spec.IDA_FIT.value
+
+
+def test_softmax_refuted_proof_flawed_at_the_squared_gradient(records):
+    record = records[SOFT.id]
+    assert record["verdict"] == "refuted"
+    step = _first_false(record)
+    assert (step["paper"], step["derived"]) == ("1", "2")
+    for name in ("pl-soft-vs-delta", "pl-soft-vs-d"):
+        assert_excluded(evidence(record, name))
+    assert evidence(record, "operator-consistency")["status"] == "agrees"
+
+
+def test_softmax_corrected_form_confirmed_behind_a_failing_control(records):
+    record = records[SOFT.id]
+    assert _readings(record) == {"primary": "refuted", "suite-corrected": "confirmed"}
+    corrected = evidence(record, "corrected-soft-form")
+    assert corrected["status"] == "agrees" and corrected["reading"] == "suite-corrected"
+    assert [c["failed"] for c in corrected["controls"]] == [True]
+
+
+def test_ratio_grows_in_the_gap_but_not_with_a_constant_free_of_delta_and_eps(records):
+    record = records[RATIO.id]
+    assert record["verdict"] == "refuted"
+    assert _first_false(record)["role"] == "proof"
+    assert evidence(record, "ratio-vs-x")["status"] == "agrees"
+    assert abs(assert_interval_excludes(record, "ratio-vs-delta", -2.0)["exponent"] + 4) < 0.01
+    assert abs(assert_interval_excludes(record, "ratio-vs-inverse-eps", 0.0)["exponent"] + 2) < 0.01
