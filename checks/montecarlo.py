@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from checks.tolerances import MonteCarlo
 
@@ -39,6 +38,8 @@ def mean(samples, tolerance: MonteCarlo, axis: int = -1) -> list[Estimate] | Est
     x = _as_numpy(samples)
     if x.shape[axis] < 2:
         raise ValueError("a Monte-Carlo interval needs at least 2 samples")
+    from scipy import stats  # ~0.5 s to import: only where an interval is actually drawn
+
     m = x.mean(axis=axis)
     se = x.std(axis=axis, ddof=1) / np.sqrt(x.shape[axis])
     z = stats.norm.ppf(0.5 + tolerance.per_comparison / 2)
@@ -53,6 +54,8 @@ def proportion(successes: int, trials: int, tolerance: MonteCarlo) -> Estimate:
     """A proportion with its Wilson interval at ``tolerance.per_comparison`` (scipy's binomtest)."""
     if trials < 1 or not 0 <= successes <= trials:
         raise ValueError(f"need 0 <= successes <= trials and trials >= 1, got {successes}/{trials}")
+    from scipy import stats
+
     ci = stats.binomtest(int(successes), int(trials)).proportion_ci(
         confidence_level=tolerance.per_comparison, method="wilson")
     p = successes / trials
