@@ -90,7 +90,8 @@ class MonteCarlo:
 
     def describe(self) -> str:
         what = "normal interval of the mean" if self.method == "normal" else "Wilson interval"
-        joint = (f", Bonferroni over {self.comparisons} comparisons ({self.per_comparison:.4g} each)"
+        alpha = (1.0 - self.confidence) / self.comparisons
+        joint = (f", Bonferroni over {self.comparisons} comparisons (each at level 1 − {alpha:.3g})"
                  if self.comparisons > 1 else "")
         return f"Monte-Carlo: {self.confidence:.3g} {what} of {self.estimator}{joint}"
 
