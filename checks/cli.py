@@ -116,7 +116,7 @@ def cmd_list(args) -> int:
     for r in rows:
         tail = f"ERROR {r['error']}" if "error" in r else f"{r['label']}  [{r['kind']}]"
         print(f"{r['id']:<{width}}  {tail}")
-    print(f"{len(cat.claims)} claims from {len(cat.papers)} papers"
+    print(f"{len(cat.claims)} claims from {len(cat.papers)} paper{'s' * (len(cat.papers) != 1)}"
           + (f", {len(cat.errors)} load errors" if cat.errors else ""))
     return EXIT_FAIL if cat.errors else EXIT_OK
 
@@ -134,9 +134,9 @@ def _resolve_device(name: str) -> str:
 class Progress:
     """Live progress on a terminal (stderr); one plain line per claim otherwise."""
 
-    def __init__(self, stream=sys.stderr):
-        self.stream = stream
-        self.live = stream.isatty()
+    def __init__(self, stream=None):
+        self.stream = sys.stderr if stream is None else stream  # the current stderr, not import-time's
+        self.live = self.stream.isatty()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._label = ""

@@ -79,7 +79,7 @@ def _softmax_gap(case):
 
 
 def _sample(ctx, gen):
-    batch = ctx.pick(quick=2000, full=20000)
+    batch = ctx.pick(quick=1000, full=20000)
     for n, d in ((2, 1), (16, 8), (64, 32)):
         q = sampling.gaussian(ctx, gen, batch, n, d)
         k = sampling.gaussian(ctx, gen, batch, n, d)
