@@ -1,4 +1,5 @@
-"""The user's entry points: ``nox -s verify`` (the audit) and ``nox -s tests`` (the test suite).
+"""The user's entry points: ``nox -s verify`` (the audit) and ``nox -s tests`` (the test suite);
+``nox -s mutants`` mutation-tests the engine's verdict logic (slow, not in CI; its score is).
 
 Installs prefer the CPU build of PyTorch named in ``.ci/constraints.txt`` (present on these
 machines as a local wheel). Set ``ATTNAUDIT_CONSTRAINTS`` to another constraints file, or to
@@ -62,3 +63,68 @@ def bench(session: nox.Session) -> None:
     """Performance of the operators as ratios against named peers (torch SDPA)."""
     _install(session, "-e", ".")
     session.run("python", "benchmarks/bench_attention.py", *session.posargs)
+
+
+MUTANTS_REPORT = ROOT / "tests" / "mutants-equivalent.md"
+
+
+@nox.session
+def mutants(session: nox.Session) -> None:
+    """Mutation testing of the engine (issue 17): mutmut over checks/verdict.py, relations.py,
+    fitting.py, laws.py, gate.py and symbolic.py against the fast engine tests (configured in
+    pyproject.toml [tool.mutmut]). Prints the score per module; every surviving mutant must be
+    listed, with its reason, in tests/mutants-equivalent.md. `-- --max-children N` sets the
+    number of parallel workers (default 2)."""
+    _install(session, "-e", ".[test]", "mutmut>=3.3")
+    args = list(session.posargs) or ["--max-children", "2"]
+    # One intra-op thread: the workers are forked, and forking a process whose OpenMP pool has
+    # started can hang the child.
+    env = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    session.run("mutmut", "run", *args, env=env)
+    score, unlisted, stale = mutation_score(ROOT / "mutants", MUTANTS_REPORT)
+    session.log(score)
+    if stale:
+        session.warn(f"listed in {MUTANTS_REPORT.relative_to(ROOT)} but no longer surviving (remove "
+                     f"them): {', '.join(stale)}")
+    if unlisted:
+        session.error(f"{len(unlisted)} surviving mutant(s) neither killed nor listed in "
+                      f"{MUTANTS_REPORT.relative_to(ROOT)}: {', '.join(unlisted)} "
+                      "(see one with 'mutmut show NAME')")
+    session.log(f"every surviving mutant is listed, with its reason, in {MUTANTS_REPORT.relative_to(ROOT)}")
+
+
+# mutmut's exit codes (mutmut/stats.py): 1 and 3 killed, 0 survived, 5 and 33 no tests, 36, 24,
+# -24, 152 and 255 timeouts (a mutant that loops forever is detected: counted as killed).
+_KILLED = {1, 3, 36, 24, -24, 152, 255, 37}
+
+
+def mutation_score(mutants_dir: Path, listed_file: Path) -> tuple[str, list[str], list[str]]:
+    """(the score per module and overall, as text; survivors not listed in ``listed_file``;
+    mutants listed there that no longer survive)."""
+    import json
+    import re
+
+    listed = set(re.findall(r"`([\w.]+__mutmut_\d+)`", listed_file.read_text()) if listed_file.exists()
+                 else [])
+    lines, unlisted, surviving = [], [], set()
+    total_killed = total = total_listed = 0
+    for meta in sorted((mutants_dir / "checks").glob("*.py.meta")):
+        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        killed = [k for k, c in codes.items() if c in _KILLED]
+        survivors = sorted((k for k in codes if k not in killed), key=_mutant_order)
+        surviving |= set(survivors)
+        equivalent = [k for k in survivors if k in listed]
+        unlisted += [k for k in survivors if k not in listed]
+        total_killed, total, total_listed = (total_killed + len(killed), total + len(codes),
+                                             total_listed + len(equivalent))
+        lines.append(f"  checks/{meta.name.removesuffix('.meta'):<14} {len(killed):>5} / {len(codes):<5} "
+                     f"killed ({100 * len(killed) / max(len(codes), 1):5.1f} %), "
+                     f"{len(equivalent)} listed as equivalent")
+    lines.append(f"  {'overall':<21} {total_killed:>5} / {total:<5} killed "
+                 f"({100 * total_killed / max(total, 1):5.1f} %), {total_listed} listed as equivalent")
+    return "mutation score\n" + "\n".join(lines), unlisted, sorted(listed - surviving, key=_mutant_order)
+
+
+def _mutant_order(name: str) -> tuple[str, int]:
+    stem, _, number = name.rpartition("__mutmut_")
+    return stem, int(number)

@@ -66,7 +66,8 @@ def check_scaling(law: ScalingLaw, ctx: Context) -> dict[str, Any]:
                       law.exponent_tolerance, law.max_ci_width, law=law.law)
     fit = ev["fit"]
     r2 = "flat to round-off" if fit["flat"] else f"R² {fit['r2']:.4f}"
-    measured = _law_text(law.law, "", law.variable, fit["exponent"], digits=4)
+    # A law flat to round-off fits an exponent of 1e-17 or so: it reads as the 0 it is.
+    measured = _law_text(law.law, "", law.variable, 0.0 if fit["flat"] else fit["exponent"], digits=4)
     ev["summary"] = (f"{law.quantity} ~ {measured} (95% CI [{fit['ci'][0]:.4g}, {fit['ci'][1]:.4g}], "
                      f"{r2}) vs predicted {ev['predicted']}: {ev['decision']}")
     return ev

@@ -134,6 +134,11 @@ def sign(expr: sp.Expr) -> int | None:
     return None
 
 
+def _weakly(expr: sp.Expr, prop: str) -> bool:
+    """True when SymPy proves ``prop`` (``is_nonnegative``...) of ``expr`` or of its factored form."""
+    return any(getattr(e, prop) is True for e in (expr, sp.factor(expr)))
+
+
 def relation_status(relation: sp.Basic) -> str:
     """A SymPy relational (``a <= b``, ``Eq``...) under the symbols' assumptions, three-valued.
 
@@ -151,6 +156,12 @@ def relation_status(relation: sp.Basic) -> str:
     if s is None:
         if op in ("==",):
             return zero_status(diff)
+        # No strict sign, but perhaps a weak one (−(a−b)² ≤ 0 has no sign SymPy can prove
+        # strictly): a non-strict relation then holds, a strict one in the other direction fails.
+        weak = {"<=": ("agrees", "is_nonnegative"), ">=": ("agrees", "is_nonpositive"),
+                "<": ("disagrees", "is_nonpositive"), ">": ("disagrees", "is_nonnegative")}
+        if op in weak and _weakly(diff, weak[op][1]):
+            return weak[op][0]
         return "undecided"
     table = {"<=": s >= 0, "<": s > 0, ">=": s <= 0, ">": s < 0, "==": s == 0, "!=": s != 0}
     return "agrees" if table[op] else "disagrees"

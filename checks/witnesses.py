@@ -50,9 +50,11 @@ def load_witnesses(path: Path) -> list[dict[str, Any]]:
     raise ResultsError(f"{path} is neither a witness ({WITNESS_SCHEMA}) nor a results file")
 
 
-def replay(witness: dict[str, Any], catalogue, stream=sys.stdout) -> bool:
+def replay(witness: dict[str, Any], catalogue, stream=None) -> bool:
     """Re-evaluate one witness and print both sides; True when it still violates the relation."""
     from checks.model import Relation
+
+    stream = sys.stdout if stream is None else stream  # the current stdout, not the one at import
 
     by_id = {c.id: c for c in catalogue.claims}
     claim = by_id.get(witness.get("claim"))

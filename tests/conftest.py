@@ -15,21 +15,25 @@ PAPER = Paper(key="toy", title="A toy paper", authors=("A. Tester",), arxiv=None
               source_file="none")
 """
 
-# A true identity, checked on a batch: sin² + cos² = 1.
+# A true identity, checked on a batch: sin² + cos² = 1, with a negative control (sin² + sin²,
+# false for most t) that fails, so the confirmation rests on a check that can discriminate.
 GOOD = """
 import torch
-from checks import Claim, Kind, Relation, symbolic, tolerances
+from checks import Claim, Kind, Relation, control, symbolic, tolerances
 import sympy as sp
 
 x = sp.Symbol("x", real=True)
+TOL = tolerances.Roundoff("1: a sum of two squares of bounded functions")
 
 def evaluate(case):
     t = case["t"]
     lhs = torch.sin(t) ** 2 + torch.cos(t) ** 2
-    return lhs, torch.ones_like(lhs), torcheck_tol(t)
+    return lhs, torch.ones_like(lhs), torch.full_like(t, TOL(dtype=t.dtype))
 
-def torcheck_tol(t):
-    return torch.full_like(t, tolerances.roundoff(t.dtype))
+def sines(case):
+    t = case["t"]
+    lhs = 2 * torch.sin(t) ** 2
+    return lhs, torch.ones_like(lhs), torch.full_like(t, TOL(dtype=t.dtype))
 
 def sample(ctx, gen):
     yield {"t": 10 * torch.randn(1000, generator=gen, dtype=ctx.dtype)}
@@ -37,15 +41,17 @@ def sample(ctx, gen):
 CLAIMS = (Claim(
     id="toy/good", label="Identity 1", section="§1", statement=r"\\sin^2 x + \\cos^2 x = 1",
     reading="for all real x", kind=Kind.IDENTITY,
-    derivation=lambda: [symbolic.exact("pythagoras", sp.sin(x)**2 + sp.cos(x)**2, sp.Integer(1))],
+    derivation=lambda: [symbolic.exact("pythagoras", sp.sin(x)**2 + sp.cos(x)**2, sp.Integer(1),
+                                       role="statement")],
     checks=(Relation(name="pythagoras", lhs="sin²t+cos²t", rel="==", rhs="1",
-                     evaluate=evaluate, sample=sample, tolerance="64 u: a few roundings",
-                     sampler="Gaussian t, scale 10"),),
+                     evaluate=evaluate, sample=sample, tolerance=TOL,
+                     sampler="Gaussian t, scale 10",
+                     controls=(control("sin² in place of cos²", evaluate=sines),)),),
 ),)
 """
 
 RAISES = """
-from checks import Claim, Kind, Relation
+from checks import Claim, Kind, Relation, tolerances
 
 def sample(ctx, gen):
     raise ValueError("the sampler is broken on purpose")
@@ -54,12 +60,12 @@ def sample(ctx, gen):
 CLAIMS = (Claim(id="toy/raises", label="Lemma 2", section="§2", statement="x", reading="x",
                 kind="identity", no_derivation="toy",
                 checks=(Relation(name="r", lhs="a", rel="==", rhs="b", evaluate=None,
-                                 sample=sample, tolerance="t", sampler="s"),)),)
+                                 sample=sample, tolerance=tolerances.Exact(), sampler="s"),)),)
 """
 
 SLOW = """
 import time
-from checks import Claim, Kind, Relation
+from checks import Claim, Kind, Relation, tolerances
 
 def sample(ctx, gen):
     time.sleep(30)
@@ -68,7 +74,7 @@ def sample(ctx, gen):
 CLAIMS = (Claim(id="toy/slow", label="Lemma 3", section="§3", statement="x", reading="x",
                 kind="identity", no_derivation="toy", time_limit_s=1.0,
                 checks=(Relation(name="r", lhs="a", rel="==", rhs="b", evaluate=None,
-                                 sample=sample, tolerance="t", sampler="s"),)),)
+                                 sample=sample, tolerance=tolerances.Exact(), sampler="s"),)),)
 """
 
 BAD_KIND = """
@@ -137,9 +143,11 @@ FALSE = """
 import torch
 from checks import Claim, Kind, Relation, tolerances
 
+TOL = tolerances.Roundoff("1: a mean and a square root of positive numbers", scale="(a+b)/2")
+
 def evaluate(case):
     a, b = case["a"], case["b"]
-    return (a + b) / 2, torch.sqrt(a * b), tolerances.roundoff(a.dtype, (a + b) / 2)
+    return (a + b) / 2, torch.sqrt(a * b), TOL((a + b) / 2, a.dtype)
 
 def sample(ctx, gen):
     yield {"a": torch.rand(500, generator=gen, dtype=ctx.dtype) + 0.1,
@@ -154,7 +162,7 @@ CLAIMS = (Claim(id="toy/false", label="Reversed AM-GM", section="§4", statement
                 reading="for all a, b > 0", kind=Kind.INEQUALITY, no_derivation="toy",
                 checks=(Relation(name="reversed", lhs="(a+b)/2", rel="<=", rhs="sqrt(ab)",
                                  evaluate=evaluate, sample=sample, strategy=strategy,
-                                 tolerance="64 u relative", sampler="uniform a, b in (0.1, 1.1)"),)),)
+                                 max_examples=50, tolerance=TOL, sampler="uniform a, b in (0.1, 1.1)"),)),)
 """
 
 
@@ -164,3 +172,42 @@ def report_results():
     from report_fixture import report_results as build
 
     return build()
+
+# A true statement with a false proof step and an alternative reading that fails: confirmed ·
+# flawed, the alternative refuted without touching the headline.
+FLAWED = """
+import sympy as sp
+import torch
+from checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
+
+n = sp.Symbol("n", positive=True)
+TOL = tolerances.Roundoff("a few: a square and a sum", scale="(a+1)²")
+
+def square(case):
+    a = case["a"]
+    return (a + 1) ** 2, a * a + 2 * a + 1, TOL((a + 1) ** 2, a.dtype)
+
+def sloppy(case):
+    a = case["a"]
+    return (a + 1) ** 2, a * a + 1, TOL((a + 1) ** 2, a.dtype)
+
+def sample(ctx, gen):
+    yield {"a": 1 + torch.rand(200, generator=gen, dtype=ctx.dtype)}
+
+CHECK = Relation(name="square", lhs="(a+1)²", rel="==", rhs="a²+2a+1", evaluate=square,
+                 sample=sample, tolerance=TOL, sampler="uniform a in (1, 2)",
+                 controls=(control("the cross term dropped", evaluate=sloppy),))
+
+CLAIMS = (Claim(
+    id="toy/flawed", label="Lemma 5", section="§5", statement="(a+1)^2 = a^2 + 2a + 1",
+    reading="for all a in (1, 2)", kind=Kind.IDENTITY, reading_why="the literal statement",
+    alternatives=(Reading("sloppy", "(a+1)^2 = a^2 + 1", "the proof's display drops 2a"),),
+    derivation=lambda: [
+        symbolic.exact("expansion", (n + 1) ** 2, n**2 + 2 * n + 1, role="proof"),
+        symbolic.exact("the paper's display", (n + 1) ** 2, n**2 + 1, role="proof"),
+    ],
+    checks=(CHECK,
+            Relation(name="sloppy", lhs="(a+1)²", rel="==", rhs="a²+1", evaluate=sloppy,
+                     sample=sample, tolerance=TOL, sampler="uniform a in (1, 2)", reading="sloppy")),
+),)
+"""

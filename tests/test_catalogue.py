@@ -31,7 +31,7 @@ def test_claim_ids_are_catalogue_ids():
 def test_baseline_lists_exactly_the_discovered_claims():
     baseline = load_baseline(BASELINE)
     assert sorted(baseline) == sorted(c.id for c in discover("claims").claims)
-    assert "error" not in baseline.values()
+    assert all(entry["verdict"] != "error" for entry in baseline.values())
 
 
 def test_every_summary_table_cell_points_at_a_real_claim_and_check():

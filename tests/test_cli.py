@@ -1,5 +1,8 @@
-"""The command line as a user meets it: JSON on stdout, one-line errors, the gate, replay,
-byte-identical results and atomic writes."""
+"""The command line as a user meets it: JSON on stdout, one-line errors, one summary line per
+claim, the gate, replay, byte-identical results and atomic writes.
+
+Most tests call ``checks.cli.main`` in process (fast); one runs ``python -m checks`` end to end.
+"""
 
 from __future__ import annotations
 
@@ -9,129 +12,204 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FALSE, GOOD, RAISES, make_claims_package
+from conftest import FALSE, FLAWED, GOOD, RAISES
 
 from checks import results as results_mod
-from checks.gate import BASELINE_SCHEMA
+from checks.cli import LINE_WIDTH, main, summary_line
+from checks.gate import BASELINE_SCHEMA, OLD_SCHEMA
 
 
 @pytest.fixture
-def pkg(tmp_path):
-    return make_claims_package(tmp_path, "cliclaims", {"good": GOOD, "false": FALSE})
+def pkg(claims_package):
+    return claims_package({"good": GOOD, "false": FALSE, "flawed": FLAWED})
 
 
-def cli(args, env, cwd=None):
-    return subprocess.run([sys.executable, "-m", "checks", *args], capture_output=True,
-                          text=True, env=env, cwd=cwd, timeout=300)
+def cli(args, capsys):
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
-def test_run_json_prints_exactly_one_array_with_every_field(pkg, pythonpath_env):
-    proc = cli(["run", "toy/good", "--json", "--claims", pkg], pythonpath_env)
-    assert proc.returncode == 0, proc.stderr
-    records = json.loads(proc.stdout)
-    assert isinstance(records, list) and len(records) == 1
-    for field in ("id", "verdict", "paper", "label", "statement", "reading", "derivation",
-                  "evidence", "corrected", "seed", "device", "dtype", "seconds", "versions"):
-        assert field in records[0], field
+def test_run_json_records_carry_verdict_proof_readings_and_controls(pkg, capsys):
+    code, out, _ = cli(["run", "--json", "--claims", pkg], capsys)
+    assert code == 0
+    records = {r["id"]: r for r in json.loads(out)}
+    assert sorted(records) == ["toy/false", "toy/flawed", "toy/good"]
+    for r in records.values():
+        for field in ("id", "verdict", "proof", "readings", "controls", "paper", "label", "statement",
+                      "reading", "derivation", "evidence", "corrected", "figure", "seed", "device",
+                      "dtype", "seconds", "versions", "source_hash"):
+            assert field in r, field
+        assert set(r["proof"]) >= {"status", "first_false_step"}
+        assert [x["primary"] for x in r["readings"]].count(True) == 1
+        assert r["readings"][0]["primary"] and r["readings"][0]["verdict"] == r["verdict"]
+        for c in r["controls"]:
+            assert set(c) >= {"check", "variant", "failed"}
+    flawed = records["toy/flawed"]
+    assert (flawed["verdict"], flawed["proof"]["status"]) == ("confirmed", "flawed")
+    assert flawed["proof"]["first_false_step"] == "the paper's display"
+    assert [(x["id"], x["verdict"]) for x in flawed["readings"]] == [("primary", "confirmed"),
+                                                                    ("sloppy", "refuted")]
+    assert flawed["controls"] == [{"check": "square", "variant": "the cross term dropped",
+                                   "failed": True, "status": "disagrees",
+                                   "summary": flawed["controls"][0]["summary"]}]
+    good = records["toy/good"]
+    assert good["verdict"] == "confirmed" and good["proof"]["status"] == "incomplete"
+    assert good["controls"][0]["failed"]
+    assert records["toy/false"]["verdict"] == "refuted"
+
+
+def test_one_summary_line_per_claim_with_id_verdict_and_proof(pkg, capsys):
+    code, out, err = cli(["run", "--claims", pkg], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert len(lines) == 4
+    for line, (cid, verdict, proof) in zip(lines, [("toy/false", "refuted", "incomplete"),
+                                                   ("toy/flawed", "confirmed", "flawed"),
+                                                   ("toy/good", "confirmed", "incomplete")], strict=False):
+        assert len(line) <= LINE_WIDTH
+        assert line.split()[:3] == [cid, verdict, proof]
+    assert lines[3].startswith("2 confirmed, 1 refuted; proofs: 1 flawed, 2 incomplete  (")
+    assert "[1/3] toy/false  refuted · proof incomplete" in err
+
+
+def test_summary_line_is_cut_to_the_width_and_errors_show_their_reason():
+    record = {"id": "paper/claim", "verdict": "refuted", "figure": "x" * 300,
+              "proof": {"status": "flawed", "first_false_step": "s"}}
+    line = summary_line(record, 14)
+    assert len(line) == LINE_WIDTH and line.endswith("…")
+    assert line.startswith("paper/claim     refuted      flawed     xxx")
+    short = summary_line(record | {"figure": "fit"}, 11)
+    assert short == "paper/claim  refuted      flawed     fit"
+    error = summary_line({"id": "p/e", "verdict": "error", "figure": "ignored", "summary": "Boom",
+                          "proof": {"status": None}}, 3)
+    assert error == "p/e  error        -          Boom"
+    assert summary_line({"id": "p/s", "verdict": "inconclusive", "summary": "why"}, 3) == (
+        "p/s  inconclusive -          why")
+    assert len(summary_line(record | {"figure": "y" * (LINE_WIDTH - 40)}, 14)) <= LINE_WIDTH
 
 
 @pytest.mark.parametrize("args, message", [
     (["run", "toy/nope"], "no claim matches toy/nope"),
     (["run", "--profile", "huge"], "invalid choice: 'huge'"),
     (["run", "--seed", "-3"], "seed must be a non-negative integer"),
+    (["run", "--seed", "x"], "seed must be a non-negative integer, not 'x'"),
     (["gate", "missing.json"], "results file missing.json does not exist"),
     (["replay", "missing.json"], "witness file missing.json does not exist"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
+    (["list", "--claims", "no_such_claims_package"], "cannot import the claims package"),
 ])
-def test_bad_input_gives_one_line_and_exit_2(pkg, pythonpath_env, tmp_path, args, message):
+def test_bad_input_gives_one_line_and_exit_2(pkg, capsys, tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
     if args[0] in ("run", "replay"):
         args = [*args, "--claims", pkg]
-    proc = cli(args, pythonpath_env, cwd=tmp_path)
-    assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("attnaudit: error:"), proc.stderr
+    code, _, err = cli(args, capsys)
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("attnaudit: error:"), err
     assert message in lines[0]
-    assert "Traceback" not in proc.stderr
 
 
-def test_unreadable_results_and_baseline_give_one_line(tmp_path, pythonpath_env):
+def test_unreadable_results_and_baseline_give_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    proc = cli(["gate", str(bad)], pythonpath_env)
-    assert proc.returncode == 2 and "is not valid JSON" in proc.stderr
+    code, _, err = cli(["gate", bad], capsys)
+    assert code == 2 and "is not valid JSON" in err
     good = tmp_path / "results.json"
     good.write_text("[]")
-    proc = cli(["gate", str(good), "--baseline", str(bad)], pythonpath_env)
-    assert proc.returncode == 2 and "baseline" in proc.stderr
+    code, _, err = cli(["gate", good, "--baseline", bad], capsys)
+    assert code == 2 and "baseline" in err
 
 
-def test_same_seed_twice_gives_byte_identical_results(pkg, pythonpath_env, tmp_path):
+def test_list_names_every_claim(pkg, capsys):
+    code, out, _ = cli(["list", "--claims", pkg], capsys)
+    assert code == 0
+    assert out.splitlines()[-1] == "3 claims from 1 paper"
+    code, out, _ = cli(["list", "--json", "--claims", pkg], capsys)
+    assert [r["id"] for r in json.loads(out)] == ["toy/false", "toy/flawed", "toy/good"]
+
+
+def test_witness_is_replayed_with_both_sides_printed(pkg, capsys, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    assert cli(["run", "--claims", pkg, "--out", out], capsys)[0] == 0
+    records = results_mod.load_results(out / "results.json")
+    false = next(r for r in records if r["id"] == "toy/false")
+    assert false["verdict"] == "refuted"
+    witness = false["evidence"][0]["witness"]
+    assert witness["replay"] == f"attnaudit replay {witness['file']}"
+    monkeypatch.chdir(out)
+    code, stdout, _ = cli(["replay", witness["file"], "--claims", pkg], capsys)
+    assert code == 0
+    assert "lhs        (a+b)/2 = " in stdout and "rhs        sqrt(ab) = " in stdout
+    assert "round-off" in stdout and "VIOLATED" in stdout
+    # A results file replays every witness it holds (the flawed claim's alternative reading too).
+    code, stdout, _ = cli(["replay", out / "results.json", "--claims", pkg], capsys)
+    assert code == 0 and stdout.count("VIOLATED") == 2
+
+
+def test_gate_locks_verdict_and_proof_and_reads_a_schema_1_baseline(pkg, capsys, tmp_path):
+    out = tmp_path / "out"
+    cli(["run", "--claims", pkg, "--out", out], capsys)
+    results = out / "results.json"
+    baseline = tmp_path / "baseline.json"
+    code, stdout, _ = cli(["gate", results, "--baseline", baseline, "--accept"], capsys)
+    assert code == 0 and "now holds 3 verdicts and proof statuses" in stdout
+    assert json.loads(baseline.read_text()) == {"schema": BASELINE_SCHEMA, "claims": {
+        "toy/false": {"verdict": "refuted", "proof": "incomplete"},
+        "toy/flawed": {"verdict": "confirmed", "proof": "flawed"},
+        "toy/good": {"verdict": "confirmed", "proof": "incomplete"}}}
+    code, stdout, _ = cli(["gate", results, "--baseline", baseline], capsys)
+    assert code == 0 and "3 verdicts match" in stdout
+
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"schema": OLD_SCHEMA, "verdicts": {
+        "toy/false": "refuted", "toy/flawed": "confirmed", "toy/good": "confirmed"}}))
+    assert cli(["gate", results, "--baseline", old], capsys)[0] == 0
+
+    baseline.write_text(json.dumps({"schema": BASELINE_SCHEMA, "claims": {
+        "toy/false": {"verdict": "confirmed", "proof": "incomplete"},
+        "toy/flawed": {"verdict": "confirmed", "proof": "sound"},
+        "toy/gone": {"verdict": "confirmed", "proof": "sound"}}}))
+    document = json.loads(results.read_text())
+    document["results"].append({"id": "toy/broken", "verdict": "error", "summary": "boom",
+                                "error": {"reason": "RuntimeError: boom"}})
+    results.write_text(json.dumps(document))
+    code, text, _ = cli(["gate", results, "--baseline", baseline], capsys)
+    assert code == 1
+    assert "changed" in text and "toy/false: confirmed → refuted" in text
+    assert "proof" in text and "toy/flawed: proof sound → flawed" in text
+    assert "vanished" in text and "toy/gone" in text
+    assert "new" in text and "toy/good" in text
+    assert "error" in text and "toy/broken: RuntimeError: boom" in text
+    code, _, err = cli(["gate", results, "--baseline", baseline, "--accept"], capsys)
+    assert code == 2 and "refusing to accept a run with errors" in err
+
+
+def test_run_with_an_erroring_claim_exits_1_and_keeps_the_other_results(claims_package, capsys,
+                                                                         tmp_path):
+    pkg = claims_package({"good": GOOD, "raises": RAISES})
+    out = tmp_path / "out"
+    code, _, _ = cli(["run", "--claims", pkg, "--out", out], capsys)
+    assert code == 1
+    verdicts = {r["id"]: r["verdict"] for r in results_mod.load_results(out / "results.json")}
+    assert verdicts == {"toy/good": "confirmed", "toy/raises": "error"}
+
+
+def test_same_seed_twice_gives_byte_identical_results_end_to_end(tmp_path, pythonpath_env):
+    """The installed entry point, in a fresh interpreter each time."""
+    from conftest import make_claims_package
+
+    pkg = make_claims_package(tmp_path, "cliclaims", {"good": GOOD, "false": FALSE})
     for name in ("a", "b"):
-        proc = cli(["run", "--claims", pkg, "--seed", "7", "--out", str(tmp_path / name)],
-                   pythonpath_env)
+        proc = subprocess.run([sys.executable, "-m", "checks", "run", "--claims", pkg, "--seed", "7",
+                               "--out", str(tmp_path / name)], capture_output=True, text=True,
+                              env=pythonpath_env, timeout=300)
         assert proc.returncode == 0, proc.stderr
     a = (tmp_path / "a" / "results.json").read_bytes()
     assert a == (tmp_path / "b" / "results.json").read_bytes()
     assert (tmp_path / "a" / "witnesses").is_dir()
     timings = json.loads((tmp_path / "a" / "timings.json").read_text())
     assert set(timings) == {"toy/false", "toy/good"}
-
-
-def test_witness_is_replayed_with_both_sides_printed(pkg, pythonpath_env, tmp_path):
-    out = tmp_path / "out"
-    assert cli(["run", "--claims", pkg, "--out", str(out)], pythonpath_env).returncode == 0
-    records = results_mod.load_results(out / "results.json")
-    false = next(r for r in records if r["id"] == "toy/false")
-    assert false["verdict"] == "refuted"
-    witness = false["evidence"][0]["witness"]
-    assert witness["replay"] == f"attnaudit replay {witness['file']}"
-    proc = cli(["replay", witness["file"], "--claims", pkg], pythonpath_env, cwd=out)
-    assert proc.returncode == 0, proc.stderr
-    assert "lhs        (a+b)/2 = " in proc.stdout and "rhs        sqrt(ab) = " in proc.stdout
-    assert "VIOLATED" in proc.stdout
-    # A results file replays every witness it holds.
-    proc = cli(["replay", str(out / "results.json"), "--claims", pkg], pythonpath_env)
-    assert proc.returncode == 0 and proc.stdout.count("VIOLATED") == 1
-
-
-def test_gate_passes_on_match_and_fails_readably_on_change_vanish_new_and_error(
-        pkg, pythonpath_env, tmp_path):
-    out = tmp_path / "out"
-    cli(["run", "--claims", pkg, "--out", str(out)], pythonpath_env)
-    results = out / "results.json"
-    baseline = tmp_path / "baseline.json"
-    proc = cli(["gate", str(results), "--baseline", str(baseline), "--accept"], pythonpath_env)
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(baseline.read_text()) == {
-        "schema": BASELINE_SCHEMA, "verdicts": {"toy/false": "refuted", "toy/good": "confirmed"}}
-    proc = cli(["gate", str(results), "--baseline", str(baseline)], pythonpath_env)
-    assert proc.returncode == 0 and "2 verdicts match" in proc.stdout
-
-    baseline.write_text(json.dumps({"schema": BASELINE_SCHEMA, "verdicts": {
-        "toy/false": "confirmed", "toy/gone": "confirmed"}}))
-    document = json.loads(results.read_text())
-    records = document["results"]
-    records.append({"id": "toy/broken", "verdict": "error", "summary": "boom",
-                    "error": {"reason": "RuntimeError: boom"}})
-    results.write_text(json.dumps(document))
-    proc = cli(["gate", str(results), "--baseline", str(baseline)], pythonpath_env)
-    assert proc.returncode == 1
-    text = proc.stdout
-    assert "changed" in text and "toy/false: confirmed → refuted" in text
-    assert "vanished" in text and "toy/gone" in text
-    assert "new" in text and "toy/good" in text
-    assert "error" in text and "toy/broken: RuntimeError: boom" in text
-    proc = cli(["gate", str(results), "--baseline", str(baseline), "--accept"], pythonpath_env)
-    assert proc.returncode == 2 and "refusing to accept a run with errors" in proc.stderr
-
-
-def test_run_with_an_erroring_claim_exits_1_and_keeps_the_other_results(tmp_path, pythonpath_env):
-    pkg = make_claims_package(tmp_path, "errclaims", {"good": GOOD, "raises": RAISES})
-    out = tmp_path / "out"
-    proc = cli(["run", "--claims", pkg, "--out", str(out)], pythonpath_env)
-    assert proc.returncode == 1
-    verdicts = {r["id"]: r["verdict"] for r in results_mod.load_results(out / "results.json")}
-    assert verdicts == {"toy/good": "confirmed", "toy/raises": "error"}
 
 
 def test_a_crash_mid_write_leaves_the_previous_file_intact(tmp_path, monkeypatch):

@@ -66,9 +66,12 @@ def test_records_hold_every_field_of_the_design(claims_package):
     pkg = claims_package({"good": GOOD})
     records, _ = _run(pkg)
     record = records["toy/good"]
-    for field in ("id", "verdict", "paper", "label", "statement", "reading", "derivation",
-                  "evidence", "corrected", "seed", "device", "dtype", "versions", "source_hash"):
+    for field in ("id", "verdict", "proof", "readings", "controls", "figure", "paper", "label",
+                  "statement", "reading", "derivation", "evidence", "corrected", "seed", "device",
+                  "dtype", "versions", "source_hash"):
         assert field in record, field
+    assert record["derivation"]["steps"][0]["role"] == "statement"
+    assert record["evidence"][0]["tolerance"].startswith("float64 round-off: 64·u")
     assert {"torch", "sympy", "attnaudit"} <= set(record["versions"])
     json.dumps(record, allow_nan=False)
 
@@ -94,7 +97,64 @@ def test_progress_is_live_on_a_terminal_and_plain_otherwise():
         progress = Progress(stream)
         progress.start(1, 2, "toy/good")
         time.sleep(0.6 if live else 0)
-        progress.done(1, 2, {"verdict": "confirmed"}, 0.6)
+        progress.done(1, 2, {"verdict": "confirmed", "proof": {"status": "flawed"}}, 0.6)
+        progress.done(2, 2, {"verdict": "error", "proof": {"status": None}}, 0.1)
         text = stream.getvalue()
-        assert text.rstrip().endswith("[1/2] toy/good  confirmed  (0.6s)")
+        assert "[1/2] toy/good  confirmed · proof flawed  (0.6s)\n" in text
+        assert text.rstrip().endswith("error · proof -  (0.1s)")
         assert ("\r\033[K[1/2] toy/good … " in text) is live
+
+
+def test_load_errors_carry_an_empty_proof_and_the_spec_file(claims_package):
+    records, _ = _run(claims_package({"syntax": SYNTAX}))
+    record = records["toy/syntax"]
+    assert record["proof"] == {"status": None, "first_false_step": None,
+                               "reason": "the spec did not load"}
+    assert record["readings"] == [] and record["controls"] == []
+
+
+def test_source_hash_covers_the_engine(claims_package, monkeypatch):
+    from pathlib import Path
+
+    import checks
+    from checks.runner import source_hash
+
+    cat = discover(claims_package({"good": GOOD}))
+    before = source_hash(cat.claims[0])
+    engine = sorted(Path(checks.__file__).parent.glob("*.py"))
+    real = Path.read_bytes
+
+    def altered(path):
+        data = real(path)
+        return data + b"# changed" if path == engine[0] else data
+
+    monkeypatch.setattr(Path, "read_bytes", altered)
+    assert source_hash(cat.claims[0]) != before
+
+
+def test_a_step_naming_an_unknown_reading_is_an_error_of_the_spec(claims_package):
+    import dataclasses
+
+    import sympy as sp
+
+    from checks import symbolic
+    from checks.runner import run_claim
+
+    cat = discover(claims_package({"good": GOOD}))
+    n = sp.Symbol("n")
+    claim = dataclasses.replace(cat.claims[0], derivation=lambda: [
+        symbolic.exact("x", n, n, role="proof", reading="nowhere")])
+    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
+    assert record["verdict"] == "error" and "unknown reading 'nowhere'" in record["summary"]
+
+
+def test_the_context_memo_computes_once_per_claim_run():
+    from checks.context import Context
+
+    calls = []
+    ctx = Context("toy/memo", seed=0)
+    assert ctx.cached(("k", 1), lambda: calls.append(1) or len(calls)) == 1
+    assert ctx.cached(("k", 1), lambda: calls.append(1) or len(calls)) == 1
+    assert ctx.cached(("k", 2), lambda: calls.append(1) or len(calls)) == 2
+    assert Context("toy/memo", seed=0).memo == {}  # a new run starts empty
+    assert Context("toy/memo", seed=0) == ctx  # the memo takes no part in equality

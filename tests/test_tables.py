@@ -87,3 +87,27 @@ def test_round_off_exponents_print_as_zero():
     ev = {"type": "scaling", "quantity": "‖J‖", "variable": "n",
           "fit": {"exponent": 7.01e-20, "ci": [-1.4e-31, 0.25]}}
     assert figure(ev) == "‖J‖ ∝ n^0 (95% CI [0, 0.25])"
+
+
+def test_key_figure_names_what_carries_the_verdict():
+    from checks.tables import key_figure
+
+    def rel(name, status, controls=(), reading=None, role="statement"):
+        return {"type": "relation", "name": name, "status": status, "relation": f"{name} <= 1",
+                "cases": 10, "violations": 3 if status == "disagrees" else 0, "reading": reading,
+                "role": role, "controls": [{"failed": f} for f in controls]}
+
+    false_step = {"name": "s", "status": "disagrees", "reading": None, "role": "statement"}
+    proof_step = {"name": "p", "status": "disagrees", "reading": None, "role": "proof"}
+    assert key_figure("refuted", [proof_step, false_step], []) == "step 's' is false"
+    evidence = [rel("alt", "disagrees", reading="alt"), rel("a", "agrees"), rel("b", "disagrees")]
+    assert key_figure("refuted", [proof_step], evidence) == "b <= 1: violated on 3 of 10 cases"
+    backed = [rel("blind", "agrees", (False,)), rel("backed", "agrees", (True,))]
+    assert key_figure("confirmed", [], backed) == "backed <= 1: holds on 10 cases"
+    assert key_figure("inconclusive", [], [rel("a", "agrees"), {**rel("u", "undecided"),
+                                                                "summary": "too wide"}]) == (
+        "u <= 1: holds on 10 cases")
+    assert key_figure("inconclusive", [], [rel("a", "agrees")]) == "a <= 1: holds on 10 cases"
+    only_proof = [rel("p", "agrees", role="proof")]
+    assert key_figure("inconclusive", [], only_proof) == "p <= 1: holds on 10 cases"
+    assert key_figure("unverifiable", [], []) == ""
