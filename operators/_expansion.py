@@ -25,7 +25,9 @@ from collections.abc import Callable
 
 import torch
 
-from ._checks import EXPANSION_TAU, needs_graph, transforms_active
+from ._checks import EXPANSION_TAU, check_path, host_readable, needs_graph, transforms_active
+
+PATHS = ("auto", "fast", "exact")
 
 
 def centred(x: torch.Tensor, centre: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -49,17 +51,12 @@ def gather_pairs(x: torch.Tensor, batch: torch.Size, idx: tuple[torch.Tensor, ..
     return xe[(*idx[:-2], idx[axis])]
 
 
-def recompute(
-    d2: torch.Tensor,
-    low: torch.Tensor | None,
-    high: torch.Tensor | None,
-    exact_pairs: Callable[[tuple[torch.Tensor, ...]], torch.Tensor],
-) -> torch.Tensor:
-    """Replace the entries of ``d2`` at or below ``low`` (or at or above ``high``) per row.
+def flagged(d2: torch.Tensor, low: torch.Tensor | None, high: torch.Tensor | None):
+    """Indices ``(b..., i, j)`` of the entries of ``d2`` at or below ``low`` or at or above
+    ``high`` (``(..., n_q, 1)`` per-row levels, or ``None``), or ``None`` if there are none.
 
-    ``low``/``high``: ``(..., n_q, 1)`` thresholds or ``None``. ``exact_pairs(idx)`` returns
-    the exact values at the flagged indices ``idx = (b..., i, j)``. Reads the flags on the
-    host (see the module docstring).
+    Rows are screened by their minimum (maximum) first. Reads the flags on the host
+    (see the module docstring).
     """
     with torch.no_grad():
         rows = None
@@ -69,17 +66,34 @@ def recompute(
             far = d2.amax(dim=-1, keepdim=True) >= high
             rows = far if rows is None else rows | far
         if not bool(rows.any()):
-            return d2
+            return None
         flag = None
         if low is not None:
             flag = d2 <= low
         if high is not None:
             flag = (d2 >= high) if flag is None else flag.logical_or_(d2 >= high)
-        idx = flag.nonzero(as_tuple=True)
-    values = exact_pairs(idx).to(d2.dtype)
-    if needs_graph(d2, values):
-        return d2.index_put(idx, values)
-    return d2.index_put_(idx, values)
+        return flag.nonzero(as_tuple=True)
+
+
+def patch(t: torch.Tensor, idx, values: torch.Tensor) -> torch.Tensor:
+    """``t`` with ``values`` written at ``idx`` (in place unless autograd records)."""
+    if idx is None:
+        return t
+    values = values.to(t.dtype)
+    if needs_graph(t, values):
+        return t.index_put(idx, values)
+    return t.index_put_(idx, values)
+
+
+def recompute(
+    d2: torch.Tensor,
+    low: torch.Tensor | None,
+    high: torch.Tensor | None,
+    exact_pairs: Callable[[tuple[torch.Tensor, ...]], torch.Tensor],
+) -> torch.Tensor:
+    """``d2`` with its :func:`flagged` entries replaced by ``exact_pairs(idx)``."""
+    idx = flagged(d2, low, high)
+    return d2 if idx is None else patch(d2, idx, exact_pairs(idx))
 
 
 def threshold(qn: torch.Tensor, kn: torch.Tensor, scale: float = 1.0) -> torch.Tensor:
@@ -90,3 +104,14 @@ def threshold(qn: torch.Tensor, kn: torch.Tensor, scale: float = 1.0) -> torch.T
 def fast_available(x: torch.Tensor) -> bool:
     """Whether the host-read step can run: a real tensor outside ``torch.func`` transforms."""
     return x.device.type != "meta" and not transforms_active()
+
+
+def resolve_path(path: str, x: torch.Tensor) -> str:
+    """``"auto"`` is ``"fast"`` on CPU outside ``torch.func`` transforms, else ``"exact"``."""
+    check_path(path, PATHS)
+    if path == "auto":
+        return "fast" if host_readable(x) else "exact"
+    if path == "fast" and not fast_available(x):
+        raise ValueError("path='fast' reads the recomputed pairs' indices, which is impossible on meta "
+                         "tensors and inside torch.func transforms; use path='auto' or 'exact'")
+    return path

@@ -11,13 +11,11 @@ from ._checks import (
     check_eps,
     check_float,
     check_not_nan,
-    check_path,
     check_qkv,
     check_same_dtype,
     compute_dtype,
-    host_readable,
 )
-from ._expansion import centred, expand, fast_available, gather_pairs, recompute, threshold
+from ._expansion import centred, expand, gather_pairs, recompute, resolve_path, threshold
 from .core import DEFAULT_BLOCK, DEFAULT_CHUNK, distance_attention, distance_weights
 from .distances import _SquaredDistances
 
@@ -60,20 +58,6 @@ def fast_sqdist(qf, kf) -> torch.Tensor:
         return (diff * diff).sum(dim=-1)
 
     return recompute(d2, threshold(qn, kn), None, exact)
-
-
-def resolve_path(path: str, x: torch.Tensor) -> str:
-    """``"auto"`` is ``"fast"`` on CPU outside ``torch.func`` transforms, else ``"exact"``."""
-    check_path(path, PATHS)
-    if path == "auto":
-        return "fast" if host_readable(x) else "exact"
-    if path == "fast" and not fast_available(x):
-        raise ValueError("path='fast' reads the recomputed pairs' indices, which is impossible on meta "
-                         "tensors and inside torch.func transforms; use path='auto' or 'exact'")
-    return path
-
-
-PATHS = ("auto", "fast", "exact")
 
 
 def ida_weights(q: torch.Tensor, k: torch.Tensor, *, eps: float | torch.Tensor) -> torch.Tensor:
