@@ -32,7 +32,7 @@ from ._smooth import asinh_sqrt_sq, half_angle_sq, smooth_needed
 from .core import DEFAULT_BLOCK, DEFAULT_CHUNK, distance_attention
 from .distances import _SquaredDistances
 from .poincare import DTYPES, _gap, _pairwise_delta
-from .sphere import norm_gap_sq, norm_value
+from .sphere import norm_gap_sq, unitish
 
 
 def _check(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
@@ -212,14 +212,13 @@ def sida_attention(
     route = resolve_path(path, q)
     work = compute_dtype(q.dtype)
     qw, kw, vw = q.to(work), k.to(work), v.to(work)
-    qa, qr = norm_value("q", qw)
-    ka, kr = norm_value("k", kw)
+    qs, (qa, qr) = unitish("q", qw)
+    ks, (ka, kr) = unitish("k", kw)
     if route == "exact":
-        qf, kf = (qw, qa[..., None], qr[..., None]), (kw, ka[..., None], kr[..., None])
+        qf, kf = (qs, qa[..., None], qr[..., None]), (ks, ka[..., None], kr[..., None])
         return distance_attention(qf, kf, vw, sqdist=_sida_exact, eps=eps, block=block,
                                   chunk_size=chunk_size).to(q.dtype)
-    qu, ku = qw / qa[..., None], kw / ka[..., None]
-    qf = (qw, qu, (qu * qu).sum(dim=-1, keepdim=True), qa[..., None], qr[..., None])
-    kf = (kw, ku, (ku * ku).sum(dim=-1, keepdim=True), ka[..., None], kr[..., None])
+    qf = (qs, qs, (qs * qs).sum(dim=-1, keepdim=True), qa[..., None], qr[..., None])
+    kf = (ks, ks, (ks * ks).sum(dim=-1, keepdim=True), ka[..., None], kr[..., None])
     return distance_attention(qf, kf, vw, sqdist=_sida_fast, eps=eps, block=block,
                               chunk_size=chunk_size).to(q.dtype)

@@ -188,6 +188,7 @@ def ida_kernel(x: torch.Tensor, *, eps: float | torch.Tensor) -> torch.Tensor:
     Memory: O(n²) per batch element (distances and kernel).
     """
     check_float("x", x)
+    check_not_nan("x", x)
     check_eps(eps)
     xw = x.to(compute_dtype(x.dtype))
     d2 = _SquaredDistances.apply(xw, xw)

@@ -296,13 +296,19 @@ def poincare_expmap(x: torch.Tensor, v: torch.Tensor, *, c: float = 1.0) -> torc
     _check_points("x", x)
     _check_tangent("v", v)
     check_same_dtype(x=x, v=v)
+    if x.shape[-1] != v.shape[-1]:
+        raise ValueError(f"mismatched last dims: x has d={x.shape[-1]}, v has d={v.shape[-1]}")
     check_curvature(c)
     work = compute_dtype(x.dtype)
     xw, vw = x.to(work), v.to(work)
     ax = _gap("x", xw, c)
     step = vw / ax[..., None]
-    w = step * tanh_sqrt_over_sqrt(c * (step * step).sum(dim=-1), smooth_needed(xw, vw))[..., None]
-    return _mobius_add(xw, w, c, ax, _gap("exp_0(v/α_x)", w, c)).to(x.dtype)
+    t2 = c * (step * step).sum(dim=-1)
+    w = step * tanh_sqrt_over_sqrt(t2, smooth_needed(xw, vw))[..., None]
+    # α_w = 1 - tanh²t = sech²t, exactly, instead of from w's rounded coordinates (which
+    # round onto the boundary once tanh t rounds to 1).
+    aw = 1.0 / torch.cosh(torch.sqrt(t2)).square()
+    return _mobius_add(xw, w, c, ax, aw).to(x.dtype)
 
 
 def poincare_logmap(x: torch.Tensor, y: torch.Tensor, *, c: float = 1.0) -> torch.Tensor:
