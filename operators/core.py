@@ -193,21 +193,31 @@ def distance_weights(
     sqdist: SqDist,
     eps: float | torch.Tensor,
     block: int = DEFAULT_BLOCK,
+    chunk_size: int = DEFAULT_CHUNK,
 ) -> torch.Tensor:
     r"""The reference path: the full ``(..., n_q, n_k)`` inverse-distance weight matrix.
 
-    Same arithmetic as :func:`distance_attention` without streaming: :math:`r_{ij} =
-    c_i / D_{ij}` with the final power-of-two row minimum :math:`c_i`, row sums accumulated
-    block by block in the same order (``block`` keys at a time), :math:`W = r / \sum r`.
+    Same arithmetic as :func:`distance_attention` without streaming: the distances are
+    evaluated tile by tile (``chunk_size`` queries × ``block`` keys, the same calls of
+    ``sqdist``: vectorised kernels may round a transcendental differently in a tile's
+    tail), then :math:`r_{ij} = c_i / D_{ij}` with the final power-of-two row minimum
+    :math:`c_i`, row sums accumulated block by block in the same order,
+    :math:`W = r / \sum r`.
 
     Memory: O(n_q · n_k) per batch element (distances, ratios, weights).
     """
-    _check_points("q", q)
+    n_q = _check_points("q", q)
     n_k = _check_points("k", k)
     check_eps(eps)
     check_block(block)
+    check_block(chunk_size, "chunk_size")
     inplace = not transforms_active() and not needs_graph(*_features(q), *_features(k), eps)
-    r, _ = _ratios(sqdist(q, k), eps, None, inplace)
+    rows = []
+    for s in range(0, max(n_q, 1), chunk_size):
+        qs = _rows(q, s, min(s + chunk_size, n_q))
+        tiles = [sqdist(qs, _rows(k, b, min(b + block, n_k))) for b in range(0, max(n_k, 1), block)]
+        rows.append(tiles[0] if len(tiles) == 1 else torch.cat(tiles, dim=-1))
+    r, _ = _ratios(rows[0] if len(rows) == 1 else torch.cat(rows, dim=-2), eps, None, inplace)
     total = None
     for start in range(0, max(n_k, 1), block):
         part = r[..., start:start + block].sum(dim=-1)
