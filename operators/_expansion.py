@@ -38,8 +38,11 @@ def centred(x: torch.Tensor, centre: torch.Tensor) -> tuple[torch.Tensor, torch.
 
 def expand(qc: torch.Tensor, qn: torch.Tensor, kc: torch.Tensor, kn: torch.Tensor) -> torch.Tensor:
     """``qn + knᵀ - 2 qc kcᵀ`` as a fresh ``(..., n_q, n_k)`` tensor (one GEMM, two passes)."""
-    if qc.dim() == 3 and qc.shape[0] == kc.shape[0]:
-        out = torch.baddbmm(kn.transpose(-1, -2), qc, kc.transpose(-1, -2), alpha=-2.0)
+    batch = qc.shape[:-2]
+    if qc.dim() >= 3 and kc.shape[:-2] == batch:  # one batched GEMM over the flattened batch
+        q3, k3 = qc.reshape(-1, *qc.shape[-2:]), kc.reshape(-1, *kc.shape[-2:])
+        out = torch.baddbmm(kn.reshape(-1, *kn.shape[-2:]).transpose(-1, -2), q3, k3.transpose(-1, -2), alpha=-2.0)
+        out = out.view(*batch, *out.shape[-2:])
     else:
         out = (qc @ kc.transpose(-1, -2)).mul_(-2.0).add_(kn.transpose(-1, -2))
     return out.add_(qn)

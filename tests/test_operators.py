@@ -532,7 +532,7 @@ BOUNDARY_LABELS = {
     "poincare_sqdist": ["1-1e-8"],
     "poincare_logmap0": ["r=1-1e-8"],
     "poincare_logmap": ["r=1-1e-8/short-1e-08", "r=1-1e-8/long"],
-    "sphere_distance": ["θ=1e-13", "θ=3.14159", "coincident", "antipodal"],
+    "sphere_distance": ["θ=1e-13", "θ=π-1e-13", "coincident", "antipodal"],
     "ida_attention[path=exact]": ["ε=2.23e-308"],
     "ida_attention[path=fast]": ["ε=2.23e-308", "offset"],
     "hida_attention[path=fast]": ["1-1e-8", "ε=2.23e-308"],

@@ -38,7 +38,8 @@ def _angle_samples(dtype: torch.dtype) -> list[Sample]:
         gap = min(theta, math.pi - theta)
         if gap > 8 * eps:
             x = unit(g, 3, D)
-            out.append(Sample((x.to(dtype), at_angle(g, x, theta).to(dtype)), {}, f"θ={theta:.6g}"))
+            label = f"θ=π-{math.pi - theta:.0e}" if theta > 3 else f"θ={theta:.4g}"
+            out.append(Sample((x.to(dtype), at_angle(g, x, theta).to(dtype)), {}, label))
     x = unit(g, 3, D)
     out.append(Sample((x.to(dtype), x.to(dtype)), {}, "coincident"))
     out.append(Sample((x.to(dtype), (-x).to(dtype)), {}, "antipodal"))
