@@ -90,8 +90,37 @@ def _tree_sum(hi: torch.Tensor, lo: torch.Tensor) -> tuple[torch.Tensor, torch.T
 
 
 def dd_sum_squares(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """``Σ_l x_l²`` over the last dim as a dd ``(hi, lo)``; relative error ``O(u² log d)``."""
-    return _tree_sum(*two_square(x))
+    r"""``Σ_l x_l²`` over the last dim of a float64 tensor as a dd ``(hi, lo)``.
+
+    Error-free splitting on a common grid (Rump, Ogita & Oishi 2008, "Accurate floating-point
+    summation", ExtractScalar): with :math:`2^E \ge \max_l |x_l|` and
+    :math:`\sigma_1 = 1.5\cdot 2^{E+31}`, :math:`p_1 = (\sigma_1 + x) - \sigma_1` is x rounded to
+    multiples of :math:`2^{E-21}` and :math:`x - p_1` is exact; likewise :math:`p_2` on the grid
+    :math:`2^{E-42}` and the rest :math:`p_3`. Then :math:`\sum p_1^2`, :math:`\sum 2p_1p_2` and
+    :math:`\sum p_2^2` are sums of multiples of a common grid below :math:`2^{53}` grid units
+    for d <= 2^9 coordinates: exact in any summation order. The remaining terms
+    (:math:`\sum (2p_1 + 2p_2 + p_3)p_3`, below :math:`2^{-30}` of the total) are rounded
+    once. The four parts are added in double-double: relative error below :math:`2^{-80}`.
+    About 20 elementwise passes over x (the pairwise tree of ``two_square`` and ``dd_add``
+    needs some 130).
+    """
+    if x.shape[-1] > 512:
+        return _tree_sum(*two_square(x))
+    big = x.abs().amax(dim=-1, keepdim=True)
+    _, expo = torch.frexp(big)
+    sigma = torch.ldexp(torch.full_like(big, 1.5), expo + 31)
+    p1 = (sigma + x) - sigma
+    r1 = x - p1
+    sigma2 = sigma * 2.0**-21
+    p2 = (sigma2 + r1) - sigma2
+    p3 = r1 - p2
+    s11 = (p1 * p1).sum(dim=-1)
+    s12 = 2.0 * (p1 * p2).sum(dim=-1)
+    s22 = (p2 * p2).sum(dim=-1)
+    rest = ((2.0 * (p1 + p2) + p3) * p3).sum(dim=-1)
+    hi, lo = two_sum(s11, s12)
+    hi, lo = dd_add(hi, lo, s22, torch.zeros_like(s22))
+    return dd_add(hi, lo, rest, torch.zeros_like(rest))
 
 
 def dd_sum_sq_diff(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

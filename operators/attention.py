@@ -16,9 +16,13 @@ distance. Each has the two paths of :func:`operators.ida_attention`:
   ``"exact"`` otherwise.
 """
 
+import math
+
 import torch
 
+from . import _tiles
 from ._checks import (
+    check_block,
     check_chunk_size,
     check_curvature,
     check_eps,
@@ -26,6 +30,7 @@ from ._checks import (
     check_not_nan,
     check_qkv,
     compute_dtype,
+    positive_range,
 )
 from ._expansion import EXPANSION_TAU, centred, expand, flagged, gather_pairs, patch, resolve_path, threshold
 from ._smooth import asinh_sqrt_sq, half_angle_sq, smooth_needed
@@ -68,6 +73,54 @@ def _hida_fast(c: float):
         return t.mul_(2.0).log1p_().square_().mul_(1.0 / c)
 
     return sqdist
+
+
+def _hida_stream(q, k, v, aq, ak, eps, c: float, block: int, chunk_size: int) -> torch.Tensor:
+    """HIDA's fast path without autograd: one GEMM per tile gives w = 2δ directly.
+
+    With a = 1/α_q, b = 1/α_k: ``[2c·a·‖q‖², 2c·a, -4c·a·q] · [b, b·‖k‖², b·k] = 2δ``
+    (centred coordinates), then ``D = ε + log1p(w + √(w² + 2w))² / c`` in place.
+    """
+    q3, k3, v3, eps_b, batch = _tiles.flatten(q, k, v, eps)
+    a3 = (1.0 / aq).expand(*batch, aq.shape[-1]).reshape(q3.shape[:-1])
+    b3 = (1.0 / ak).expand(*batch, ak.shape[-1]).reshape(k3.shape[:-1])
+    centre = k3.mean(dim=-2, keepdim=True)
+    qc, kc = q3 - centre, k3 - centre
+    qn, kn = (qc * qc).sum(dim=-1), (kc * kc).sum(dim=-1)
+    sq = (2.0 * c) * a3
+    qa = torch.cat([(sq * qn)[..., None], sq[..., None], (-2.0 * sq)[..., None] * qc], dim=-1)
+    ka = torch.cat([b3[..., None], (b3 * kn)[..., None], b3[..., None] * kc], dim=-1)
+    eps3 = eps_b[..., None]
+    tau, root2, tiny = EXPANSION_TAU, math.sqrt(2.0), positive_range(q.dtype)[0]
+
+    def to_dist(w, spare, out):
+        """out = ε + log1p(w + √2·√(w + w²/2))² / c (w = 2δ ≥ 0)."""
+        t = torch.addcmul(w, w, w, value=0.5, out=spare)
+        t = torch.add(w, t.sqrt_(), alpha=root2, out=spare).log1p_()
+        return torch.addcmul(eps3.expand(out.shape[0], 1, 1), t, t, value=1.0 / c, out=out)
+
+    def tile(qa_, ka_, q_rows, k_rows, out, spare):
+        qx, qn_, sq_ = q_rows
+        kx, kn_, b_ = k_rows
+        w = torch.bmm(qa_, ka_.transpose(-1, -2), out=out)
+        mw = w.amin(dim=-1)
+        level = tau * sq_ * (qn_ + kn_.amax(dim=-1, keepdim=True)) * b_.amax(dim=-1, keepdim=True)
+        rows = _tiles.flagged_rows(mw, level)
+        if rows is not None:
+            bi, ii = rows
+            exact_level = tau * sq_[bi, ii][:, None] * b_[bi] * (qn_[bi, ii][:, None] + kn_[bi])
+            r, j = (w[bi, ii] <= exact_level).nonzero(as_tuple=True)
+            bb, qi = bi[r], ii[r]
+            diff = qx[bb, qi] - kx[bb, j]
+            w[bb, qi, j] = sq_[bb, qi] * b_[bb, j] * (diff * diff).sum(dim=-1)
+            mw[bi, ii] = w[bi, ii].amin(dim=-1)
+        to_dist(w, spare[0], out)
+        m = mw.clamp_min(0.0)
+        m = torch.log1p(m + root2 * torch.sqrt(m + 0.5 * m * m)).square_().div_(c).add_(eps_b)
+        return m.clamp_min_(tiny)
+
+    out = _tiles.stream(qa, ka, (q3, qn, sq), (k3, kn, b3), v3, tile, block=block, chunk_size=chunk_size)
+    return out.reshape(*batch, *out.shape[-2:])
 
 
 def hida_attention(
@@ -120,6 +173,9 @@ def hida_attention(
     if route == "exact":
         return distance_attention(qw, kw, vw, sqdist=_hida_exact(c), eps=eps, block=block,
                                   chunk_size=chunk_size).to(q.dtype)
+    if _tiles.eligible(qw, kw, vw, eps):
+        check_block(block)
+        return _hida_stream(qw, kw, vw, aq, ak, eps, c, block, chunk_size).to(q.dtype)
     centre = kw.detach().mean(dim=-2, keepdim=True)
     qf = (qw, *centred(qw, centre), (1.0 / aq)[..., None])
     kf = (kw, *centred(kw, centre), (1.0 / ak)[..., None])
@@ -164,6 +220,52 @@ def _sida_fast(qf, kf) -> torch.Tensor:
     if idx is None:
         return theta_sq
     return patch(theta_sq, idx, _sida_pairs(qf, kf, batch, idx))
+
+
+def _sida_stream(qs, ks, v, qnorm, knorm, eps, block: int, chunk_size: int) -> torch.Tensor:
+    """SIDA's fast path without autograd: one GEMM per tile gives ‖x̂ - ŷ‖² = 4 sin²(θ/2),
+    then ``D = ε + 4·asin(√E/2)²`` in place; pairs near 0 or π are recomputed exactly."""
+    q3, k3, v3, eps_b, batch = _tiles.flatten(qs, ks, v, eps)
+    qa_, qr_ = (t.expand(*batch, t.shape[-1]).reshape(q3.shape[:-1]) for t in qnorm)
+    ka_, kr_ = (t.expand(*batch, t.shape[-1]).reshape(k3.shape[:-1]) for t in knorm)
+    qu, ku = q3 / qa_[..., None], k3 / ka_[..., None]
+    qn, kn = (qu * qu).sum(dim=-1), (ku * ku).sum(dim=-1)
+    qa = torch.cat([qn[..., None], torch.ones_like(qn)[..., None], -2.0 * qu], dim=-1)
+    ka = torch.cat([torch.ones_like(kn)[..., None], kn[..., None], ku], dim=-1)
+    eps3 = eps_b[..., None]
+    tau, tiny = EXPANSION_TAU, positive_range(qs.dtype)[0]
+
+    def tile(qa_t, ka_t, q_rows, k_rows, out, spare):
+        qx, qn_, qa_n, qr_n = q_rows
+        kx, kn_, ka_n, kr_n = k_rows
+        e = torch.bmm(qa_t, ka_t.transpose(-1, -2), out=out)
+        lo, hi = e.amin(dim=-1), e.amax(dim=-1)
+        level = qn_ + kn_.amax(dim=-1, keepdim=True)
+        rows = _tiles.flagged_rows(lo, tau * level, (2.0 - tau) * level, hi)
+        pairs = None
+        if rows is not None:
+            bi, ii = rows
+            s_ij = qn_[bi, ii][:, None] + kn_[bi]
+            sub = e[bi, ii]
+            r, j = ((sub <= tau * s_ij) | (sub >= (2.0 - tau) * s_ij)).nonzero(as_tuple=True)
+            pairs = (bi, ii, bi[r], ii[r], j)
+        t = torch.sqrt(e, out=spare[0]).mul_(0.5).asin_()
+        torch.addcmul(eps3.expand(out.shape[0], 1, 1), t, t, value=4.0, out=out)
+        m = torch.asin(0.5 * lo.clamp(0.0, 4.0).sqrt()).square_().mul_(4.0).add_(eps_b)
+        if pairs is not None:
+            bi, ii, bb, qi, j = pairs
+            x, y = qx[bb, qi], kx[bb, j]
+            gap = ((qa_n[bb, qi] - ka_n[bb, j]) + (qr_n[bb, qi] - kr_n[bb, j])).square()
+            minus = ((x - y) ** 2).sum(dim=-1) - gap
+            plus = ((x + y) ** 2).sum(dim=-1) - gap
+            theta_sq = 4.0 * half_angle_sq(minus.clamp_min(0.0), plus.clamp_min(0.0), False)
+            out[bb, qi, j] = (theta_sq + eps_b[bb, 0]).clamp_min(tiny)
+            m[bi, ii] = out[bi, ii].amin(dim=-1)
+        return m.clamp_min_(tiny)
+
+    out = _tiles.stream(qa, ka, (q3, qn, qa_, qr_), (k3, kn, ka_, kr_), v3, tile, block=block,
+                        chunk_size=chunk_size)
+    return out.reshape(*batch, *out.shape[-2:])
 
 
 def sida_attention(
@@ -218,6 +320,9 @@ def sida_attention(
         qf, kf = (qs, qa[..., None], qr[..., None]), (ks, ka[..., None], kr[..., None])
         return distance_attention(qf, kf, vw, sqdist=_sida_exact, eps=eps, block=block,
                                   chunk_size=chunk_size).to(q.dtype)
+    if _tiles.eligible(qw, kw, vw, eps):
+        check_block(block)
+        return _sida_stream(qs, ks, vw, (qa, qr), (ka, kr), eps, block, chunk_size).to(q.dtype)
     qf = (qs, qs, (qs * qs).sum(dim=-1, keepdim=True), qa[..., None], qr[..., None])
     kf = (ks, ks, (ks * ks).sum(dim=-1, keepdim=True), ka[..., None], kr[..., None])
     return distance_attention(qf, kf, vw, sqdist=_sida_fast, eps=eps, block=block,

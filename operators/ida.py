@@ -7,6 +7,8 @@ import torch
 
 from ._checks import (
     broadcastable_eps,
+    check_block,
+    needs_graph,
     check_chunk_size,
     check_eps,
     check_float,
@@ -16,6 +18,8 @@ from ._checks import (
     compute_dtype,
 )
 from ._expansion import centred, expand, gather_pairs, recompute, resolve_path, threshold
+from . import _tiles
+from ._checks import EXPANSION_TAU, positive_range  # noqa: I001
 from .core import DEFAULT_BLOCK, DEFAULT_CHUNK, distance_attention, distance_weights
 from .distances import _SquaredDistances
 
@@ -58,6 +62,40 @@ def fast_sqdist(qf, kf) -> torch.Tensor:
         return (diff * diff).sum(dim=-1)
 
     return recompute(d2, threshold(qn, kn), None, exact)
+
+
+def _fast_stream(q, k, v, eps, block: int, chunk_size: int) -> torch.Tensor:
+    """The fast path without autograd: one GEMM per tile (``_tiles``), same bound."""
+    q3, k3, v3, eps_b, batch = _tiles.flatten(q, k, v, eps)
+    centre = k3.mean(dim=-2, keepdim=True)
+    qc, kc = q3 - centre, k3 - centre
+    qn, kn = (qc * qc).sum(dim=-1), (kc * kc).sum(dim=-1)
+    ones_q, ones_k = torch.ones_like(qn)[..., None], torch.ones_like(kn)[..., None]
+    qa = torch.cat([(qn + eps_b)[..., None], ones_q, -2.0 * qc], dim=-1)
+    ka = torch.cat([ones_k, kn[..., None], kc], dim=-1)
+    eps_rows = eps_b.expand(qn.shape)
+    tiny = positive_range(q.dtype)[0]
+
+    def tile(qa_, ka_, q_rows, k_rows, out, spare):
+        qx, qn_, eps_r = q_rows
+        kx, kn_ = k_rows
+        torch.bmm(qa_, ka_.transpose(-1, -2), out=out)
+        m = out.amin(dim=-1)
+        rows = _tiles.flagged_rows(m, EXPANSION_TAU * (qn_ + kn_.amax(dim=-1, keepdim=True)) + eps_r)
+        if rows is None:
+            return m
+        bi, ii = rows
+        sub = out[bi, ii] - eps_r[bi, ii][:, None]
+        r, j = (sub <= EXPANSION_TAU * (qn_[bi, ii][:, None] + kn_[bi])).nonzero(as_tuple=True)
+        bb, qi = bi[r], ii[r]
+        diff = qx[bb, qi] - kx[bb, j]
+        out[bb, qi, j] = ((diff * diff).sum(dim=-1) + eps_r[bb, qi]).clamp_min(tiny)
+        m[bi, ii] = out[bi, ii].amin(dim=-1)
+        return m
+
+    out = _tiles.stream(qa, ka, (q3, qn, eps_rows), (k3, kn), v3, tile, block=block, chunk_size=chunk_size,
+                        spares=0)
+    return out.reshape(*batch, *out.shape[-2:])
 
 
 def ida_weights(q: torch.Tensor, k: torch.Tensor, *, eps: float | torch.Tensor) -> torch.Tensor:
@@ -161,6 +199,9 @@ def ida_attention(
     qw, kw, vw = q.to(work), k.to(work), v.to(work)
     if route == "exact":
         out = distance_attention(qw, kw, vw, sqdist=exact_sqdist, eps=eps, block=block, chunk_size=chunk_size)
+    elif _tiles.eligible(qw, kw, vw, eps):
+        check_block(block)
+        out = _fast_stream(qw, kw, vw, eps, block, chunk_size)
     else:
         qf, kf = _fast_points(qw, kw)
         out = distance_attention(qf, kf, vw, sqdist=fast_sqdist, eps=eps, block=block, chunk_size=chunk_size)

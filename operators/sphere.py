@@ -63,8 +63,16 @@ def _norm_dd(name: str, x64: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 def norm_value(name: str, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """‖x‖ per vector as ``(value, rest)``: the value correctly rounded to x's dtype and
-    differentiable, ``rest`` the detached remainder ‖x‖ - value (from a double-double)."""
-    hi, lo = _norm_dd(name, x.to(torch.float64))
+    differentiable, ``rest`` the detached remainder ‖x‖ - value (from a double-double for
+    float64; narrower dtypes use the float64 norm, exact enough for them)."""
+    if x.dtype != torch.float64:
+        with torch.no_grad():
+            x64 = x.to(torch.float64)
+            s = (x64 * x64).sum(dim=-1)
+            require(s > 0, f"{name} must be non-zero (the angle of a zero vector is undefined)")
+            hi, lo = torch.sqrt(s), torch.zeros_like(s)
+    else:
+        hi, lo = _norm_dd(name, x)
     value = hi.to(x.dtype)
     rest = ((hi - value.to(torch.float64)) + lo).to(x.dtype)
     if smooth_needed(x):
