@@ -186,3 +186,14 @@ def test_sqdists_exactly_zero_at_coincident_points():
     assert torch.all(sphere_sqdist(s, s).diagonal() == 0)
     assert torch.all(sphere_sqdist(s, 4.0 * s).diagonal() == 0)  # scale-invariant, exactly
     assert torch.all(sphere_sqdist(s, -s).diagonal() == math.pi**2)
+
+
+@pytest.mark.parametrize("fn", [ida_attention, hida_attention, sida_attention])
+def test_fast_tiles_broadcast_batch_dims_and_eps(fn):
+    """The buffer-reusing fast loop flattens broadcast batch dims (ε included) like the core."""
+    q, k, v = ball(60, 2, 1, 5, 3), ball(61, 3, 7, 3), randn(62, 3, 7, 2)
+    k[1, 2] = q[0, 0, 1]  # a coincident pair inside one batch element
+    eps = torch.tensor([[1e-3], [1.0]], dtype=F64)  # (2, 1) against batch (2, 3)
+    fast = fn(q, k, v, eps=eps, block=3, chunk_size=2)
+    assert fast.shape == (2, 3, 5, 2)
+    torch.testing.assert_close(fast, fn(q, k, v, eps=eps, path="exact"), rtol=1e-12, atol=1e-12)

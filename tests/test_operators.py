@@ -416,19 +416,24 @@ def test_torch_func_transforms_match_autograd():
 
 
 def test_inference_and_autograd_paths_agree():
-    # Without a graph the IDA buffers are reused in place; the arithmetic must be the same.
+    # Without a graph the IDA buffers are reused in place; on the exact path the arithmetic
+    # is the same. The fast path without a graph evaluates each tile by one GEMM of
+    # augmented features (operators._tiles), with a graph by the expansion in autograd
+    # ops: both within the fast path's stated bound of the exact path.
     q, k, v = randn(49, 2, 6, 3), randn(50, 2, 7, 3), randn(51, 2, 7, 2)
     eps = torch.tensor([1e-9, 0.3])
     with torch.no_grad():
-        w, out, kern = (
+        w, out, kern, fast = (
             ida_weights(q, k, eps=eps),
-            ida_attention(q, k, v, eps=eps),
+            ida_attention(q, k, v, eps=eps, path="exact"),
             ida_kernel(q, eps=eps),
+            ida_attention(q, k, v, eps=eps),
         )
     qg = q.clone().requires_grad_()
     torch.testing.assert_close(ida_weights(qg, k, eps=eps), w, rtol=0, atol=0)
-    torch.testing.assert_close(ida_attention(qg, k, v, eps=eps), out, rtol=0, atol=0)
+    torch.testing.assert_close(ida_attention(qg, k, v, eps=eps, path="exact"), out, rtol=0, atol=0)
     torch.testing.assert_close(ida_kernel(qg, eps=eps), kern, rtol=0, atol=0)
+    torch.testing.assert_close(ida_attention(qg, k, v, eps=eps), fast, rtol=1e-13, atol=1e-13)
 
 
 # ---------------------------------------------------------------- properties
