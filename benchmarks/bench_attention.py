@@ -47,7 +47,9 @@ def interleaved(cases: dict, names: list[str], rounds: int, min_run_time: float)
         for m in names:
             times[m].append(median_s(cases[m], min_run_time))
     peer = names[0]
-    ratios = {m: statistics.median(a / b for a, b in zip(times[m], times[peer], strict=True)) for m in names[1:]}
+    ratios = {
+        m: statistics.median(a / b for a, b in zip(times[m], times[peer], strict=True)) for m in names[1:]
+    }
     return ratios, statistics.median(times[peer])
 
 
@@ -61,7 +63,9 @@ def peak_extra_bytes(fn, device: str) -> int:
         torch.cuda.synchronize()
         del out
         return torch.cuda.max_memory_allocated() - before
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
+    with torch.profiler.profile(
+        activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True
+    ) as prof:
         out = fn()
     del out
     fd, path = tempfile.mkstemp(suffix=".json")
@@ -93,9 +97,11 @@ def attention_cases(q, k, v):
 
 def bench_attention(args) -> None:
     names = ["ida", "ida exact", "hida", "sida"]
-    print(f"\nAttention: (B={BATCH}, H={HEADS}, n, d={DIM}), eps={EPS}; time ratio = op / SDPA "
-          "(lower is faster); 'ida', 'hida', 'sida' are the default (auto = fast on CPU) paths; "
-          f"'ida exact' only up to n={args.exact_max}")
+    print(
+        f"\nAttention: (B={BATCH}, H={HEADS}, n, d={DIM}), eps={EPS}; time ratio = op / SDPA "
+        "(lower is faster); 'ida', 'hida', 'sida' are the default (auto = fast on CPU) paths; "
+        f"'ida exact' only up to n={args.exact_max}"
+    )
     header = f"{'dtype':>8} {'n':>5} {'SDPA ms':>9} " + " ".join(f"{n + '/SDPA':>15}" for n in names)
     print(header)
     print("-" * len(header))
@@ -104,7 +110,10 @@ def bench_attention(args) -> None:
     for dname in args.dtypes:
         dtype = DTYPES[dname]
         for n in args.sizes:
-            q, k, v = (torch.randn(BATCH, HEADS, n, DIM, generator=gen, dtype=dtype).to(args.device) for _ in range(3))
+            q, k, v = (
+                torch.randn(BATCH, HEADS, n, DIM, generator=gen, dtype=dtype).to(args.device)
+                for _ in range(3)
+            )
             cases = attention_cases(q, k, v)
             run = ["SDPA", *(m for m in names if m != "ida exact" or n <= args.exact_max)]
             with torch.inference_mode():
@@ -112,11 +121,23 @@ def bench_attention(args) -> None:
                 cells = " ".join(f"{ratios.get(m, float('nan')):>15.2f}" for m in names)
                 print(f"{dname:>8} {n:>5} {1e3 * t_sdpa:>9.1f} {cells}", flush=True)
                 if not args.no_memory and dname == args.dtypes[0] and n >= 2048:
-                    memory_rows.append((dname, n, {m: peak_extra_bytes(cases[m], args.device)
-                                                   for m in ("SDPA", "ida", "hida", "sida")}))
+                    memory_rows.append(
+                        (
+                            dname,
+                            n,
+                            {
+                                m: peak_extra_bytes(cases[m], args.device)
+                                for m in ("SDPA", "ida", "hida", "sida")
+                            },
+                        )
+                    )
     if memory_rows:
         print(f"\nPeak extra memory per call (MiB; inputs excluded, output included; {memory_rows[0][0]}):")
-        print(f"{'n':>5} " + " ".join(f"{m:>9}" for m in ("SDPA", "ida", "hida", "sida")) + "   ida MiB per 1k tokens")
+        print(
+            f"{'n':>5} "
+            + " ".join(f"{m:>9}" for m in ("SDPA", "ida", "hida", "sida"))
+            + "   ida MiB per 1k tokens"
+        )
         for _, n, mem in memory_rows:
             cells = " ".join(f"{mem[m] / 2**20:>9.1f}" for m in ("SDPA", "ida", "hida", "sida"))
             print(f"{n:>5} {cells}   {mem['ida'] / 2**20 / (n / 1024):>8.2f}")
@@ -128,8 +149,10 @@ def bench_poincare(args) -> None:
     except ImportError:
         print("\nPairwise Poincaré distances: geoopt not installed, skipped")
         return
-    print("\nPairwise Poincaré distances, (n, d=64) x (n, d=64) -> (n, n): operators.poincare_distance_matrix "
-          "vs geoopt PoincareBall().dist(x[:, None], y[None]); ratio = ours / geoopt")
+    print(
+        "\nPairwise Poincaré distances, (n, d=64) x (n, d=64) -> (n, n): operators.poincare_distance_matrix "
+        "vs geoopt PoincareBall().dist(x[:, None], y[None]); ratio = ours / geoopt"
+    )
     header = f"{'dtype':>8} {'n':>5} {'geoopt ms':>10} {'ours/geoopt':>12} {'geoopt MiB':>11} {'ours MiB':>9}"
     print(header)
     print("-" * len(header))
@@ -138,18 +161,26 @@ def bench_poincare(args) -> None:
     for dname in args.dtypes:
         dtype = DTYPES[dname]
         for n in args.poincare_sizes:
-            x, y = (O.poincare_tanh_map(torch.randn(n, 64, generator=gen, dtype=dtype), scale=0.99).to(args.device)
-                    for _ in range(2))
-            ours = lambda: O.poincare_distance_matrix(x, y)  # noqa: E731
-            peer = lambda: ball.dist(x[:, None, :], y[None, :, :])  # noqa: E731
+            x, y = (
+                O.poincare_tanh_map(torch.randn(n, 64, generator=gen, dtype=dtype), scale=0.99).to(
+                    args.device
+                )
+                for _ in range(2)
+            )
+            ours = lambda x=x, y=y: O.poincare_distance_matrix(x, y)  # noqa: E731
+            peer = lambda x=x, y=y: ball.dist(x[:, None, :], y[None, :, :])  # noqa: E731
             with torch.inference_mode():
-                ratios, tg = interleaved({"geoopt": peer, "ours": ours}, ["geoopt", "ours"], args.rounds,
-                                         args.min_run_time)
+                ratios, tg = interleaved(
+                    {"geoopt": peer, "ours": ours}, ["geoopt", "ours"], args.rounds, args.min_run_time
+                )
                 to = ratios["ours"] * tg
                 mg = peak_extra_bytes(peer, args.device) if not args.no_memory else 0
                 mo = peak_extra_bytes(ours, args.device) if not args.no_memory else 0
-            print(f"{dname:>8} {n:>5} {1e3 * tg:>10.1f} {to / tg:>12.2f} {mg / 2**20:>11.1f} {mo / 2**20:>9.1f}",
-                  flush=True)
+            print(
+                f"{dname:>8} {n:>5} {1e3 * tg:>10.1f} {to / tg:>12.2f} "
+                f"{mg / 2**20:>11.1f} {mo / 2**20:>9.1f}",
+                flush=True,
+            )
 
 
 def main() -> None:

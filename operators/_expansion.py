@@ -41,14 +41,15 @@ def expand(qc: torch.Tensor, qn: torch.Tensor, kc: torch.Tensor, kn: torch.Tenso
     batch = qc.shape[:-2]
     if qc.dim() >= 3 and kc.shape[:-2] == batch:  # one batched GEMM over the flattened batch
         q3, k3 = qc.reshape(-1, *qc.shape[-2:]), kc.reshape(-1, *kc.shape[-2:])
-        out = torch.baddbmm(kn.reshape(-1, *kn.shape[-2:]).transpose(-1, -2), q3, k3.transpose(-1, -2), alpha=-2.0)
+        kn3 = kn.reshape(-1, *kn.shape[-2:]).transpose(-1, -2)
+        out = torch.baddbmm(kn3, q3, k3.transpose(-1, -2), alpha=-2.0)
         out = out.view(*batch, *out.shape[-2:])
     else:
         out = (qc @ kc.transpose(-1, -2)).mul_(-2.0).add_(kn.transpose(-1, -2))
     return out.add_(qn)
 
 
-def gather_pairs(x: torch.Tensor, batch: torch.Size, idx: tuple[torch.Tensor, ...], axis: int) -> torch.Tensor:
+def gather_pairs(x: torch.Tensor, batch: torch.Size, idx: tuple[torch.Tensor, ...], axis: int):
     """Rows ``x[b..., idx[axis]]`` for the flagged pairs ``idx = (b..., i, j)``: ``(P, d)``."""
     xe = x.expand(*batch, *x.shape[-2:])
     return xe[(*idx[:-2], idx[axis])]

@@ -5,10 +5,11 @@ Source: GeoResolver §2.1 and Theorem 2.8, arXiv 2608.10416.
 
 import torch
 
-from ._checks import (
+from . import _tiles
+from ._checks import (  # noqa: I001
+    EXPANSION_TAU,
     broadcastable_eps,
     check_block,
-    needs_graph,
     check_chunk_size,
     check_eps,
     check_float,
@@ -16,10 +17,9 @@ from ._checks import (
     check_qkv,
     check_same_dtype,
     compute_dtype,
+    positive_range,
 )
 from ._expansion import centred, expand, gather_pairs, recompute, resolve_path, threshold
-from . import _tiles
-from ._checks import EXPANSION_TAU, positive_range  # noqa: I001
 from .core import DEFAULT_BLOCK, DEFAULT_CHUNK, distance_attention, distance_weights
 from .distances import _SquaredDistances
 

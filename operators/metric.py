@@ -95,7 +95,9 @@ def metric_sqdist(q: torch.Tensor, k: torch.Tensor, *, uq: torch.Tensor, uk: tor
     return out.to(q.dtype)
 
 
-def metric_sqdist_direct(q: torch.Tensor, k: torch.Tensor, *, gq: torch.Tensor, gk: torch.Tensor) -> torch.Tensor:
+def metric_sqdist_direct(
+    q: torch.Tensor, k: torch.Tensor, *, gq: torch.Tensor, gk: torch.Tensor
+) -> torch.Tensor:
     r"""Pairwise squared distances under the averaged metrics, direct (materialised) form.
 
     .. math:: D_{ij} = \Delta_{ij}^\top \frac{g_i + g_j}{2} \Delta_{ij}, \qquad \Delta_{ij} = q_i - k_j

@@ -200,7 +200,7 @@ def poincare_distance_matrix(x: torch.Tensor, y: torch.Tensor, *, c: float = 1.0
 
 
 # ---------------------------------------------------------------- Möbius addition and maps
-def _mobius_add(x: torch.Tensor, y: torch.Tensor, c: float, ax: torch.Tensor, ay: torch.Tensor) -> torch.Tensor:
+def _mobius_add(x: torch.Tensor, y: torch.Tensor, c: float, ax: torch.Tensor, ay: torch.Tensor):
     s = x + y
     sn = c * (s * s).sum(dim=-1)
     return (ax[..., None] * s + sn[..., None] * x) / (ax * ay + sn)[..., None]
@@ -480,7 +480,7 @@ def poincare_karcher_mean(
     guard = torch.ones_like(f)
     slack = 4 * torch.finfo(work).eps
     converged, step_len, it = False, float("nan"), 0
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 -- reported in info
         step = (w[..., None] * logs).sum(dim=-2)
         length = lam * torch.linalg.vector_norm(step, dim=-1)
         step_len = float(length.max())

@@ -207,7 +207,8 @@ def sphere_normalize(x: torch.Tensor) -> torch.Tensor:
 def sphere_stereographic(z: torch.Tensor) -> torch.Tensor:
     r"""Inverse stereographic projection :math:`\phi_B: \mathbb R^d \to S^d` (GeoResolver §8.2).
 
-    .. math:: \phi_B(z) = \Bigl(\frac{2z}{1 + \lVert z\rVert^2}, \frac{1 - \lVert z\rVert^2}{1 + \lVert z\rVert^2}\Bigr)
+    .. math:: \phi_B(z) = \Bigl(\frac{2z}{1 + \lVert z\rVert^2},
+        \frac{1 - \lVert z\rVert^2}{1 + \lVert z\rVert^2}\Bigr)
 
     The origin goes to the north pole :math:`(0, \dots, 0, 1)`, the unit sphere to the
     equator, infinity to the south pole. :math:`1 - \lVert z\rVert^2` is formed in

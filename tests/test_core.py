@@ -41,8 +41,9 @@ GEOMETRIES = {
 
 def test_pow2_floor_is_exact():
     m = torch.tensor([1.0, 1.5, 3.0, 2.0**-1022, 7e300, 0.1], dtype=F64)
-    torch.testing.assert_close(pow2_floor(m), torch.tensor([1.0, 1.0, 2.0, 2.0**-1022, 2.0**999, 0.0625], dtype=F64),
-                               rtol=0, atol=0)
+    torch.testing.assert_close(
+        pow2_floor(m), torch.tensor([1.0, 1.0, 2.0, 2.0**-1022, 2.0**999, 0.0625], dtype=F64), rtol=0, atol=0
+    )
     m32 = torch.tensor([3.0, torch.finfo(torch.float32).tiny], dtype=torch.float32)
     assert pow2_floor(m32).tolist() == [2.0, torch.finfo(torch.float32).tiny]
 
@@ -58,8 +59,15 @@ def test_streamed_weights_equal_reference_bit_for_bit(geometry, block, chunk):
     k[0, 3] = q[0, 2]  # a coincident pair
     for eps in (1e-2, 1e-12, torch.finfo(F64).tiny):
         w = distance_weights(q, k, sqdist=sqdist, eps=eps, block=block, chunk_size=chunk)
-        out = distance_attention(q, k, torch.eye(11, dtype=F64).expand(2, 11, 11), sqdist=sqdist, eps=eps,
-                                 block=block, chunk_size=chunk)
+        out = distance_attention(
+            q,
+            k,
+            torch.eye(11, dtype=F64).expand(2, 11, 11),
+            sqdist=sqdist,
+            eps=eps,
+            block=block,
+            chunk_size=chunk,
+        )
         normal = w.abs() >= torch.finfo(F64).tiny
         assert torch.equal(out[normal], w[normal]), (geometry, block, chunk, eps, (out - w).abs().max())
         # Subnormal weights (ε at the normal limit) are rescaled with one extra rounding.
@@ -102,7 +110,10 @@ def test_ida_fast_path_within_stated_bound(dtype, data):
     """|out_fast - out_exact| <= 2ρ/(1-ρ)·max|v| (+ rounding), ρ = expansion_bound(d, dtype)."""
     n, d = 96, 16
     if data == "clustered":
-        q, k = _clustered(10, n, d, dtype), _clustered(10, n, d, dtype)[torch.randperm(n, generator=torch.Generator().manual_seed(0))]
+        q, k = (
+            _clustered(10, n, d, dtype),
+            _clustered(10, n, d, dtype)[torch.randperm(n, generator=torch.Generator().manual_seed(0))],
+        )
     else:
         q, k = randn(11, n, d, dtype=dtype), randn(12, n, d, dtype=dtype)
         if data == "offset":
@@ -129,13 +140,21 @@ def test_hida_and_sida_fast_paths_within_stated_bound(dtype):
     q, k = ball(21, n, d, dtype=dtype), ball(22, n, d, dtype=dtype)
     k[5] = q[7]
     for eps in (1e-2, 1e-9):
-        diff = hida_attention(q, k, v, eps=eps, path="fast", block=16) - hida_attention(q, k, v, eps=eps, path="exact")
-        assert float(diff.abs().max()) <= (2 * rho / (1 - rho) + 64 * torch.finfo(dtype).eps) * float(v.abs().max())
+        diff = hida_attention(q, k, v, eps=eps, path="fast", block=16) - hida_attention(
+            q, k, v, eps=eps, path="exact"
+        )
+        assert float(diff.abs().max()) <= (2 * rho / (1 - rho) + 64 * torch.finfo(dtype).eps) * float(
+            v.abs().max()
+        )
     qs, ks = randn(23, n, d, dtype=dtype), randn(24, n, d, dtype=dtype)
     ks[3], ks[4] = qs[0], -qs[1]  # coincident and antipodal pairs
     for eps in (1e-2, 1e-9):
-        diff = sida_attention(qs, ks, v, eps=eps, path="fast", block=16) - sida_attention(qs, ks, v, eps=eps, path="exact")
-        assert float(diff.abs().max()) <= (4 * rho / (1 - 2 * rho) + 64 * torch.finfo(dtype).eps) * float(v.abs().max())
+        diff = sida_attention(qs, ks, v, eps=eps, path="fast", block=16) - sida_attention(
+            qs, ks, v, eps=eps, path="exact"
+        )
+        assert float(diff.abs().max()) <= (4 * rho / (1 - 2 * rho) + 64 * torch.finfo(dtype).eps) * float(
+            v.abs().max()
+        )
 
 
 def test_fast_path_is_differentiable_twice():
@@ -164,18 +183,23 @@ def test_sqdist_hessians_at_coincident_points():
     torch.testing.assert_close(_hessian_at_coincident(squared_distances, x, others), 2 * eye)
     for c in (1.0, 2.0):
         lam = 2 / (1 - c * float(x @ x))
-        torch.testing.assert_close(_hessian_at_coincident(lambda a, b: poincare_sqdist(a, b, c=c), x, others),
-                                   2 * lam**2 * eye)
+        torch.testing.assert_close(
+            _hessian_at_coincident(lambda a, b, c=c: poincare_sqdist(a, b, c=c), x, others), 2 * lam**2 * eye
+        )
     xs = randn(42, d)
     h = _hessian_at_coincident(sphere_sqdist, xs, randn(43, 3, d))
     xh = xs / xs.norm()
     torch.testing.assert_close(h, 2 * (eye - torch.outer(xh, xh)) / float(xs @ xs))
     uq, uk = randn(44, 1, d, 2), randn(45, 4, d, 2)
-    g = (torch.eye(d, dtype=F64) + uq[0] @ uq[0].T + torch.eye(d, dtype=F64) + uk[0] @ uk[0].T)
-    h = torch.func.hessian(lambda a: metric_sqdist(a[None], torch.cat([x[None], others]), uq=uq, uk=uk)[0, 0])(x)
+    g = torch.eye(d, dtype=F64) + uq[0] @ uq[0].T + torch.eye(d, dtype=F64) + uk[0] @ uk[0].T
+    h = torch.func.hessian(
+        lambda a: metric_sqdist(a[None], torch.cat([x[None], others]), uq=uq, uk=uk)[0, 0]
+    )(x)
     torch.testing.assert_close(h, g)
     gq, gk = uq @ uq.mT + eye, uk @ uk.mT + eye
-    h = torch.func.hessian(lambda a: metric_sqdist_direct(a[None], torch.cat([x[None], others]), gq=gq, gk=gk)[0, 0])(x)
+    h = torch.func.hessian(
+        lambda a: metric_sqdist_direct(a[None], torch.cat([x[None], others]), gq=gq, gk=gk)[0, 0]
+    )(x)
     torch.testing.assert_close(h, g)
 
 

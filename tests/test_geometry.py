@@ -9,6 +9,7 @@ import sympy as sp
 import torch
 
 from operators import (
+    _smooth,
     mobius_add,
     poincare_distance,
     poincare_expmap,
@@ -23,7 +24,6 @@ from operators import (
     sphere_stereographic,
     sphere_stereographic_inverse,
 )
-from operators import _smooth
 
 F64 = torch.float64
 
@@ -40,12 +40,15 @@ def ball(seed, *shape, scale=0.9, c=1.0):
 t = sp.symbols("t", positive=True)
 
 
-@pytest.mark.parametrize("coeffs,expr,times_t", [
-    (_smooth.ASINH_SQRT_SQ, sp.asinh(sp.sqrt(t)) ** 2, True),
-    (_smooth.ATAN_SQRT_SQ, sp.atan(sp.sqrt(t)) ** 2, True),
-    (_smooth.ASINH_SQRT_OVER_SQRT, sp.asinh(sp.sqrt(t)) / sp.sqrt(t), False),
-    (_smooth.TANH_SQRT_OVER_SQRT, sp.tanh(sp.sqrt(t)) / sp.sqrt(t), False),
-])
+@pytest.mark.parametrize(
+    "coeffs,expr,times_t",
+    [
+        (_smooth.ASINH_SQRT_SQ, sp.asinh(sp.sqrt(t)) ** 2, True),
+        (_smooth.ATAN_SQRT_SQ, sp.atan(sp.sqrt(t)) ** 2, True),
+        (_smooth.ASINH_SQRT_OVER_SQRT, sp.asinh(sp.sqrt(t)) / sp.sqrt(t), False),
+        (_smooth.TANH_SQRT_OVER_SQRT, sp.tanh(sp.sqrt(t)) / sp.sqrt(t), False),
+    ],
+)
 def test_series_coefficients_match_sympy(coeffs, expr, times_t):
     series = sp.series(expr, t, 0, len(coeffs) + times_t).removeO()
     poly = sp.Poly(sp.expand(series), t)
@@ -111,7 +114,9 @@ def test_maps_are_inverse_and_match_distances():
     lam = 2 / (1 - (x * x).sum(-1))
     torch.testing.assert_close(lam * v.norm(dim=-1), poincare_distance(x, y))  # ‖log_x y‖_x = d(x, y)
     torch.testing.assert_close(poincare_logmap0(poincare_expmap0(v)), v)
-    torch.testing.assert_close(2 * poincare_logmap0(y).norm(dim=-1), poincare_distance(torch.zeros_like(y), y))
+    torch.testing.assert_close(
+        2 * poincare_logmap0(y).norm(dim=-1), poincare_distance(torch.zeros_like(y), y)
+    )
     assert torch.all(poincare_logmap(x, x) == 0)
 
 
@@ -133,8 +138,9 @@ def test_sphere_maps():
     s = sphere_stereographic(z)
     torch.testing.assert_close(s.norm(dim=-1), torch.ones(6, dtype=F64))
     torch.testing.assert_close(sphere_stereographic_inverse(s), z)
-    torch.testing.assert_close(sphere_stereographic(torch.zeros(1, 3, dtype=F64)),
-                               torch.tensor([[0.0, 0.0, 0.0, 1.0]], dtype=F64))  # origin -> north pole
+    torch.testing.assert_close(
+        sphere_stereographic(torch.zeros(1, 3, dtype=F64)), torch.tensor([[0.0, 0.0, 0.0, 1.0]], dtype=F64)
+    )  # origin -> north pole
     u = sphere_normalize(1e-100 * randn(8, 4, 5))
     torch.testing.assert_close(u.norm(dim=-1), torch.ones(4, dtype=F64))
     a, b = randn(9, 5), randn(10, 5)
@@ -202,7 +208,9 @@ def test_geoopt_loses_digits_at_the_boundary_where_we_do_not():
     with mpmath.workdps(60):
         xs, ys = [mpmath.mpf(v) for v in x[0].tolist()], [mpmath.mpf(v) for v in y[0].tolist()]
         nx, ny = sum(v * v for v in xs), sum(v * v for v in ys)
-        ref = mpmath.acosh(1 + 2 * sum((a - b) ** 2 for a, b in zip(xs, ys, strict=True)) / ((1 - nx) * (1 - ny)))
+        ref = mpmath.acosh(
+            1 + 2 * sum((a - b) ** 2 for a, b in zip(xs, ys, strict=True)) / ((1 - nx) * (1 - ny))
+        )
         ours = abs(mpmath.mpf(float(poincare_distance(x, y)[0])) - ref) / ref
         peer = abs(mpmath.mpf(float(geoopt.PoincareBall().dist(x, y)[0])) - ref) / ref
     assert ours < 1e-15 < 1e-2 < peer

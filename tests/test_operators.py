@@ -326,12 +326,14 @@ OPERATORS = {
     ),
     "ida_kernel": lambda q, k, v: ida_kernel(q, eps=1e-2),
     "effective_rank": lambda q, k, v: effective_rank(ida_kernel(q, eps=1e-2)),
-    "ida_attention_exact": lambda q, k, v: ida_attention(q, k, v, eps=1e-2, chunk_size=3, block=2, path="exact"),
+    "ida_attention_exact": lambda q, k, v: ida_attention(
+        q, k, v, eps=1e-2, chunk_size=3, block=2, path="exact"),
     "hida_attention": lambda q, k, v: hida_attention(_ball(q), _ball(k), v, eps=1e-2, chunk_size=3, block=2),
     "hida_attention_exact": lambda q, k, v: hida_attention(
         _ball(q), _ball(k), v, eps=1e-2, chunk_size=3, block=2, path="exact"),
     "sida_attention": lambda q, k, v: sida_attention(q, k, v, eps=1e-2, chunk_size=3, block=2),
-    "sida_attention_exact": lambda q, k, v: sida_attention(q, k, v, eps=1e-2, chunk_size=3, block=2, path="exact"),
+    "sida_attention_exact": lambda q, k, v: sida_attention(
+        q, k, v, eps=1e-2, chunk_size=3, block=2, path="exact"),
     "poincare_sqdist": lambda q, k, v: poincare_sqdist(_ball(q), _ball(k), c=2.0),
     "poincare_distance": lambda q, k, v: poincare_distance(_ball(q), _ball(k)),
     "mobius_add": lambda q, k, v: mobius_add(_ball(q), _ball(k)),

@@ -72,7 +72,8 @@ class OpInfo:
       (nested lists of ``mpmath.mpf``, one per tensor argument with its last
       ``core_dims[i]`` dims; leading batch dims are looped over by :func:`reference`).
     - ``measure``: ``"elementwise"`` -- max relative error per entry (relative to
-      ``finfo.tiny`` below it), an exact 0 required where the reference is 0 (coincident points); ``"normwise"`` -- max-norm error over
+      ``finfo.tiny`` below it), an exact 0 required where the reference is 0 (coincident
+      points); ``"normwise"`` -- max-norm error over
       max-norm reference; ``"values"`` -- max-norm error over ``max |v|`` (attention:
       outputs are convex combinations of the values, the last argument); ``"geodesic"``
       -- the Poincaré distance between output and reference over ``1 + radius``.
@@ -93,7 +94,9 @@ class OpInfo:
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z0-9_.]+(\[[a-z0-9_=.]+\])?", self.name):
-            raise ValueError(f"OpInfo name {self.name!r}: lower-case letters, digits, '_', '.' and an optional [variant]")
+            raise ValueError(
+                f"OpInfo name {self.name!r}: lower-case letters, digits, '_', '.' and an optional [variant]"
+            )
         if self.measure not in MEASURES:
             raise ValueError(f"{self.name}: measure must be one of {MEASURES}, got {self.measure!r}")
         if self.reference_kind not in ("mpmath", "loops"):
@@ -121,8 +124,10 @@ def mp_nested(t: torch.Tensor):
 def reference(info: OpInfo, sample: Sample):
     """The reference output of ``sample``: nested mpf lists with the op's batch dims."""
     args = sample.args
-    batch = torch.broadcast_shapes(*(a.shape[: a.dim() - c] for a, c in zip(args, info.core_dims, strict=True)))
-    expanded = [a.expand(*batch, *a.shape[a.dim() - c:]) for a, c in zip(args, info.core_dims, strict=True)]
+    batch = torch.broadcast_shapes(
+        *(a.shape[: a.dim() - c] for a, c in zip(args, info.core_dims, strict=True))
+    )
+    expanded = [a.expand(*batch, *a.shape[a.dim() - c :]) for a, c in zip(args, info.core_dims, strict=True)]
     with mpmath.workdps(DPS):
         if not batch:
             return info.ref(*(mp_nested(a) for a in expanded), **sample.kwargs)
@@ -188,10 +193,10 @@ def error(info: OpInfo, sample: Sample, out: torch.Tensor, ref) -> float:
         d = out.shape[-1]
         c = sample.kwargs.get("c", 1.0)
         worst = 0.0
-        pts = [got[i:i + d] for i in range(0, len(got), d)]
-        refs = [want[i:i + d] for i in range(0, len(want), d)]
+        pts = [got[i : i + d] for i in range(0, len(got), d)]
+        refs = [want[i : i + d] for i in range(0, len(want), d)]
         xs = _flatten(mp_nested(sample.args[0]))
-        radius = max(poincare_distance_mp(refs[0], xs[i:i + d], c) for i in range(0, len(xs), d))
+        radius = max(poincare_distance_mp(refs[0], xs[i : i + d], c) for i in range(0, len(xs), d))
         for p, r in zip(pts, refs, strict=True):
             worst = max(worst, float(poincare_distance_mp(p, r, c) / (1 + radius)))
         return worst
@@ -203,7 +208,9 @@ def run_sample(info: OpInfo, sample: Sample, fn: Callable | None = None) -> floa
     return error(info, sample, out, reference(info, sample))
 
 
-def check_reference(info: OpInfo, dtype: torch.dtype, fn: Callable | None = None) -> list[tuple[str, float, float]]:
+def check_reference(
+    info: OpInfo, dtype: torch.dtype, fn: Callable | None = None
+) -> list[tuple[str, float, float]]:
     """Compare every sample of ``dtype`` with the reference; raise AssertionError on failure.
 
     Returns ``[(label, error, tolerance)]``. The failure message has one line per failing
@@ -215,8 +222,10 @@ def check_reference(info: OpInfo, dtype: torch.dtype, fn: Callable | None = None
         tol = info.tol(dtype, sample)
         rows.append((sample.label, err, tol))
         if not err <= tol:
-            bad.append(f"got {info.measure} error {err:.3g}, but should be <= {tol:.3g} "
-                       f"[{info.name}, {str(dtype).removeprefix('torch.')}, sample {sample.label!r}]")
+            bad.append(
+                f"got {info.measure} error {err:.3g}, but should be <= {tol:.3g} "
+                f"[{info.name}, {str(dtype).removeprefix('torch.')}, sample {sample.label!r}]"
+            )
     if bad:
         raise AssertionError("\n".join(bad) + f"\n(error model: {info.tol.text})")
     return rows
@@ -229,10 +238,14 @@ def check_errors(info: OpInfo) -> None:
             e.call()
         except e.exc as caught:
             if not re.search(e.match, str(caught)):
-                raise AssertionError(f"{info.name} [{e.label}]: raised {type(caught).__name__}({caught!s}), "
-                                     f"but the message should match {e.match!r}") from caught
+                raise AssertionError(
+                    f"{info.name} [{e.label}]: raised {type(caught).__name__}({caught!s}), "
+                    f"but the message should match {e.match!r}"
+                ) from caught
         except Exception as caught:  # noqa: BLE001 -- reported with its type
-            raise AssertionError(f"{info.name} [{e.label}]: raised {type(caught).__name__}({caught!s}), "
-                                 f"but should raise {e.exc.__name__}") from caught
+            raise AssertionError(
+                f"{info.name} [{e.label}]: raised {type(caught).__name__}({caught!s}), "
+                f"but should raise {e.exc.__name__}"
+            ) from caught
         else:
             raise AssertionError(f"{info.name} [{e.label}]: returned, but should raise {e.exc.__name__}")

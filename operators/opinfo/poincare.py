@@ -52,7 +52,9 @@ def _ref_logmap(x, y, c):
 def _ref_karcher(xs, c, **_):
     """Riemannian gradient descent in mpmath to a step below 1e-40 (independent code)."""
     w = mpmath.mpf(1) / len(xs)
-    mu = _ref_expmap0([mpmath.fsum(w * p[i] for p in (_ref_logmap0(x, c) for x in xs)) for i in range(len(xs[0]))], c)
+    mu = _ref_expmap0(
+        [mpmath.fsum(w * p[i] for p in (_ref_logmap0(x, c) for x in xs)) for i in range(len(xs[0]))], c
+    )
     for _ in range(2000):
         logs = [_ref_logmap(mu, x, c) for x in xs]
         step = [w * mpmath.fsum(lg[i] for lg in logs) for i in range(len(mu))]
@@ -107,13 +109,21 @@ def _pairwise_samples(dtype: torch.dtype) -> list[Sample]:
     for c in (1.0, 2.0):
         radii = [0.0, 0.5, *(1 - 10.0**-k for k in ks[-3:])]
         x = torch.cat([ball_at_radius(g, 1, 4, r / math.sqrt(c)) for r in radii])
-        y = torch.cat([x[:1], -x[1:2], near(g, x[2:3], 1e-6 / math.sqrt(c)),
-                       ball_at_radius(g, 2, 4, 0.8 / math.sqrt(c))])
+        y = torch.cat(
+            [
+                x[:1],
+                -x[1:2],
+                near(g, x[2:3], 1e-6 / math.sqrt(c)),
+                ball_at_radius(g, 2, 4, 0.8 / math.sqrt(c)),
+            ]
+        )
         xs, ys = cast_inside(x, dtype, c), cast_inside(y, dtype, c)
         if xs is not None and ys is not None:
             out.append(Sample((xs, ys), {"c": c}, f"mixed radii up to 1-1e-{ks[-1]}, c={c}"))
     xb = torch.stack([ball_at_radius(g, 3, 3, 0.6), ball_at_radius(g, 3, 3, 0.95)])
-    out.append(Sample((xb.to(dtype), ball_at_radius(g, 2, 3, 0.9).to(dtype)), {"c": 1.0}, "batch (2,3,3) with (2,3)"))
+    out.append(
+        Sample((xb.to(dtype), ball_at_radius(g, 2, 3, 0.9).to(dtype)), {"c": 1.0}, "batch (2,3,3) with (2,3)")
+    )
     return out
 
 
@@ -138,7 +148,10 @@ def _points(dtype, seed):
 
 def _tangents(dtype, seed):
     g = gen(seed + ALL_DTYPES.index(dtype))
-    out = [Sample((unit(g, 3, D).mul(s).to(dtype),), {"c": 1.0}, f"‖v‖={s:g}") for s in (1e-9, 1e-3, 0.5, 3.0, 8.0)]
+    out = [
+        Sample((unit(g, 3, D).mul(s).to(dtype),), {"c": 1.0}, f"‖v‖={s:g}")
+        for s in (1e-9, 1e-3, 0.5, 3.0, 8.0)
+    ]
     out.append(Sample((torch.zeros(2, D, dtype=dtype),), {"c": 1.0}, "v=0"))
     out.append(Sample((unit(g, 3, D).to(dtype),), {"c": 0.5}, "c=0.5 ‖v‖=1"))
     return out
@@ -162,20 +175,31 @@ def _logmap_samples(dtype):
 
 def _project_samples(dtype):
     g = gen(3300 + ALL_DTYPES.index(dtype))
-    return [Sample((unit(g, 3, D).mul(r).to(dtype),), {"c": c, "margin": 1e-3}, f"‖x‖={r:g} c={c}")
-            for r in (0.2, 0.9995, 1.5, 40.0) for c in (1.0, 4.0)]
+    return [
+        Sample((unit(g, 3, D).mul(r).to(dtype),), {"c": c, "margin": 1e-3}, f"‖x‖={r:g} c={c}")
+        for r in (0.2, 0.9995, 1.5, 40.0)
+        for c in (1.0, 4.0)
+    ]
 
 
 def _tanh_samples(dtype):
     g = gen(3400 + ALL_DTYPES.index(dtype))
-    return [Sample((normal(g, 4, D).mul(s).to(dtype),), {"c": c, "scale": 0.9}, f"z~N(0,{s:g}²) c={c}")
-            for s in (1e-4, 1.0, 5.0) for c in (1.0, 2.0)]
+    return [
+        Sample((normal(g, 4, D).mul(s).to(dtype),), {"c": c, "scale": 0.9}, f"z~N(0,{s:g}²) c={c}")
+        for s in (1e-4, 1.0, 5.0)
+        for c in (1.0, 2.0)
+    ]
 
 
 def _karcher_samples(dtype):
     g = gen(3500 + ALL_DTYPES.index(dtype))
     out = []
-    for n, r, label in ((5, 0.5, "interior"), (4, 0.99, "r=0.99"), (4, 1 - 1e-4, "r=1-1e-4"), (1, 0.9, "single point")):
+    for n, r, label in (
+        (5, 0.5, "interior"),
+        (4, 0.99, "r=0.99"),
+        (4, 1 - 1e-4, "r=1-1e-4"),
+        (1, 0.9, "single point"),
+    ):
         x = cast_inside(ball_at_radius(g, n, 3, r), dtype)
         if x is not None:
             out.append(Sample((x,), {"c": 1.0}, label))
@@ -192,16 +216,28 @@ def _pair_errors(fn, min_dim=1):
     nan = z.clone()
     nan[..., 1] = math.nan
     return [
-        ErrorInput("mismatched d", lambda: fn(z, torch.zeros(*z.shape[:-1], 4, dtype=F64), c=1.0), ValueError, "mismatched last dims"),
+        ErrorInput(
+            "mismatched d",
+            lambda: fn(z, torch.zeros(*z.shape[:-1], 4, dtype=F64), c=1.0),
+            ValueError,
+            "mismatched last dims",
+        ),
         ErrorInput("integer dtype", lambda: fn(z.long(), z.long(), c=1.0), TypeError, "floating dtype"),
         ErrorInput("mixed dtypes", lambda: fn(z, z.float(), c=1.0), TypeError, "share one dtype"),
-        ErrorInput("float8 dtype", lambda: fn(z.to(torch.float8_e4m3fn), z.to(torch.float8_e4m3fn), c=1.0), TypeError, "must have dtype in"),
+        ErrorInput(
+            "float8 dtype",
+            lambda: fn(z.to(torch.float8_e4m3fn), z.to(torch.float8_e4m3fn), c=1.0),
+            TypeError,
+            "must have dtype in",
+        ),
         ErrorInput("‖x‖ = 1", lambda: fn(out_pt, z, c=1.0), ValueError, "inside the Poincaré ball"),
         ErrorInput("‖y‖ > 1/√c", lambda: fn(z, 0.8 * out_pt, c=2.0), ValueError, "inside the Poincaré ball"),
         ErrorInput("NaN", lambda: fn(z, nan, c=1.0), ValueError, "contains NaN"),
         ErrorInput("c = 0", lambda: fn(z, z, c=0.0), ValueError, "c must be positive"),
         ErrorInput("c a string", lambda: fn(z, z, c="1"), TypeError, "c must be a positive float"),
-        ErrorInput("not a tensor", lambda: fn([0.0, 0.0, 0.0], z, c=1.0), TypeError, "must be a torch.Tensor"),
+        ErrorInput(
+            "not a tensor", lambda: fn([0.0, 0.0, 0.0], z, c=1.0), TypeError, "must be a torch.Tensor"
+        ),
     ]
 
 
@@ -216,23 +252,48 @@ def _point_errors(fn, tangent_input=False):
         ErrorInput("0-dim", lambda: fn(torch.tensor(0.0, dtype=F64), c=1.0), ValueError, "at least 1 dims"),
     ]
     if not tangent_input:
-        out.append(ErrorInput("‖x‖ > 1", lambda: fn(torch.full((2, 3), 0.7, dtype=F64), c=1.0), ValueError,
-                              "inside the Poincaré ball"))
+        out.append(
+            ErrorInput(
+                "‖x‖ > 1",
+                lambda: fn(torch.full((2, 3), 0.7, dtype=F64), c=1.0),
+                ValueError,
+                "inside the Poincaré ball",
+            )
+        )
     return out
 
 
 def _karcher_errors():
     x = torch.zeros(3, 2, dtype=F64)
     return [
-        ErrorInput("1-dim points", lambda: P.poincare_karcher_mean(torch.zeros(3, dtype=F64)), ValueError, "at least 2 dims"),
-        ErrorInput("‖x‖ > 1", lambda: P.poincare_karcher_mean(torch.full((3, 2), 0.8, dtype=F64)), ValueError,
-                   "inside the Poincaré ball"),
-        ErrorInput("weights length", lambda: P.poincare_karcher_mean(x, weights=torch.ones(2, dtype=F64)), ValueError,
-                   "weights must have n=3"),
-        ErrorInput("negative weight", lambda: P.poincare_karcher_mean(x, weights=torch.tensor([1.0, -1.0, 1.0], dtype=F64)),
-                   ValueError, "non-negative"),
+        ErrorInput(
+            "1-dim points",
+            lambda: P.poincare_karcher_mean(torch.zeros(3, dtype=F64)),
+            ValueError,
+            "at least 2 dims",
+        ),
+        ErrorInput(
+            "‖x‖ > 1",
+            lambda: P.poincare_karcher_mean(torch.full((3, 2), 0.8, dtype=F64)),
+            ValueError,
+            "inside the Poincaré ball",
+        ),
+        ErrorInput(
+            "weights length",
+            lambda: P.poincare_karcher_mean(x, weights=torch.ones(2, dtype=F64)),
+            ValueError,
+            "weights must have n=3",
+        ),
+        ErrorInput(
+            "negative weight",
+            lambda: P.poincare_karcher_mean(x, weights=torch.tensor([1.0, -1.0, 1.0], dtype=F64)),
+            ValueError,
+            "non-negative",
+        ),
         ErrorInput("max_iter 0", lambda: P.poincare_karcher_mean(x, max_iter=0), ValueError, "max_iter"),
-        ErrorInput("empty set", lambda: P.poincare_karcher_mean(torch.zeros(0, 2, dtype=F64)), ValueError, "n >= 1"),
+        ErrorInput(
+            "empty set", lambda: P.poincare_karcher_mean(torch.zeros(0, 2, dtype=F64)), ValueError, "n >= 1"
+        ),
     ]
 
 
@@ -257,57 +318,157 @@ def _pairwise(fn):
 
 
 ENTRIES = [
-    OpInfo("poincare_distance", P.poincare_distance, lambda x, y, c: P.poincare_distance(x, y, c=c),
-           lambda x, y, c: poincare_distance_mp(x, y, c), (1, 1), _pair_samples,
-           lambda: _pair_errors(P.poincare_distance), ALL_DTYPES,
-           Tolerance(8, "8·eps: double-double ‖x-y‖², 1-c‖·‖² (≈u² error), then ~6 roundings of condition ≤ 1"),
-           peers={"geoopt": geoopt_dist, "naive arcosh": naive_arcosh}),
-    OpInfo("poincare_sqdist", P.poincare_sqdist, lambda x, y, c: P.poincare_sqdist(x, y, c=c),
-           _pairwise(lambda x, y, c: poincare_distance_mp(x, y, c) ** 2), (2, 2), _pairwise_samples,
-           lambda: _pair_errors(P.poincare_sqdist, min_dim=2), ALL_DTYPES,
-           Tolerance(32, "32·eps: ‖x-y‖² by direct differences ((d+2)u for d <= 5), α in double-double, "
-                         "then ~8 roundings of condition ≤ 2")),
-    OpInfo("poincare_distance_matrix", P.poincare_distance_matrix,
-           lambda x, y, c: P.poincare_distance_matrix(x, y, c=c),
-           _pairwise(poincare_distance_mp), (2, 2), _pairwise_samples,
-           lambda: _pair_errors(P.poincare_distance_matrix, min_dim=2), ALL_DTYPES,
-           Tolerance(32, "32·eps: as poincare_sqdist, condition ≤ 1")),
-    OpInfo("mobius_add", P.mobius_add, lambda x, y, c: P.mobius_add(x, y, c=c), _ref_mobius, (1, 1),
-           _mobius_samples, lambda: _pair_errors(P.mobius_add), ALL_DTYPES,
-           Tolerance(16, "16·eps normwise: the denominator-stable form adds only non-negative terms"),
-           measure="normwise"),
-    OpInfo("poincare_expmap0", P.poincare_expmap0, lambda v, c: P.poincare_expmap0(v, c=c), _ref_expmap0, (1,),
-           lambda dt: _tangents(dt, 3600), lambda: _point_errors(P.poincare_expmap0, True),
-           ALL_DTYPES, Tolerance(8, "8·eps normwise: tanh(t)/t and one product"), measure="normwise"),
-    OpInfo("poincare_logmap0", P.poincare_logmap0, lambda y, c: P.poincare_logmap0(y, c=c), _ref_logmap0, (1,),
-           lambda dt: _points(dt, 3700), lambda: _point_errors(P.poincare_logmap0), ALL_DTYPES,
-           Tolerance(16, "16·eps normwise: artanh via asinh(√(c‖y‖²/α)), α in double-double"), measure="normwise"),
-    OpInfo("poincare_expmap", P.poincare_expmap, lambda x, v, c: P.poincare_expmap(x, v, c=c), _ref_expmap, (1, 1),
-           _expmap_samples,
-           lambda: [e for e in _pair_errors(lambda x, v, c: P.poincare_expmap(x, v, c=c)) if e.label != "‖y‖ > 1/√c"],
-           ALL_DTYPES,
-           Tolerance(32, "32·eps normwise: exp_0 then Möbius addition"), measure="normwise"),
-    OpInfo("poincare_logmap", P.poincare_logmap, lambda x, y, c: P.poincare_logmap(x, y, c=c), _ref_logmap, (1, 1),
-           _logmap_samples, lambda: _pair_errors(P.poincare_logmap), ALL_DTYPES,
-           Tolerance(32, "32·eps normwise: Möbius addition, then the δ and α_u identities"), measure="normwise"),
-    OpInfo("poincare_project", P.poincare_project, lambda x, c, margin: P.poincare_project(x, c=c, margin=margin),
-           lambda x, c, margin: (lambda n, r: [a * min(1, r / n) if n else a for a in x])(
-               mpmath.sqrt(_dot(x, x)), (1 - mpmath.mpf(margin)) / mpmath.sqrt(c)),
-           (1,), _project_samples, lambda: _point_errors(P.poincare_project, True), ALL_DTYPES,
-           Tolerance(4, "4·eps normwise: a norm, a quotient and a product"), measure="normwise"),
-    OpInfo("poincare_tanh_map", P.poincare_tanh_map, lambda z, c, scale: P.poincare_tanh_map(z, c=c, scale=scale),
-           lambda z, c, scale: [scale * a for a in _ref_expmap0(z, c)], (1,), _tanh_samples,
-           lambda: _point_errors(P.poincare_tanh_map, True), ALL_DTYPES,
-           Tolerance(8, "8·eps normwise: exp_0 and one product"), measure="normwise"),
-    OpInfo("poincare_conformal_factor", P.poincare_conformal_factor,
-           lambda x, c: P.poincare_conformal_factor(x, c=c),
-           lambda x, c: 2 / (1 - c * _dot(x, x)), (1,), lambda dt: _points(dt, 3800),
-           lambda: _point_errors(P.poincare_conformal_factor), ALL_DTYPES,
-           Tolerance(4, "4·eps: α in double-double, one quotient")),
-    OpInfo("poincare_karcher_mean", P.poincare_karcher_mean,
-           lambda x, c: P.poincare_karcher_mean(x, c=c), _ref_karcher, (2,), _karcher_samples, _karcher_errors,
-           (torch.float64, torch.float32),
-           Tolerance(256, "256·eps geodesic/(1+radius): stopping rule 64·eps·(1+radius) on ½‖grad F‖, "
-                          "Hessian eigenvalues ≥ 1, plus rounding of the log/exp maps"),
-           measure="geodesic"),
+    OpInfo(
+        "poincare_distance",
+        P.poincare_distance,
+        lambda x, y, c: P.poincare_distance(x, y, c=c),
+        lambda x, y, c: poincare_distance_mp(x, y, c),
+        (1, 1),
+        _pair_samples,
+        lambda: _pair_errors(P.poincare_distance),
+        ALL_DTYPES,
+        Tolerance(8, "8·eps: double-double ‖x-y‖², 1-c‖·‖² (≈u² error), then ~6 roundings of condition ≤ 1"),
+        peers={"geoopt": geoopt_dist, "naive arcosh": naive_arcosh},
+    ),
+    OpInfo(
+        "poincare_sqdist",
+        P.poincare_sqdist,
+        lambda x, y, c: P.poincare_sqdist(x, y, c=c),
+        _pairwise(lambda x, y, c: poincare_distance_mp(x, y, c) ** 2),
+        (2, 2),
+        _pairwise_samples,
+        lambda: _pair_errors(P.poincare_sqdist, min_dim=2),
+        ALL_DTYPES,
+        Tolerance(
+            32,
+            "32·eps: ‖x-y‖² by direct differences ((d+2)u for d <= 5), α in double-double, "
+            "then ~8 roundings of condition ≤ 2",
+        ),
+    ),
+    OpInfo(
+        "poincare_distance_matrix",
+        P.poincare_distance_matrix,
+        lambda x, y, c: P.poincare_distance_matrix(x, y, c=c),
+        _pairwise(poincare_distance_mp),
+        (2, 2),
+        _pairwise_samples,
+        lambda: _pair_errors(P.poincare_distance_matrix, min_dim=2),
+        ALL_DTYPES,
+        Tolerance(32, "32·eps: as poincare_sqdist, condition ≤ 1"),
+    ),
+    OpInfo(
+        "mobius_add",
+        P.mobius_add,
+        lambda x, y, c: P.mobius_add(x, y, c=c),
+        _ref_mobius,
+        (1, 1),
+        _mobius_samples,
+        lambda: _pair_errors(P.mobius_add),
+        ALL_DTYPES,
+        Tolerance(16, "16·eps normwise: the denominator-stable form adds only non-negative terms"),
+        measure="normwise",
+    ),
+    OpInfo(
+        "poincare_expmap0",
+        P.poincare_expmap0,
+        lambda v, c: P.poincare_expmap0(v, c=c),
+        _ref_expmap0,
+        (1,),
+        lambda dt: _tangents(dt, 3600),
+        lambda: _point_errors(P.poincare_expmap0, True),
+        ALL_DTYPES,
+        Tolerance(8, "8·eps normwise: tanh(t)/t and one product"),
+        measure="normwise",
+    ),
+    OpInfo(
+        "poincare_logmap0",
+        P.poincare_logmap0,
+        lambda y, c: P.poincare_logmap0(y, c=c),
+        _ref_logmap0,
+        (1,),
+        lambda dt: _points(dt, 3700),
+        lambda: _point_errors(P.poincare_logmap0),
+        ALL_DTYPES,
+        Tolerance(16, "16·eps normwise: artanh via asinh(√(c‖y‖²/α)), α in double-double"),
+        measure="normwise",
+    ),
+    OpInfo(
+        "poincare_expmap",
+        P.poincare_expmap,
+        lambda x, v, c: P.poincare_expmap(x, v, c=c),
+        _ref_expmap,
+        (1, 1),
+        _expmap_samples,
+        lambda: [
+            e for e in _pair_errors(lambda x, v, c: P.poincare_expmap(x, v, c=c)) if e.label != "‖y‖ > 1/√c"
+        ],
+        ALL_DTYPES,
+        Tolerance(32, "32·eps normwise: exp_0 then Möbius addition"),
+        measure="normwise",
+    ),
+    OpInfo(
+        "poincare_logmap",
+        P.poincare_logmap,
+        lambda x, y, c: P.poincare_logmap(x, y, c=c),
+        _ref_logmap,
+        (1, 1),
+        _logmap_samples,
+        lambda: _pair_errors(P.poincare_logmap),
+        ALL_DTYPES,
+        Tolerance(32, "32·eps normwise: Möbius addition, then the δ and α_u identities"),
+        measure="normwise",
+    ),
+    OpInfo(
+        "poincare_project",
+        P.poincare_project,
+        lambda x, c, margin: P.poincare_project(x, c=c, margin=margin),
+        lambda x, c, margin: (lambda n, r: [a * min(1, r / n) if n else a for a in x])(
+            mpmath.sqrt(_dot(x, x)), (1 - mpmath.mpf(margin)) / mpmath.sqrt(c)
+        ),
+        (1,),
+        _project_samples,
+        lambda: _point_errors(P.poincare_project, True),
+        ALL_DTYPES,
+        Tolerance(4, "4·eps normwise: a norm, a quotient and a product"),
+        measure="normwise",
+    ),
+    OpInfo(
+        "poincare_tanh_map",
+        P.poincare_tanh_map,
+        lambda z, c, scale: P.poincare_tanh_map(z, c=c, scale=scale),
+        lambda z, c, scale: [scale * a for a in _ref_expmap0(z, c)],
+        (1,),
+        _tanh_samples,
+        lambda: _point_errors(P.poincare_tanh_map, True),
+        ALL_DTYPES,
+        Tolerance(8, "8·eps normwise: exp_0 and one product"),
+        measure="normwise",
+    ),
+    OpInfo(
+        "poincare_conformal_factor",
+        P.poincare_conformal_factor,
+        lambda x, c: P.poincare_conformal_factor(x, c=c),
+        lambda x, c: 2 / (1 - c * _dot(x, x)),
+        (1,),
+        lambda dt: _points(dt, 3800),
+        lambda: _point_errors(P.poincare_conformal_factor),
+        ALL_DTYPES,
+        Tolerance(4, "4·eps: α in double-double, one quotient"),
+    ),
+    OpInfo(
+        "poincare_karcher_mean",
+        P.poincare_karcher_mean,
+        lambda x, c: P.poincare_karcher_mean(x, c=c),
+        _ref_karcher,
+        (2,),
+        _karcher_samples,
+        _karcher_errors,
+        (torch.float64, torch.float32),
+        Tolerance(
+            256,
+            "256·eps geodesic/(1+radius): stopping rule 64·eps·(1+radius) on ½‖grad F‖, "
+            "Hessian eigenvalues ≥ 1, plus rounding of the log/exp maps",
+        ),
+        measure="geodesic",
+    ),
 ]

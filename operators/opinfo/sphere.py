@@ -53,11 +53,17 @@ def _pairwise_samples(dtype: torch.dtype) -> list[Sample]:
     eps = torch.finfo(dtype).eps
     x = unit(g, 4, 4)
     small = max(1e-9, 64 * eps)
-    y = torch.cat([x[:1], -x[1:2], at_angle(g, x[2:3], small), at_angle(g, x[3:4], math.pi - small), unit(g, 2, 4)])
+    y = torch.cat(
+        [x[:1], -x[1:2], at_angle(g, x[2:3], small), at_angle(g, x[3:4], math.pi - small), unit(g, 2, 4)]
+    )
     out = [Sample((x.to(dtype), y.to(dtype)), {}, f"coincident, antipodal, θ={small:.0e}, π-{small:.0e}")]
     y2 = torch.cat([x[:1], -x[1:2], at_angle(g, x[2:4], 0.5), unit(g, 2, 4)])
-    out.append(Sample(((2.0 * x).to(dtype), (0.25 * y2).to(dtype)), {}, "non-unit: parallel, antiparallel, θ=0.5"))
-    out.append(Sample((normal(g, 2, 3, 3).to(dtype), normal(g, 2, 3).to(dtype)), {}, "batch (2,3,3) with (2,3)"))
+    out.append(
+        Sample(((2.0 * x).to(dtype), (0.25 * y2).to(dtype)), {}, "non-unit: parallel, antiparallel, θ=0.5")
+    )
+    out.append(
+        Sample((normal(g, 2, 3, 3).to(dtype), normal(g, 2, 3).to(dtype)), {}, "batch (2,3,3) with (2,3)")
+    )
     return out
 
 
@@ -68,14 +74,23 @@ def _vector_samples(dtype, seed):
 
 def _stereo_samples(dtype):
     g = gen(4300 + ALL_DTYPES.index(dtype))
-    out = [Sample((unit(g, 3, D).mul(r).to(dtype),), {}, f"‖z‖={r:g}") for r in (0.0, 1e-4, 0.5, 1 - 1e-6, 1.0, 30.0)]
+    out = [
+        Sample((unit(g, 3, D).mul(r).to(dtype),), {}, f"‖z‖={r:g}")
+        for r in (0.0, 1e-4, 0.5, 1 - 1e-6, 1.0, 30.0)
+    ]
     return out
 
 
 def _stereo_inverse_samples(dtype):
     g = gen(4400 + ALL_DTYPES.index(dtype))
     out = []
-    for last, label in ((1.0, "north pole"), (0.5, "northern"), (0.0, "equator"), (-0.9, "southern"), (-1 + 1e-6, "near south pole")):
+    for last, label in (
+        (1.0, "north pole"),
+        (0.5, "northern"),
+        (0.0, "equator"),
+        (-0.9, "southern"),
+        (-1 + 1e-6, "near south pole"),
+    ):
         head = unit(g, 3, D) * math.sqrt(max(0.0, 1 - last * last))
         s = torch.cat([head, torch.full((3, 1), last, dtype=F64)], dim=-1)
         if last == 1.0:
@@ -104,14 +119,22 @@ def _vector_errors(fn, pair: bool, min_dim: int = 1):
     out = [
         ErrorInput("integer dtype", lambda: call(z.long(), z.long()), TypeError, "floating dtype"),
         ErrorInput("NaN", lambda: call(nan), ValueError, "contains NaN"),
-        ErrorInput("float8 dtype", lambda: call(z.to(torch.float8_e5m2), z.to(torch.float8_e5m2)), TypeError,
-                   "must have dtype in"),
+        ErrorInput(
+            "float8 dtype",
+            lambda: call(z.to(torch.float8_e5m2), z.to(torch.float8_e5m2)),
+            TypeError,
+            "must have dtype in",
+        ),
         ErrorInput("zero vector", lambda: call(zero), ValueError, "must be non-zero"),
     ]
     if pair:
         out += [
-            ErrorInput("mismatched d", lambda: fn(z, torch.ones(*z.shape[:-1], 4, dtype=F64)), ValueError,
-                       "mismatched last dims"),
+            ErrorInput(
+                "mismatched d",
+                lambda: fn(z, torch.ones(*z.shape[:-1], 4, dtype=F64)),
+                ValueError,
+                "mismatched last dims",
+            ),
             ErrorInput("mixed dtypes", lambda: fn(z, z.float()), TypeError, "share one dtype"),
         ]
     return out
@@ -134,7 +157,9 @@ def _metric_samples(dtype, direct: bool):
 def _ref_metric(q, k, uq, uk, direct: bool):
     def quad(delta, f):
         if direct:
-            return mpmath.fsum(delta[a] * f[a][b] * delta[b] for a in range(len(delta)) for b in range(len(delta)))
+            return mpmath.fsum(
+                delta[a] * f[a][b] * delta[b] for a in range(len(delta)) for b in range(len(delta))
+            )
         proj = [mpmath.fsum(delta[a] * f[a][j] for a in range(len(delta))) for j in range(len(f[0]))]
         return _dot(delta, delta) + _dot(proj, proj)
 
@@ -160,7 +185,9 @@ def _metric_errors(fn, key):
 
     return [
         ErrorInput("factor per token", lambda: call(a=good_k), ValueError, "one per token"),
-        ErrorInput("mismatched d", lambda: call(k_=torch.zeros(4, 3, dtype=F64)), ValueError, "mismatched last dims"),
+        ErrorInput(
+            "mismatched d", lambda: call(k_=torch.zeros(4, 3, dtype=F64)), ValueError, "mismatched last dims"
+        ),
         ErrorInput("mixed dtypes", lambda: call(a=good_q.float()), TypeError, "share one dtype"),
         ErrorInput("NaN factor", lambda: call(a=nan), ValueError, "contains NaN"),
         ErrorInput("integer points", lambda: call(q_=q.long()), TypeError, "floating dtype"),
@@ -168,33 +195,90 @@ def _metric_errors(fn, key):
 
 
 ENTRIES = [
-    OpInfo("sphere_distance", S.sphere_distance, S.sphere_distance, ref_angle, (1, 1), _angle_samples,
-           lambda: _vector_errors(S.sphere_distance, True), ALL_DTYPES,
-           Tolerance(8, "8·eps: ‖x∓y‖², norms and (a-b)² in double-double, then sqrt and atan2 (condition ≤ 1)")),
-    OpInfo("sphere_sqdist", S.sphere_sqdist, S.sphere_sqdist,
-           lambda xs, ys: [[ref_angle(x, y) ** 2 for y in ys] for x in xs], (2, 2), _pairwise_samples,
-           lambda: _vector_errors(S.sphere_sqdist, True, 2), ALL_DTYPES,
-           Tolerance(32, "32·eps: ‖x∓y‖² by direct differences ((d+2)u for d <= 5), correctly rounded norms, "
-                         "atan2 and a square (condition ≤ 2)")),
-    OpInfo("sphere_normalize", S.sphere_normalize, S.sphere_normalize,
-           lambda x: [a / mpmath.sqrt(_dot(x, x)) for a in x], (1,), lambda dt: _vector_samples(dt, 4200),
-           lambda: _vector_errors(S.sphere_normalize, False), ALL_DTYPES,
-           Tolerance(2, "2·eps normwise: a correctly rounded norm and one quotient"), measure="normwise"),
-    OpInfo("sphere_stereographic", S.sphere_stereographic, S.sphere_stereographic, _ref_stereo, (1,),
-           _stereo_samples, lambda: _vector_errors(S.sphere_stereographic, False)[:3], ALL_DTYPES,
-           Tolerance(8, "8·eps normwise: 1 - ‖z‖² in double-double, a few quotients"), measure="normwise"),
-    OpInfo("sphere_stereographic_inverse", S.sphere_stereographic_inverse, S.sphere_stereographic_inverse,
-           _ref_stereo_inverse, (1,), _stereo_inverse_samples,
-           lambda: _vector_errors(S.sphere_stereographic_inverse, False), ALL_DTYPES,
-           Tolerance(8, "8·eps normwise: normalisation, then the branch that forms no 1 + s_{d+1} near -1"),
-           measure="normwise"),
-    OpInfo("metric_sqdist", M.metric_sqdist, lambda q, k, uq, uk: M.metric_sqdist(q, k, uq=uq, uk=uk),
-           lambda q, k, uq, uk: _ref_metric(q, k, uq, uk, False), (2, 2, 3, 3),
-           lambda dt: _metric_samples(dt, False), lambda: _metric_errors(M.metric_sqdist, "u"), ALL_DTYPES,
-           Tolerance(32, "32·eps: sums of d + r squares of direct differences and projections (d + r <= 6)")),
-    OpInfo("metric_sqdist_direct", M.metric_sqdist_direct,
-           lambda q, k, gq, gk: M.metric_sqdist_direct(q, k, gq=gq, gk=gk),
-           lambda q, k, gq, gk: _ref_metric(q, k, gq, gk, True), (2, 2, 3, 3),
-           lambda dt: _metric_samples(dt, True), lambda: _metric_errors(M.metric_sqdist_direct, "g"), ALL_DTYPES,
-           Tolerance(64, "64·eps: quadratic forms over d² terms of an SPD metric (d <= 4), input metrics rounded")),
+    OpInfo(
+        "sphere_distance",
+        S.sphere_distance,
+        S.sphere_distance,
+        ref_angle,
+        (1, 1),
+        _angle_samples,
+        lambda: _vector_errors(S.sphere_distance, True),
+        ALL_DTYPES,
+        Tolerance(8, "8·eps: ‖x∓y‖², norms and (a-b)² in double-double, then sqrt and atan2 (condition ≤ 1)"),
+    ),
+    OpInfo(
+        "sphere_sqdist",
+        S.sphere_sqdist,
+        S.sphere_sqdist,
+        lambda xs, ys: [[ref_angle(x, y) ** 2 for y in ys] for x in xs],
+        (2, 2),
+        _pairwise_samples,
+        lambda: _vector_errors(S.sphere_sqdist, True, 2),
+        ALL_DTYPES,
+        Tolerance(
+            32,
+            "32·eps: ‖x∓y‖² by direct differences ((d+2)u for d <= 5), correctly rounded norms, "
+            "atan2 and a square (condition ≤ 2)",
+        ),
+    ),
+    OpInfo(
+        "sphere_normalize",
+        S.sphere_normalize,
+        S.sphere_normalize,
+        lambda x: [a / mpmath.sqrt(_dot(x, x)) for a in x],
+        (1,),
+        lambda dt: _vector_samples(dt, 4200),
+        lambda: _vector_errors(S.sphere_normalize, False),
+        ALL_DTYPES,
+        Tolerance(2, "2·eps normwise: a correctly rounded norm and one quotient"),
+        measure="normwise",
+    ),
+    OpInfo(
+        "sphere_stereographic",
+        S.sphere_stereographic,
+        S.sphere_stereographic,
+        _ref_stereo,
+        (1,),
+        _stereo_samples,
+        lambda: _vector_errors(S.sphere_stereographic, False)[:3],
+        ALL_DTYPES,
+        Tolerance(8, "8·eps normwise: 1 - ‖z‖² in double-double, a few quotients"),
+        measure="normwise",
+    ),
+    OpInfo(
+        "sphere_stereographic_inverse",
+        S.sphere_stereographic_inverse,
+        S.sphere_stereographic_inverse,
+        _ref_stereo_inverse,
+        (1,),
+        _stereo_inverse_samples,
+        lambda: _vector_errors(S.sphere_stereographic_inverse, False),
+        ALL_DTYPES,
+        Tolerance(8, "8·eps normwise: normalisation, then the branch that forms no 1 + s_{d+1} near -1"),
+        measure="normwise",
+    ),
+    OpInfo(
+        "metric_sqdist",
+        M.metric_sqdist,
+        lambda q, k, uq, uk: M.metric_sqdist(q, k, uq=uq, uk=uk),
+        lambda q, k, uq, uk: _ref_metric(q, k, uq, uk, False),
+        (2, 2, 3, 3),
+        lambda dt: _metric_samples(dt, False),
+        lambda: _metric_errors(M.metric_sqdist, "u"),
+        ALL_DTYPES,
+        Tolerance(32, "32·eps: sums of d + r squares of direct differences and projections (d + r <= 6)"),
+    ),
+    OpInfo(
+        "metric_sqdist_direct",
+        M.metric_sqdist_direct,
+        lambda q, k, gq, gk: M.metric_sqdist_direct(q, k, gq=gq, gk=gk),
+        lambda q, k, gq, gk: _ref_metric(q, k, gq, gk, True),
+        (2, 2, 3, 3),
+        lambda dt: _metric_samples(dt, True),
+        lambda: _metric_errors(M.metric_sqdist_direct, "g"),
+        ALL_DTYPES,
+        Tolerance(
+            64, "64·eps: quadratic forms over d² terms of an SPD metric (d <= 4), input metrics rounded"
+        ),
+    ),
 ]
