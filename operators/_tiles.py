@@ -34,17 +34,6 @@ def eligible(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, eps) -> bool:
             and min(q.numel(), k.numel(), v.numel()) > 0)
 
 
-class Tile:
-    """A geometry's fast tile: fills ``out`` with ``D + ε`` and returns its row minimum.
-
-    ``qa`` / ``ka``: augmented features ``(B, n, d + 2)``; ``q_rows`` / ``k_rows``: the
-    per-token extras the geometry needs to screen and recompute (sliced alongside).
-    """
-
-    def __call__(self, qa, ka, q_rows, k_rows, out, spare):  # pragma: no cover - interface
-        raise NotImplementedError
-
-
 def _slice(rows: tuple[torch.Tensor, ...], start: int, stop: int) -> tuple[torch.Tensor, ...]:
     return tuple(r[:, start:stop] for r in rows)
 
@@ -61,7 +50,14 @@ def stream(
     chunk_size: int,
     spares: int = 1,
 ) -> torch.Tensor:
-    """Inverse-distance attention ``(B, n_q, d_v)`` of 3-D inputs with a fast ``tile``."""
+    """Inverse-distance attention ``(B, n_q, d_v)`` of 3-D inputs with a fast ``tile``.
+
+    ``tile(qa, ka, q_rows, k_rows, out, spare)`` fills ``out`` with ``D + ε`` (>= finfo.tiny)
+    for augmented features ``qa`` / ``ka`` of a chunk and a block, and returns the row
+    minimum; ``q_rows`` / ``k_rows`` are per-token extras ``(B, n)`` or ``(B, n, f)`` sliced
+    alongside (what the geometry needs to screen and recompute); ``spare`` holds
+    ``spares`` scratch tiles.
+    """
     b, n_q, n_k, d_v = qa.shape[0], qa.shape[1], ka.shape[1], v.shape[-1]
     out = torch.empty(b, n_q, d_v, dtype=v.dtype, device=v.device)
     bufs: dict[tuple[int, int], list[torch.Tensor]] = {}
