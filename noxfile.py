@@ -60,9 +60,18 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Performance of the operators as ratios against named peers (torch SDPA)."""
-    _install(session, "-e", ".")
+    """Speed and peak memory of the operators as ratios against named peers (torch SDPA,
+    geoopt); `-- --quick` for n <= 2048. The precision table is `nox -s precision`."""
+    _install(session, "-e", ".[test]")
     session.run("python", "benchmarks/bench_attention.py", *session.posargs)
+
+
+@nox.session
+def precision(session: nox.Session) -> None:
+    """Per operator and dtype, the maximum error against mpmath on the registry's samples,
+    with geoopt's PoincareBall.dist beside the Poincaré distance (same inputs, same run)."""
+    _install(session, "-e", ".[test]")
+    session.run("python", "benchmarks/precision.py", *session.posargs)
 
 
 MUTANTS_REPORT = ROOT / "tests" / "mutants-equivalent.md"

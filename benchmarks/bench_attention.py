@@ -1,73 +1,208 @@
-"""Time softmax_attention and ida_attention against torch SDPA; print ratios.
+"""Speed and peak memory of the distance attentions against torch SDPA, and of pairwise
+Poincaré distances against geoopt; prints ratios measured in one run.
 
-Usage: python benchmarks/bench_attention.py [--device cpu|cuda] [--quick]
+Usage: python benchmarks/bench_attention.py [--device cpu|cuda] [--quick] [--sizes N ...]
+       [--dtypes float32,float64] [--min-run-time S] [--no-memory]
 
-Every row is measured in one run on one machine, so only the ratios to SDPA (the
-named peer) are meaningful; the SDPA column in ms is there for scale.
+Timing: per cell, ``--rounds`` interleaved rounds (peer, then each operator), each time the
+median of ``torch.utils.benchmark.Timer.blocked_autorange`` under ``torch.inference_mode()``
+(Timer synchronises CUDA itself); the ratio printed is the median over rounds of the
+per-round ratio to the named peer, the peer's milliseconds give the scale.
+
+Peak extra memory per call: the CPU allocator's "Total Allocated" counter as recorded by
+``torch.profiler`` (``profile_memory=True``; every allocation and free of torch's CPU
+allocator is an event carrying the running total): the maximum over the call minus the
+value before it, i.e. everything the call allocated beyond its inputs, output included.
+On CUDA: ``torch.cuda.max_memory_allocated`` after ``reset_peak_memory_stats``, minus
+the memory allocated before the call.
 """
 
 import argparse
+import json
+import os
+import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 import torch
 from torch.utils.benchmark import Timer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
-from operators import ida_attention, softmax_attention
+import operators as O  # noqa: E402
 
-BATCH, DIM, EPS = 4, 64, 1e-3
+BATCH, HEADS, DIM, EPS = 2, 4, 64, 1e-3  # B·H = 8 attention problems of head size 64
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 
-def median_s(stmt: str, env: dict, min_run_time: float) -> float:
-    """Median seconds per call (Timer synchronises CUDA itself)."""
-    return Timer(stmt=stmt, globals=env).blocked_autorange(min_run_time=min_run_time).median
+def median_s(fn, min_run_time: float) -> float:
+    return Timer(stmt="fn()", globals={"fn": fn}).blocked_autorange(min_run_time=min_run_time).median
+
+
+def interleaved(cases: dict, names: list[str], rounds: int, min_run_time: float):
+    """Median over ``rounds`` of each op's time divided by the peer's (first name) time in
+    the same round: the machine's load drifts, the per-round ratio cancels most of it."""
+    times = {m: [] for m in names}
+    for _ in range(rounds):
+        for m in names:
+            times[m].append(median_s(cases[m], min_run_time))
+    peer = names[0]
+    ratios = {
+        m: statistics.median(a / b for a, b in zip(times[m], times[peer], strict=True)) for m in names[1:]
+    }
+    return ratios, statistics.median(times[peer])
+
+
+def peak_extra_bytes(fn, device: str) -> int:
+    """Peak bytes allocated by one call of ``fn`` beyond what was allocated before it."""
+    if device == "cuda":
+        torch.cuda.synchronize()
+        before = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        out = fn()
+        torch.cuda.synchronize()
+        del out
+        return torch.cuda.max_memory_allocated() - before
+    with torch.profiler.profile(
+        activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True
+    ) as prof:
+        out = fn()
+    del out
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    try:
+        prof.export_chrome_trace(path)
+        with open(path) as f:
+            events = json.load(f)["traceEvents"]
+    finally:
+        os.remove(path)
+    mem = [e["args"] for e in events if e.get("name") == "[memory]" and e["args"].get("Device Type") == 0]
+    if not mem:
+        return 0
+    start = mem[0]["Total Allocated"] - mem[0]["Bytes"]
+    return max(a["Total Allocated"] for a in mem) - start
+
+
+def attention_cases(q, k, v):
+    qb, kb = O.poincare_tanh_map(q), O.poincare_tanh_map(k)  # points of the ball, outside the timing
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    return {
+        "SDPA": lambda: sdpa(q, k, v),
+        "ida": lambda: O.ida_attention(q, k, v, eps=EPS),
+        "ida exact": lambda: O.ida_attention(q, k, v, eps=EPS, path="exact"),
+        "hida": lambda: O.hida_attention(qb, kb, v, eps=EPS),
+        "sida": lambda: O.sida_attention(q, k, v, eps=EPS),
+    }
+
+
+def bench_attention(args) -> None:
+    names = ["ida", "ida exact", "hida", "sida"]
+    print(
+        f"\nAttention: (B={BATCH}, H={HEADS}, n, d={DIM}), eps={EPS}; time ratio = op / SDPA "
+        "(lower is faster); 'ida', 'hida', 'sida' are the default (auto = fast on CPU) paths; "
+        f"'ida exact' only up to n={args.exact_max}"
+    )
+    header = f"{'dtype':>8} {'n':>5} {'SDPA ms':>9} " + " ".join(f"{n + '/SDPA':>15}" for n in names)
+    print(header)
+    print("-" * len(header))
+    gen = torch.Generator().manual_seed(0)
+    memory_rows = []
+    for dname in args.dtypes:
+        dtype = DTYPES[dname]
+        for n in args.sizes:
+            q, k, v = (
+                torch.randn(BATCH, HEADS, n, DIM, generator=gen, dtype=dtype).to(args.device)
+                for _ in range(3)
+            )
+            cases = attention_cases(q, k, v)
+            run = ["SDPA", *(m for m in names if m != "ida exact" or n <= args.exact_max)]
+            with torch.inference_mode():
+                ratios, t_sdpa = interleaved(cases, run, args.rounds, args.min_run_time)
+                cells = " ".join(f"{ratios.get(m, float('nan')):>15.2f}" for m in names)
+                print(f"{dname:>8} {n:>5} {1e3 * t_sdpa:>9.1f} {cells}", flush=True)
+                if not args.no_memory and dname == args.dtypes[0] and n >= 2048:
+                    memory_rows.append(
+                        (
+                            dname,
+                            n,
+                            {
+                                m: peak_extra_bytes(cases[m], args.device)
+                                for m in ("SDPA", "ida", "hida", "sida")
+                            },
+                        )
+                    )
+    if memory_rows:
+        print(f"\nPeak extra memory per call (MiB; inputs excluded, output included; {memory_rows[0][0]}):")
+        print(
+            f"{'n':>5} "
+            + " ".join(f"{m:>9}" for m in ("SDPA", "ida", "hida", "sida"))
+            + "   ida MiB per 1k tokens"
+        )
+        for _, n, mem in memory_rows:
+            cells = " ".join(f"{mem[m] / 2**20:>9.1f}" for m in ("SDPA", "ida", "hida", "sida"))
+            print(f"{n:>5} {cells}   {mem['ida'] / 2**20 / (n / 1024):>8.2f}")
+
+
+def bench_poincare(args) -> None:
+    try:
+        import geoopt
+    except ImportError:
+        print("\nPairwise Poincaré distances: geoopt not installed, skipped")
+        return
+    print(
+        "\nPairwise Poincaré distances, (n, d=64) x (n, d=64) -> (n, n): operators.poincare_distance_matrix "
+        "vs geoopt PoincareBall().dist(x[:, None], y[None]); ratio = ours / geoopt"
+    )
+    header = f"{'dtype':>8} {'n':>5} {'geoopt ms':>10} {'ours/geoopt':>12} {'geoopt MiB':>11} {'ours MiB':>9}"
+    print(header)
+    print("-" * len(header))
+    gen = torch.Generator().manual_seed(1)
+    ball = geoopt.PoincareBall()
+    for dname in args.dtypes:
+        dtype = DTYPES[dname]
+        for n in args.poincare_sizes:
+            x, y = (
+                O.poincare_tanh_map(torch.randn(n, 64, generator=gen, dtype=dtype), scale=0.99).to(
+                    args.device
+                )
+                for _ in range(2)
+            )
+            ours = lambda x=x, y=y: O.poincare_distance_matrix(x, y)  # noqa: E731
+            peer = lambda x=x, y=y: ball.dist(x[:, None, :], y[None, :, :])  # noqa: E731
+            with torch.inference_mode():
+                ratios, tg = interleaved(
+                    {"geoopt": peer, "ours": ours}, ["geoopt", "ours"], args.rounds, args.min_run_time
+                )
+                to = ratios["ours"] * tg
+                mg = peak_extra_bytes(peer, args.device) if not args.no_memory else 0
+                mo = peak_extra_bytes(ours, args.device) if not args.no_memory else 0
+            print(
+                f"{dname:>8} {n:>5} {1e3 * tg:>10.1f} {to / tg:>12.2f} "
+                f"{mg / 2**20:>11.1f} {mo / 2**20:>9.1f}",
+                flush=True,
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
-    parser.add_argument("--quick", action="store_true", help="n <= 1024, shorter timing runs")
+    parser.add_argument("--quick", action="store_true", help="n <= 2048 and shorter timing runs")
+    parser.add_argument("--sizes", type=int, nargs="*", default=None)
+    parser.add_argument("--dtypes", default="float32,float64")
+    parser.add_argument("--min-run-time", type=float, default=None)
+    parser.add_argument("--exact-max", type=int, default=2048, help="largest n for the exact IDA path")
+    parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per cell (median ratio)")
     args = parser.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda requested but torch.cuda.is_available() is False")
-
-    sizes = [256, 512, 1024] if args.quick else [256, 512, 1024, 2048, 4096]
-    min_run_time = 0.2 if args.quick else 1.0
-    print(
-        f"device={args.device} threads={torch.get_num_threads()} torch={torch.__version__} "
-        f"batch={BATCH} d={DIM} eps={EPS} (median time; ratio = op / SDPA, lower is faster)"
-    )
-    header = f"{'dtype':>8} {'n':>5} {'SDPA ms':>9} {'softmax/SDPA':>13} {'ida/SDPA':>9}"
-    print(header)
-    print("-" * len(header))
-    gen = torch.Generator().manual_seed(0)
-    sdpa = torch.nn.functional.scaled_dot_product_attention
-    for dtype in (torch.float32, torch.float64):
-        for n in sizes:
-            q, k, v = (
-                torch.randn(BATCH, n, DIM, generator=gen, dtype=dtype).to(args.device)
-                for _ in range(3)
-            )
-            env = {
-                "q": q,
-                "k": k,
-                "v": v,
-                "sdpa": sdpa,
-                "softmax_attention": softmax_attention,
-                "ida_attention": ida_attention,
-                "EPS": EPS,
-            }
-            with torch.inference_mode():
-                t_sdpa = median_s("sdpa(q, k, v)", env, min_run_time)
-                t_soft = median_s("softmax_attention(q, k, v)", env, min_run_time)
-                t_ida = median_s("ida_attention(q, k, v, eps=EPS)", env, min_run_time)
-            name = str(dtype).removeprefix("torch.")
-            print(
-                f"{name:>8} {n:>5} {1e3 * t_sdpa:>9.2f} {t_soft / t_sdpa:>13.2f} "
-                f"{t_ida / t_sdpa:>9.2f}",
-                flush=True,
-            )
+    args.dtypes = args.dtypes.split(",")
+    args.sizes = args.sizes or ([1024, 2048] if args.quick else [1024, 2048, 4096, 8192])
+    args.poincare_sizes = [256, 512] if args.quick else [256, 512, 1024]
+    args.min_run_time = args.min_run_time or (0.2 if args.quick else 1.0)
+    print(f"device={args.device} threads={torch.get_num_threads()} torch={torch.__version__}")
+    bench_attention(args)
+    bench_poincare(args)
 
 
 if __name__ == "__main__":

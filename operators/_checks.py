@@ -85,3 +85,106 @@ def broadcastable_eps(eps: float | torch.Tensor, like: torch.Tensor) -> float | 
 def query_chunks(n_q: int, chunk_size: int) -> list[tuple[int, int]]:
     """[start, stop) bounds of the query chunks (shape-only Python loop, no sync)."""
     return [(s, min(s + chunk_size, n_q)) for s in range(0, n_q, chunk_size)]
+
+
+# ---------------------------------------------------------------- value checks and modes
+def transforms_active() -> bool:
+    """Whether a ``torch.func`` transform (vmap, grad, jacrev, jacfwd, hessian) is running."""
+    return torch._C._are_functorch_transforms_active()
+
+
+def needs_graph(*inputs: object) -> bool:
+    """Whether autograd records this call (a mode/flag check, not a value check)."""
+    return torch.is_grad_enabled() and any(
+        isinstance(t, torch.Tensor) and t.requires_grad for t in inputs
+    )
+
+
+def host_readable(t: torch.Tensor) -> bool:
+    """Whether ``t``'s values can be read without a device synchronisation.
+
+    True for plain CPU tensors outside ``torch.func`` transforms (their memory is the
+    host's). False on accelerators, on meta tensors, and inside transforms.
+    """
+    return t.device.type == "cpu" and not transforms_active()
+
+
+def require(ok: torch.Tensor, message: str) -> None:
+    """Raise ``ValueError(message)`` unless every entry of the boolean tensor ``ok`` holds.
+
+    CPU tensors are read directly (host memory: no synchronisation). On an accelerator
+    the check is ``torch._assert_async``: a device-side assertion, raised asynchronously,
+    never a host sync. Meta tensors and ``torch.func`` transforms skip it (no values).
+    """
+    if ok.device.type == "meta" or transforms_active():
+        return
+    if ok.device.type == "cpu":
+        if not bool(ok.all()):
+            raise ValueError(message)
+    else:
+        torch._assert_async(ok.all(), message)
+
+
+def check_not_nan(name: str, t: torch.Tensor) -> None:
+    with torch.no_grad():
+        require(~t.isnan().any(), f"{name} contains NaN")
+
+
+def check_curvature(c: float) -> None:
+    """The Poincaré ball's curvature is ``-c``; ``c`` must be a positive finite Python float."""
+    if isinstance(c, bool) or not isinstance(c, (int, float)):
+        raise TypeError(f"c must be a positive float (the ball has curvature -c), got {type(c).__name__}")
+    if not (c > 0 and math.isfinite(c)):
+        raise ValueError(f"c must be positive and finite (the ball has curvature -c), got {c}")
+
+
+def check_path(path: str, allowed: tuple[str, ...]) -> None:
+    if path not in allowed:
+        raise ValueError(f"path must be one of {allowed}, got {path!r}")
+
+
+def check_block(block: int, name: str = "block") -> None:
+    if isinstance(block, bool) or not isinstance(block, int):
+        raise TypeError(f"{name} must be an int, got {type(block).__name__}")
+    if block < 1:
+        raise ValueError(f"{name} must be >= 1, got {block}")
+
+
+def check_float_dtype(name: str, t: torch.Tensor, dtypes: tuple[torch.dtype, ...]) -> None:
+    if t.dtype not in dtypes:
+        names = ", ".join(str(d).removeprefix("torch.") for d in dtypes)
+        raise TypeError(f"{name} must have dtype in ({names}), got {t.dtype}")
+
+
+# ---------------------------------------------------------------- constants from finfo
+def unit_roundoff(dtype: torch.dtype) -> float:
+    """``u = eps/2``, the relative rounding error of one correctly rounded operation."""
+    return torch.finfo(dtype).eps / 2
+
+
+def ball_margin(dtype: torch.dtype) -> float:
+    """Relative margin inside the ball's boundary used by projections: ``2·eps``."""
+    return 2 * torch.finfo(dtype).eps
+
+
+# The matmul expansion ‖q‖² + ‖k‖² − 2 q·k is trusted for a pair only when its value is
+# above EXPANSION_TAU · (‖q‖² + ‖k‖²); other pairs are recomputed by direct differences.
+EXPANSION_TAU = 0.125
+
+
+def expansion_bound(d: int, dtype: torch.dtype) -> float:
+    r"""ρ: relative error bound of an expanded squared distance that was not recomputed.
+
+    Standard error analysis (Higham, *Accuracy and Stability*, §3.1) of
+    :math:`\tilde D = \lVert q\rVert^2 + \lVert k\rVert^2 - 2 q\cdot k` from coordinates
+    shifted by a common centre gives
+    :math:`|\tilde D - D| \le \gamma S` with :math:`S = \lVert q\rVert^2 + \lVert k\rVert^2`
+    and :math:`\gamma = 2\gamma_{d+2} + 4u`, :math:`\gamma_m = mu/(1 - mu)` (the last
+    :math:`4u` for rounding the shift). A pair kept has :math:`\tilde D > \tau S`, hence
+    :math:`D > (\tau - \gamma) S` and :math:`|\tilde D - D| / D < \rho = \gamma/(\tau - \gamma)`
+    with :math:`\tau` = ``EXPANSION_TAU``.
+    """
+    u = unit_roundoff(dtype)
+    m = (d + 2) * u
+    gamma = 2 * m / (1 - m) + 4 * u
+    return gamma / (EXPANSION_TAU - gamma)

@@ -2,7 +2,7 @@
 
 import torch
 
-from ._checks import check_float, check_same_dtype, compute_dtype
+from ._checks import check_float, check_not_nan, check_same_dtype, compute_dtype
 
 
 class _SquaredDistances(torch.autograd.Function):
@@ -89,6 +89,8 @@ def squared_distances(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     at coincident points, where cdist's own backward is undefined. A forward-mode rule
     and a generated vmap rule make ``torch.func`` (vmap, jacrev, jacfwd, hessian) work too.
 
+    Raises ``ValueError`` if x or y contains NaN (read on CPU, a device-side assert elsewhere).
+
     Memory: the ``(..., n_x, n_y)`` output (plus a float32 copy of inputs for half
     dtypes); no ``n_x·n_y·d`` intermediate. Backward: one ``(..., n_x, n_y)`` gradient.
     """
@@ -97,4 +99,6 @@ def squared_distances(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     check_same_dtype(x=x, y=y)
     if x.shape[-1] != y.shape[-1]:
         raise ValueError(f"mismatched last dims: x has d={x.shape[-1]}, y has d={y.shape[-1]}")
+    check_not_nan("x", x)
+    check_not_nan("y", y)
     return _SquaredDistances.apply(x, y)

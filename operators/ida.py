@@ -5,51 +5,23 @@ Source: GeoResolver §2.1 and Theorem 2.8, arXiv 2608.10416.
 
 import torch
 
-from ._checks import (
+from . import _tiles
+from ._checks import (  # noqa: I001
+    EXPANSION_TAU,
     broadcastable_eps,
+    check_block,
     check_chunk_size,
     check_eps,
     check_float,
+    check_not_nan,
     check_qkv,
     check_same_dtype,
     compute_dtype,
     positive_range,
-    query_chunks,
 )
+from ._expansion import centred, expand, gather_pairs, recompute, resolve_path, threshold
+from .core import DEFAULT_BLOCK, DEFAULT_CHUNK, distance_attention, distance_weights
 from .distances import _SquaredDistances
-
-
-def _needs_graph(*inputs: float | torch.Tensor) -> bool:
-    """Whether autograd records this call (a mode/flag check, not a value check)."""
-    return torch.is_grad_enabled() and any(
-        isinstance(t, torch.Tensor) and t.requires_grad for t in inputs
-    )
-
-
-def _weights(q: torch.Tensor, k: torch.Tensor, eps: float | torch.Tensor) -> torch.Tensor:
-    """IDA weights in ``q``'s (already compute-) dtype; inputs already validated."""
-    d2 = _SquaredDistances.apply(q, k)
-    floor, ceiling = positive_range(d2.dtype)
-    eps_t = broadcastable_eps(eps, d2)
-    # Floor: eps below the dtype's normal range (e.g. 1e-40 in float32) must not give
-    # D = 0 and 0/0. Ceiling: a row of inf distances must not give inf/inf.
-    # softmax(-log D) = (c/D) / sum(c/D) for any c; with c = min_j D_ij every ratio is
-    # in (0, 1] and the row sum in [1, n_k], so nothing overflows. This skips the
-    # log/exp round trip (measured ~10x smaller error than softmax(-log D)).
-    inplace = not _needs_graph(q, k, eps) and (
-        isinstance(eps_t, float) or torch.broadcast_shapes(d2.shape, eps_t.shape) == d2.shape
-    )
-    if not inplace:
-        dist = (d2 + eps_t).clamp(floor, ceiling)
-        # W does not depend on c, so detaching it leaves all derivatives exact.
-        ratio = (dist / dist.amin(dim=-1, keepdim=True).detach()).reciprocal()
-        return ratio / ratio.sum(dim=-1, keepdim=True)
-    # Same arithmetic in one buffer: each fresh (n_q, n_k) allocation costs page faults
-    # (measured 1.4-1.8x faster on CPU at n = 1024). Only ops with vmap batching rules
-    # and forward-AD formulas (no out=, no clamp_), so torch.func transforms still work.
-    dist = d2.add_(eps_t).clamp_min_(floor).clamp_max_(ceiling)
-    ratio = dist.div_(dist.amin(dim=-1, keepdim=True).detach()).reciprocal_()
-    return ratio.div_(ratio.sum(dim=-1, keepdim=True))
 
 
 def _check_qk(q: torch.Tensor, k: torch.Tensor) -> None:
@@ -58,10 +30,76 @@ def _check_qk(q: torch.Tensor, k: torch.Tensor) -> None:
     check_same_dtype(q=q, k=k)
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"mismatched last dims: q has d={q.shape[-1]}, k has d={k.shape[-1]}")
+    check_not_nan("q", q)
+    check_not_nan("k", k)
+
+
+def exact_sqdist(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    """The exact path's squared distances: direct differences (:func:`squared_distances`)."""
+    return _SquaredDistances.apply(q, k)
+
+
+def _fast_points(q: torch.Tensor, k: torch.Tensor):
+    """Per-token features of the fast path: the points and their key-centred copies."""
+    centre = k.detach().mean(dim=-2, keepdim=True)
+    return (q, *centred(q, centre)), (k, *centred(k, centre))
+
+
+def fast_sqdist(qf, kf) -> torch.Tensor:
+    """Fast-path squared distances of a tile: expansion, then exact recomputation.
+
+    Pairs with expanded value at most ``EXPANSION_TAU · (‖q‖² + max‖k‖²)`` (centred
+    coordinates) are recomputed by direct differences; the rest have relative error
+    below ``expansion_bound(d, dtype)``.
+    """
+    q, qc, qn = qf
+    k, kc, kn = kf
+    d2 = expand(qc, qn, kc, kn)
+    batch = d2.shape[:-2]
+
+    def exact(idx):
+        diff = gather_pairs(q, batch, idx, -2) - gather_pairs(k, batch, idx, -1)
+        return (diff * diff).sum(dim=-1)
+
+    return recompute(d2, threshold(qn, kn), None, exact)
+
+
+def _fast_stream(q, k, v, eps, block: int, chunk_size: int) -> torch.Tensor:
+    """The fast path without autograd: one GEMM per tile (``_tiles``), same bound."""
+    q3, k3, v3, eps_b, batch = _tiles.flatten(q, k, v, eps)
+    centre = k3.mean(dim=-2, keepdim=True)
+    qc, kc = q3 - centre, k3 - centre
+    qn, kn = (qc * qc).sum(dim=-1), (kc * kc).sum(dim=-1)
+    ones_q, ones_k = torch.ones_like(qn)[..., None], torch.ones_like(kn)[..., None]
+    qa = torch.cat([(qn + eps_b)[..., None], ones_q, -2.0 * qc], dim=-1)
+    ka = torch.cat([ones_k, kn[..., None], kc], dim=-1)
+    eps_rows = eps_b.expand(qn.shape)
+    tiny = positive_range(q.dtype)[0]
+
+    def tile(qa_, ka_, q_rows, k_rows, out, spare):
+        qx, qn_, eps_r = q_rows
+        kx, kn_ = k_rows
+        torch.bmm(qa_, ka_.transpose(-1, -2), out=out)
+        m = out.amin(dim=-1)
+        rows = _tiles.flagged_rows(m, EXPANSION_TAU * (qn_ + kn_.amax(dim=-1, keepdim=True)) + eps_r)
+        if rows is None:
+            return m
+        bi, ii = rows
+        sub = out[bi, ii] - eps_r[bi, ii][:, None]
+        r, j = (sub <= EXPANSION_TAU * (qn_[bi, ii][:, None] + kn_[bi])).nonzero(as_tuple=True)
+        bb, qi = bi[r], ii[r]
+        diff = qx[bb, qi] - kx[bb, j]
+        out[bb, qi, j] = ((diff * diff).sum(dim=-1) + eps_r[bb, qi]).clamp_min(tiny)
+        m[bi, ii] = out[bi, ii].amin(dim=-1)
+        return m
+
+    out = _tiles.stream(qa, ka, (q3, qn, eps_rows), (k3, kn), v3, tile, block=block, chunk_size=chunk_size,
+                        spares=0)
+    return out.reshape(*batch, *out.shape[-2:])
 
 
 def ida_weights(q: torch.Tensor, k: torch.Tensor, *, eps: float | torch.Tensor) -> torch.Tensor:
-    r"""Inverse-distance attention weights.
+    r"""Inverse-distance attention weights (the reference path of :func:`ida_attention`).
 
     .. math:: D_{ij} = \lVert q_i - k_j \rVert^2 + \varepsilon, \qquad
         W_{ij} = \frac{D_{ij}^{-1}}{\sum_m D_{im}^{-1}}
@@ -81,13 +119,17 @@ def ida_weights(q: torch.Tensor, k: torch.Tensor, *, eps: float | torch.Tensor) 
     Returns:
         ``(..., n_q, n_k)`` row-stochastic weights in ``q``'s dtype.
 
-    Evaluated as :math:`W_{ij} = r_{ij}/\sum_m r_{im}` with
-    :math:`r_{ij} = \min_m D_{im} / D_{ij} \in (0, 1]`, i.e. the stable softmax of
-    :math:`-\log D` without the log/exp rounding: it never overflows, even when 1/ε
-    exceeds the dtype (float32 with ε = 1e-40), and a query equal to a key gets weight
-    exactly 1 in the limit ε → 0. D is clamped to ``[finfo.tiny, finfo.max]``
+    Evaluated by :func:`operators.core.distance_weights` with exact squared distances
+    (direct differences, exactly 0 at coincident points):
+    :math:`W_{ij} = r_{ij}/\sum_m r_{im}` with :math:`r_{ij} = c_i / D_{ij} \in (0, 1]` and
+    :math:`c_i` the row minimum of D rounded down to a power of two, i.e. the stable
+    softmax of :math:`-\log D` without the log/exp rounding: it never overflows, even
+    when 1/ε exceeds the dtype (float32 with ε = 1e-40), and a query equal to a key gets
+    weight exactly 1 in the limit ε → 0. D is clamped to ``[finfo.tiny, finfo.max]``
     (this only matters when ε underflows or distances overflow; ties then share the
     weight). Half dtypes are computed in float32. Differentiable twice (in q, k, ε).
+    Raises ``ValueError`` if q or k contains NaN (read on CPU; a device-side assert
+    elsewhere).
 
     Memory: O(n_q·n_k) per batch element: one such buffer, reused in place, when no
     autograd graph is recorded; about four (distances, clamped, ratios, weights) when
@@ -96,7 +138,7 @@ def ida_weights(q: torch.Tensor, k: torch.Tensor, *, eps: float | torch.Tensor) 
     _check_qk(q, k)
     check_eps(eps)
     work = compute_dtype(q.dtype)
-    return _weights(q.to(work), k.to(work), eps).to(q.dtype)
+    return distance_weights(q.to(work), k.to(work), sqdist=exact_sqdist, eps=eps).to(q.dtype)
 
 
 def ida_attention(
@@ -105,15 +147,18 @@ def ida_attention(
     v: torch.Tensor,
     *,
     eps: float | torch.Tensor,
-    chunk_size: int = 1024,
+    chunk_size: int = DEFAULT_CHUNK,
+    block: int = DEFAULT_BLOCK,
+    path: str = "auto",
 ) -> torch.Tensor:
-    r"""Inverse-distance attention (the Euclidean Resolver), chunked over queries.
+    r"""Inverse-distance attention (the Euclidean Resolver), streamed over key blocks.
 
     .. math:: \mathrm{out}_i = \sum_j W_{ij} v_j, \qquad
         W_{ij} = \frac{(\lVert q_i - k_j \rVert^2 + \varepsilon)^{-1}}
         {\sum_m (\lVert q_i - k_m \rVert^2 + \varepsilon)^{-1}}
 
-    (GeoResolver §2.1, arXiv 2608.10416). Weights as in :func:`ida_weights`.
+    (GeoResolver §2.1, arXiv 2608.10416). Weights as in :func:`ida_weights`, evaluated by
+    :func:`operators.core.distance_attention`.
 
     Args:
         q: ``(..., n_q, d)`` floating tensor.
@@ -121,27 +166,46 @@ def ida_attention(
             broadcast.
         eps: ε, a positive finite Python float or a positive tensor broadcastable to
             the batch shape ``(...)`` (not checked, see :func:`ida_weights`).
-        chunk_size: queries processed per step (>= 1).
+        chunk_size: queries per chunk (>= 1).
+        block: keys per block (>= 1).
+        path: ``"exact"`` -- squared distances by direct differences (exactly 0 at
+            coincident points; with ``v`` the identity the weights equal
+            :func:`ida_weights` bit for bit). ``"fast"`` -- the matmul expansion in
+            key-centred coordinates, with every pair whose expanded value is at most
+            ``EXPANSION_TAU = 1/8`` of ``‖q‖² + max‖k‖²`` recomputed by direct differences
+            (so coincident pairs are still exactly 0); every other D has relative error
+            below ρ = ``operators._checks.expansion_bound(d, dtype)``, hence each weight
+            below 2ρ/(1 - ρ) relative and ``|out_fast - out_exact| <= 2ρ/(1-ρ)·max_j |v_j|``
+            (ρ = 1.2e-13 for float64 and 6.5e-5 for float32 at d = 64). ``"auto"``
+            (default) -- ``"fast"`` for CPU tensors outside ``torch.func`` transforms,
+            ``"exact"`` otherwise (on accelerators the fast path's data-dependent
+            recomputation would synchronise; under vmap it has no batching rule).
 
     Returns:
         ``(..., n_q, d_v)`` in ``q``'s dtype (half dtypes computed in float32).
 
-    Memory (forward): O(n·d + n_k·chunk_size) per batch element besides inputs and
-    output: float32 copies of q, k, v for half dtypes, and one chunk's
-    ``(chunk_size, n_k)`` buffer (see :func:`ida_weights`); with several chunks the
-    output is assembled by one concatenation. Under autograd every chunk's
-    intermediates are kept for backward, O(n_q·n_k) in total.
+    Memory (forward): O(chunk_size · block) per batch element for one tile, plus
+    O(n·d) for the accumulators, the output and (fast path) the centred copies of q, k;
+    float32 copies of q, k, v for half dtypes. Under autograd every tile's ratios are
+    kept for backward, O(n_q·n_k) in total.
     """
     check_qkv(q, k, v)
+    _check_qk(q, k)
+    check_not_nan("v", v)
     check_eps(eps)
     check_chunk_size(chunk_size)
+    route = resolve_path(path, q)
     work = compute_dtype(q.dtype)
     qw, kw, vw = q.to(work), k.to(work), v.to(work)
-    n_q = q.shape[-2]
-    if n_q <= chunk_size:
-        return (_weights(qw, kw, eps) @ vw).to(q.dtype)
-    outs = [_weights(qw[..., s:e, :], kw, eps) @ vw for s, e in query_chunks(n_q, chunk_size)]
-    return torch.cat(outs, dim=-2).to(q.dtype)
+    if route == "exact":
+        out = distance_attention(qw, kw, vw, sqdist=exact_sqdist, eps=eps, block=block, chunk_size=chunk_size)
+    elif _tiles.eligible(qw, kw, vw, eps):
+        check_block(block)
+        out = _fast_stream(qw, kw, vw, eps, block, chunk_size)
+    else:
+        qf, kf = _fast_points(qw, kw)
+        out = distance_attention(qf, kf, vw, sqdist=fast_sqdist, eps=eps, block=block, chunk_size=chunk_size)
+    return out.to(q.dtype)
 
 
 def ida_kernel(x: torch.Tensor, *, eps: float | torch.Tensor) -> torch.Tensor:
@@ -165,6 +229,7 @@ def ida_kernel(x: torch.Tensor, *, eps: float | torch.Tensor) -> torch.Tensor:
     Memory: O(n²) per batch element (distances and kernel).
     """
     check_float("x", x)
+    check_not_nan("x", x)
     check_eps(eps)
     xw = x.to(compute_dtype(x.dtype))
     d2 = _SquaredDistances.apply(xw, xw)

@@ -7,6 +7,7 @@ import torch
 from ._checks import (
     check_chunk_size,
     check_float,
+    check_not_nan,
     check_qkv,
     check_same_dtype,
     compute_dtype,
@@ -49,6 +50,8 @@ def softmax_weights(
     check_same_dtype(q=q, k=k)
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(f"mismatched last dims: q has d={q.shape[-1]}, k has d={k.shape[-1]}")
+    check_not_nan("q", q)
+    check_not_nan("k", k)
     return _weights(q, k, scale)
 
 
@@ -85,6 +88,8 @@ def softmax_attention(
     chunk's weights are kept for backward, O(n_q·n_k) in total.
     """
     check_qkv(q, k, v)
+    check_not_nan("q", q)
+    check_not_nan("k", k)
     check_chunk_size(chunk_size)
     n_q = q.shape[-2]
     if n_q <= chunk_size:

@@ -1,5 +1,6 @@
 """Tests for the operators package against slow loop references, mpmath, and torch SDPA."""
 
+import dataclasses
 import itertools
 import math
 
@@ -11,11 +12,24 @@ from hypothesis import strategies as st
 
 from operators import (
     effective_rank,
+    hida_attention,
     ida_attention,
     ida_kernel,
     ida_weights,
+    metric_sqdist,
+    mobius_add,
+    poincare_distance,
+    poincare_expmap,
+    poincare_logmap,
+    poincare_logmap0,
+    poincare_sqdist,
+    poincare_tanh_map,
+    sida_attention,
     softmax_attention,
     softmax_weights,
+    sphere_distance,
+    sphere_sqdist,
+    sphere_stereographic,
     squared_distances,
 )
 
@@ -296,6 +310,11 @@ def test_effective_rank():
 
 
 # ---------------------------------------------------------------- dtypes, devices, grads
+def _ball(x):
+    """Points of the Poincaré ball of curvature -2, differentiably (radius < 0.9/√2)."""
+    return poincare_tanh_map(x, c=2.0)
+
+
 OPERATORS = {
     "squared_distances": lambda q, k, v: squared_distances(q, k),
     "softmax_weights": lambda q, k, v: softmax_weights(q, k),
@@ -307,6 +326,24 @@ OPERATORS = {
     ),
     "ida_kernel": lambda q, k, v: ida_kernel(q, eps=1e-2),
     "effective_rank": lambda q, k, v: effective_rank(ida_kernel(q, eps=1e-2)),
+    "ida_attention_exact": lambda q, k, v: ida_attention(
+        q, k, v, eps=1e-2, chunk_size=3, block=2, path="exact"),
+    "hida_attention": lambda q, k, v: hida_attention(_ball(q), _ball(k), v, eps=1e-2, chunk_size=3, block=2),
+    "hida_attention_exact": lambda q, k, v: hida_attention(
+        _ball(q), _ball(k), v, eps=1e-2, chunk_size=3, block=2, path="exact"),
+    "sida_attention": lambda q, k, v: sida_attention(q, k, v, eps=1e-2, chunk_size=3, block=2),
+    "sida_attention_exact": lambda q, k, v: sida_attention(
+        q, k, v, eps=1e-2, chunk_size=3, block=2, path="exact"),
+    "poincare_sqdist": lambda q, k, v: poincare_sqdist(_ball(q), _ball(k), c=2.0),
+    "poincare_distance": lambda q, k, v: poincare_distance(_ball(q), _ball(k)),
+    "mobius_add": lambda q, k, v: mobius_add(_ball(q), _ball(k)),
+    "poincare_logmap": lambda q, k, v: poincare_logmap(_ball(q), _ball(k)),
+    "poincare_expmap": lambda q, k, v: poincare_expmap(_ball(q), k),
+    "poincare_logmap0": lambda q, k, v: poincare_logmap0(_ball(q)),
+    "sphere_sqdist": lambda q, k, v: sphere_sqdist(q, k),
+    "sphere_distance": lambda q, k, v: sphere_distance(q, k),
+    "sphere_stereographic": lambda q, k, v: sphere_stereographic(q),
+    "metric_sqdist": lambda q, k, v: metric_sqdist(q, k, uq=q[..., None], uk=v[..., None]),
 }
 
 
@@ -381,19 +418,24 @@ def test_torch_func_transforms_match_autograd():
 
 
 def test_inference_and_autograd_paths_agree():
-    # Without a graph the IDA buffers are reused in place; the arithmetic must be the same.
+    # Without a graph the IDA buffers are reused in place; on the exact path the arithmetic
+    # is the same. The fast path without a graph evaluates each tile by one GEMM of
+    # augmented features (operators._tiles), with a graph by the expansion in autograd
+    # ops: both within the fast path's stated bound of the exact path.
     q, k, v = randn(49, 2, 6, 3), randn(50, 2, 7, 3), randn(51, 2, 7, 2)
     eps = torch.tensor([1e-9, 0.3])
     with torch.no_grad():
-        w, out, kern = (
+        w, out, kern, fast = (
             ida_weights(q, k, eps=eps),
-            ida_attention(q, k, v, eps=eps),
+            ida_attention(q, k, v, eps=eps, path="exact"),
             ida_kernel(q, eps=eps),
+            ida_attention(q, k, v, eps=eps),
         )
     qg = q.clone().requires_grad_()
     torch.testing.assert_close(ida_weights(qg, k, eps=eps), w, rtol=0, atol=0)
-    torch.testing.assert_close(ida_attention(qg, k, v, eps=eps), out, rtol=0, atol=0)
+    torch.testing.assert_close(ida_attention(qg, k, v, eps=eps, path="exact"), out, rtol=0, atol=0)
     torch.testing.assert_close(ida_kernel(qg, eps=eps), kern, rtol=0, atol=0)
+    torch.testing.assert_close(ida_attention(qg, k, v, eps=eps), fast, rtol=1e-13, atol=1e-13)
 
 
 # ---------------------------------------------------------------- properties
@@ -455,3 +497,105 @@ def test_geometry_parameters_are_keyword_only():
         ida_weights(Q, K, 1e-3)  # type: ignore[misc]
     with pytest.raises(TypeError):
         softmax_attention(Q, K, V, 0.5)  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------- the registry
+# Every operator is described once in operators.opinfo; these tests run over it, so a
+# newly registered operator is tested by these four tests without further code.
+from operators import opinfo  # noqa: E402
+from operators.opinfo.poincare import naive_arcosh  # noqa: E402
+
+
+def _dt(dtype):
+    return str(dtype).removeprefix("torch.")
+
+
+REFERENCE_CASES = [pytest.param(info, dtype, id=f"{info.name}-{_dt(dtype)}")
+                   for info in opinfo.REGISTRY for dtype in info.dtypes]
+INFOS = [pytest.param(info, id=info.name) for info in opinfo.REGISTRY]
+
+
+@pytest.mark.parametrize("info,dtype", REFERENCE_CASES)
+def test_registry_reference_agreement(info, dtype):
+    """Every sample (boundary samples included) within the tolerance of the error model."""
+    opinfo.check_reference(info, dtype)
+
+
+@pytest.mark.parametrize("info", INFOS)
+def test_registry_error_inputs(info):
+    """Wrong shapes, dtypes, points outside the domain, NaN: each a clear error."""
+    opinfo.check_errors(info)
+
+
+@pytest.mark.parametrize("info,dtype", REFERENCE_CASES)
+def test_registry_dtype_preserved(info, dtype):
+    for sample in info.samples(dtype):
+        out = info.op(*sample.args, **sample.kwargs)
+        assert out.dtype == dtype, (info.name, sample.label, out.dtype)
+
+
+BOUNDARY_LABELS = {
+    "poincare_distance": ["r=1-1e-8/short-1e-13", "r=1-1e-8/long", "coincident", "antipodal"],
+    "poincare_sqdist": ["1-1e-8"],
+    "poincare_logmap0": ["r=1-1e-8"],
+    "poincare_logmap": ["r=1-1e-8/short-1e-08", "r=1-1e-8/long"],
+    "sphere_distance": ["θ=1e-13", "θ=π-1e-13", "coincident", "antipodal"],
+    "ida_attention[path=exact]": ["ε=2.23e-308"],
+    "ida_attention[path=fast]": ["ε=2.23e-308", "offset"],
+    "hida_attention[path=fast]": ["1-1e-8", "ε=2.23e-308"],
+    "sida_attention[path=fast]": ["antipodal", "ε=2.23e-308"],
+}
+
+
+@pytest.mark.parametrize("name,labels", list(BOUNDARY_LABELS.items()))
+def test_registry_has_boundary_samples(name, labels):
+    """The float64 samples reach ‖x‖ = 1 - 1e-8, θ near 0 and π, ε at the normal limit."""
+    got = [s.label for s in opinfo.get(name).samples(F64)]
+    for want in labels:
+        assert any(want in label for label in got), (name, want, got)
+
+
+def _arccos_angle(x, y):
+    """Deliberately broken: the arccos form the papers write."""
+    cos = (x * y).sum(-1) / (torch.linalg.vector_norm(x, dim=-1) * torch.linalg.vector_norm(y, dim=-1))
+    return torch.arccos(cos.clamp(-1.0, 1.0))
+
+
+def _expanded_sqdist(x, y):
+    """Deliberately broken: the matmul expansion (never exactly 0 at coincident points)."""
+    return torch.cdist(x, y, compute_mode="use_mm_for_euclid_dist").square()
+
+
+@pytest.mark.parametrize("name,broken,where", [
+    ("sphere_distance", _arccos_angle, "θ=1e-13"),
+    ("poincare_distance", naive_arcosh, "r=1-1e-8"),
+    ("squared_distances", _expanded_sqdist, "coincident"),
+])
+def test_registry_refutes_broken_operators(name, broken, where):
+    """A broken operator fails the same checks: arccos instead of atan2, 1 - ‖x‖² formed
+    directly, the matmul expansion where exact zeros are required."""
+    info = opinfo.get(name)
+    with pytest.raises(AssertionError, match=where):
+        opinfo.check_reference(info, F64, fn=broken)
+
+
+def test_registry_helpers_fail_on_bad_error_inputs():
+    """check_errors itself: an error input that does not raise, or raises the wrong
+    message, is reported."""
+    info = opinfo.get("poincare_conformal_factor")
+    silent = dataclasses.replace(info, errors=lambda: [opinfo.ErrorInput(
+        "silent", lambda: None, ValueError, "x")])
+    with pytest.raises(AssertionError, match="returned, but should raise ValueError"):
+        opinfo.check_errors(silent)
+    wrong = dataclasses.replace(info, errors=lambda: [opinfo.ErrorInput(
+        "wrong message", lambda: (_ for _ in ()).throw(ValueError("other")), ValueError, "expected text")])
+    with pytest.raises(AssertionError, match="should match"):
+        opinfo.check_errors(wrong)
+
+
+def test_opinfo_records_are_validated():
+    info = opinfo.get("poincare_distance")
+    with pytest.raises(ValueError, match="measure"):
+        dataclasses.replace(info, measure="relative")
+    with pytest.raises(ValueError, match="name"):
+        dataclasses.replace(info, name="Poincaré Distance")

@@ -1,0 +1,119 @@
+r"""The fast paths' inference loop: one GEMM per tile into reused buffers (private).
+
+Same algorithm as :func:`operators.core.distance_attention` (online power-of-two
+normaliser, key blocks, query chunks), specialised for the fast paths when no autograd
+graph is recorded and no ``torch.func`` transform runs:
+
+- each tile's distances come from **one** batched GEMM of augmented features,
+  :math:`[s_i\,\lVert q_i\rVert^2 + e,\; s_i,\; -2 s_i q_i] \cdot [t_j,\; t_j\lVert k_j\rVert^2,\; t_j k_j]
+  = s_i t_j (\lVert q_i\rVert^2 + \lVert k_j\rVert^2 - 2 q_i\cdot k_j) + e\,t_j`, so the norms,
+  the per-token scales of the geometry and ε (when :math:`t_j = 1`) cost no extra pass;
+- the row minimum of that tile serves both the online normaliser and the screen for
+  cancelled pairs (``_expansion``): only rows whose minimum is at or below their
+  threshold are inspected pair by pair and recomputed;
+- tiles, ratios and accumulators live in buffers allocated once per call and
+  overwritten (``out=`` and in-place ops): a fresh multi-megabyte tile per step would
+  cost page faults that measured slower than the arithmetic.
+
+Memory: two or three ``(B, chunk_size, block)`` buffers plus O(B·n·d) features and
+accumulators, B the flattened batch.
+"""
+
+from collections.abc import Callable
+
+import torch
+
+from ._checks import needs_graph, transforms_active
+from .core import pow2_floor
+
+
+def eligible(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, eps) -> bool:
+    """Whether the buffer-reusing loop applies: no autograd graph, no transform, no empty
+    dimension (those take the generic core, which also reports the errors)."""
+    return (not transforms_active() and not needs_graph(q, k, v, eps)
+            and min(q.numel(), k.numel(), v.numel()) > 0)
+
+
+def _slice(rows: tuple[torch.Tensor, ...], start: int, stop: int) -> tuple[torch.Tensor, ...]:
+    return tuple(r[:, start:stop] for r in rows)
+
+
+def stream(
+    qa: torch.Tensor,
+    ka: torch.Tensor,
+    q_rows: tuple[torch.Tensor, ...],
+    k_rows: tuple[torch.Tensor, ...],
+    v: torch.Tensor,
+    tile: Callable,
+    *,
+    block: int,
+    chunk_size: int,
+    spares: int = 1,
+) -> torch.Tensor:
+    """Inverse-distance attention ``(B, n_q, d_v)`` of 3-D inputs with a fast ``tile``.
+
+    ``tile(qa, ka, q_rows, k_rows, out, spare)`` fills ``out`` with ``D + ε`` (>= finfo.tiny)
+    for augmented features ``qa`` / ``ka`` of a chunk and a block, and returns the row
+    minimum; ``q_rows`` / ``k_rows`` are per-token extras ``(B, n)`` or ``(B, n, f)`` sliced
+    alongside (what the geometry needs to screen and recompute); ``spare`` holds
+    ``spares`` scratch tiles.
+    """
+    b, n_q, n_k, d_v = qa.shape[0], qa.shape[1], ka.shape[1], v.shape[-1]
+    out = torch.empty(b, n_q, d_v, dtype=v.dtype, device=v.device)
+    bufs: dict[tuple[int, int], list[torch.Tensor]] = {}
+    acc = torch.empty(b, min(chunk_size, n_q), d_v, dtype=v.dtype, device=v.device)
+    total = torch.empty(b, min(chunk_size, n_q), dtype=v.dtype, device=v.device)
+    for qs in range(0, n_q, chunk_size):
+        qe = min(qs + chunk_size, n_q)
+        nq = qe - qs
+        a, t, c = acc[:, :nq], total[:, :nq], None
+        for ks in range(0, n_k, block):
+            ke = min(ks + block, n_k)
+            key = (nq, ke - ks)
+            if key not in bufs:
+                bufs[key] = [torch.empty(b, *key, dtype=v.dtype, device=v.device) for _ in range(1 + spares)]
+            dist, *spare = bufs[key]
+            m = tile(qa[:, qs:qe], ka[:, ks:ke], _slice(q_rows, qs, qe), _slice(k_rows, ks, ke), dist, spare)
+            c_new = pow2_floor(m) if c is None else torch.minimum(c, pow2_floor(m))
+            ratio = torch.div(c_new[..., None], dist, out=dist)
+            if c is None:
+                torch.bmm(ratio, v[:, ks:ke], out=a)
+                torch.sum(ratio, dim=-1, out=t)
+            else:
+                alpha = c_new / c  # a power of two: exact
+                a.mul_(alpha[..., None]).baddbmm_(ratio, v[:, ks:ke])
+                t.mul_(alpha).add_(ratio.sum(dim=-1))
+            c = c_new
+        torch.div(a, t[..., None], out=out[:, qs:qe])
+    return out
+
+
+def flagged_rows(m: torch.Tensor, level: torch.Tensor, high: torch.Tensor | None = None,
+                 m_high: torch.Tensor | None = None):
+    """``(b, i)`` indices of the rows whose screen fires (host read: CPU only), or None."""
+    rows = m <= level
+    if high is not None:
+        rows |= m_high >= high
+    if not bool(rows.any()):
+        return None
+    return rows.nonzero(as_tuple=True)
+
+
+def flatten(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, eps):
+    """Broadcast the batch dims of q, k, v (and a tensor ε) and flatten them into one.
+
+    Returns ``(q3, k3, v3, eps_b, batch)`` with ``eps_b`` of shape ``(B, 1)`` (a tensor
+    either way) and ``batch`` the broadcast batch shape, for reshaping the output.
+    """
+    eps_shape = eps.shape if isinstance(eps, torch.Tensor) else ()
+    batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], eps_shape)
+
+    def flat(x):
+        return x.expand(*batch, *x.shape[-2:]).reshape(-1, *x.shape[-2:])
+
+    b = flat(q).shape[0]
+    if isinstance(eps, torch.Tensor):
+        eps_b = eps.to(device=q.device, dtype=q.dtype).expand(batch).reshape(b, 1)
+    else:
+        eps_b = torch.full((b, 1), float(eps), dtype=q.dtype, device=q.device)
+    return flat(q), flat(k), flat(v), eps_b, batch

@@ -1,0 +1,329 @@
+r"""Hyperbolic and spherical inverse-distance attention on the shared core.
+
+Dense-HIDA (GeoResolver Definition 5.1) and SIDA (Definition 8.1), arXiv 2608.10416:
+:func:`operators.core.distance_attention` with the Poincaré or spherical squared
+distance. Each has the two paths of :func:`operators.ida_attention`:
+
+- ``"exact"`` -- the geometry's pairwise squared distance (:func:`poincare_sqdist`,
+  :func:`sphere_sqdist`): direct differences, double-double norms;
+- ``"fast"`` -- the Euclidean part of the distance by the matmul expansion, every pair
+  where it cancels recomputed with the geometry's exact formula (``_expansion``); the
+  rest has relative error below ρ (HIDA) or 2ρ (SIDA), ρ = ``_checks.expansion_bound``:
+  the transforms from the Euclidean quantity to the squared geodesic distance have
+  condition number at most 1 (:math:`t\,g'(t)/g(t) \le 1` for
+  :math:`g = \operatorname{asinh}^2\sqrt t` and for the half-angle map);
+- ``"auto"`` (default) -- ``"fast"`` for CPU tensors outside ``torch.func`` transforms,
+  ``"exact"`` otherwise.
+"""
+
+import math
+
+import torch
+
+from . import _tiles
+from ._checks import (
+    check_block,
+    check_chunk_size,
+    check_curvature,
+    check_eps,
+    check_float_dtype,
+    check_not_nan,
+    check_qkv,
+    compute_dtype,
+    positive_range,
+)
+from ._expansion import EXPANSION_TAU, centred, expand, flagged, gather_pairs, patch, resolve_path, threshold
+from ._smooth import asinh_sqrt_sq, half_angle_sq, smooth_needed
+from .core import DEFAULT_BLOCK, DEFAULT_CHUNK, distance_attention
+from .distances import _SquaredDistances
+from .poincare import DTYPES, _gap, _pairwise_delta
+from .sphere import norm_gap_sq, unitish
+
+
+def _check(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
+    check_qkv(q, k, v)
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        check_float_dtype(name, t, DTYPES)
+        check_not_nan(name, t)
+
+
+# ---------------------------------------------------------------- Dense-HIDA
+def _hida_exact(c: float):
+    def sqdist(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+        return (4.0 / c) * asinh_sqrt_sq(_pairwise_delta(q, k, c), smooth_needed(q, k))
+
+    return sqdist
+
+
+def _hida_fast(c: float):
+    def sqdist(qf, kf) -> torch.Tensor:
+        q, qc, qn, qg = qf
+        k, kc, kn, kg = kf
+        e = expand(qc, qn, kc, kn)
+        batch = e.shape[:-2]
+        idx = flagged(e, threshold(qn, kn), None)
+        if idx is not None:
+            diff = gather_pairs(q, batch, idx, -2) - gather_pairs(k, batch, idx, -1)
+            e = patch(e, idx, (diff * diff).sum(dim=-1))
+        if smooth_needed(e, qg, kg):
+            return (4.0 / c) * asinh_sqrt_sq(e * (c * qg) * kg.transpose(-1, -2), True)
+        delta = e.mul_(c * qg).mul_(kg.transpose(-1, -2))
+        # (4/c) asinh²√δ = (1/c) log1p(2(δ + √(δ(1+δ))))²: positive terms only.
+        t = delta.add(1.0).mul_(delta).sqrt_().add_(delta)
+        return t.mul_(2.0).log1p_().square_().mul_(1.0 / c)
+
+    return sqdist
+
+
+def _hida_stream(q, k, v, aq, ak, eps, c: float, block: int, chunk_size: int) -> torch.Tensor:
+    """HIDA's fast path without autograd: one GEMM per tile gives w = 2δ directly.
+
+    With a = 1/α_q, b = 1/α_k: ``[2c·a·‖q‖², 2c·a, -4c·a·q] · [b, b·‖k‖², b·k] = 2δ``
+    (centred coordinates), then ``D = ε + log1p(w + √(w² + 2w))² / c`` in place.
+    """
+    q3, k3, v3, eps_b, batch = _tiles.flatten(q, k, v, eps)
+    a3 = (1.0 / aq).expand(*batch, aq.shape[-1]).reshape(q3.shape[:-1])
+    b3 = (1.0 / ak).expand(*batch, ak.shape[-1]).reshape(k3.shape[:-1])
+    centre = k3.mean(dim=-2, keepdim=True)
+    qc, kc = q3 - centre, k3 - centre
+    qn, kn = (qc * qc).sum(dim=-1), (kc * kc).sum(dim=-1)
+    sq = (2.0 * c) * a3
+    qa = torch.cat([(sq * qn)[..., None], sq[..., None], (-2.0 * sq)[..., None] * qc], dim=-1)
+    ka = torch.cat([b3[..., None], (b3 * kn)[..., None], b3[..., None] * kc], dim=-1)
+    eps3 = eps_b[..., None]
+    tau, root2, tiny = EXPANSION_TAU, math.sqrt(2.0), positive_range(q.dtype)[0]
+
+    def to_dist(w, spare, out):
+        """out = ε + log1p(w + √2·√(w + w²/2))² / c (w = 2δ ≥ 0)."""
+        t = torch.addcmul(w, w, w, value=0.5, out=spare)
+        t = torch.add(w, t.sqrt_(), alpha=root2, out=spare).log1p_()
+        return torch.addcmul(eps3.expand(out.shape[0], 1, 1), t, t, value=1.0 / c, out=out)
+
+    def tile(qa_, ka_, q_rows, k_rows, out, spare):
+        qx, qn_, sq_ = q_rows
+        kx, kn_, b_ = k_rows
+        w = torch.bmm(qa_, ka_.transpose(-1, -2), out=out)
+        mw = w.amin(dim=-1)
+        level = tau * sq_ * (qn_ + kn_.amax(dim=-1, keepdim=True)) * b_.amax(dim=-1, keepdim=True)
+        rows = _tiles.flagged_rows(mw, level)
+        if rows is not None:
+            bi, ii = rows
+            exact_level = tau * sq_[bi, ii][:, None] * b_[bi] * (qn_[bi, ii][:, None] + kn_[bi])
+            r, j = (w[bi, ii] <= exact_level).nonzero(as_tuple=True)
+            bb, qi = bi[r], ii[r]
+            diff = qx[bb, qi] - kx[bb, j]
+            w[bb, qi, j] = sq_[bb, qi] * b_[bb, j] * (diff * diff).sum(dim=-1)
+            mw[bi, ii] = w[bi, ii].amin(dim=-1)
+        to_dist(w, spare[0], out)
+        m = mw.clamp_min(0.0)
+        m = torch.log1p(m + root2 * torch.sqrt(m + 0.5 * m * m)).square_().div_(c).add_(eps_b)
+        return m.clamp_min_(tiny)
+
+    out = _tiles.stream(qa, ka, (q3, qn, sq), (k3, kn, b3), v3, tile, block=block, chunk_size=chunk_size)
+    return out.reshape(*batch, *out.shape[-2:])
+
+
+def hida_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    *,
+    eps: float | torch.Tensor,
+    c: float = 1.0,
+    chunk_size: int = DEFAULT_CHUNK,
+    block: int = DEFAULT_BLOCK,
+    path: str = "auto",
+) -> torch.Tensor:
+    r"""Dense hyperbolic inverse-distance attention (Dense-HIDA).
+
+    .. math:: D^{\mathbb H}_{ij} = d_c(q_i, k_j)^2 + \varepsilon, \qquad
+        W_{ij} = \frac{(D^{\mathbb H}_{ij})^{-1}}{\sum_m (D^{\mathbb H}_{im})^{-1}}, \qquad
+        \mathrm{out}_i = \sum_j W_{ij} v_j
+
+    (GeoResolver Definition 5.1, arXiv 2608.10416), :math:`d_c` the Poincaré distance of
+    curvature -c (:func:`poincare_sqdist`).
+
+    Args:
+        q: ``(..., n_q, d)``, k: ``(..., n_k, d)`` points of the ball (c·‖·‖² < 1);
+            v: ``(..., n_k, d_v)``; one dtype, batch dims broadcast.
+        eps: ε, a positive finite float or a positive tensor broadcastable to the batch
+            shape (not checked, see :func:`ida_weights`).
+        c: positive float; the ball has curvature -c.
+        chunk_size, block: queries per chunk and keys per block (>= 1).
+        path: ``"auto"``, ``"fast"`` or ``"exact"`` (module docstring); the fast path's
+            squared distances have relative error below ρ = ``expansion_bound(d, dtype)``,
+            so ``|out_fast - out_exact| <= 2ρ/(1-ρ)·max_j |v_j|`` beyond rounding.
+
+    Returns:
+        ``(..., n_q, d_v)`` in q's dtype (half dtypes computed in float32). Raises
+        ``ValueError`` for points outside the ball or NaN.
+
+    Memory (forward): O(chunk_size · block) per batch element for one tile, O(n·d) for
+    the accumulators, output and per-token features (centred copies, 1/α); under autograd
+    O(n_q·n_k) in total.
+    """
+    _check(q, k, v)
+    check_eps(eps)
+    check_curvature(c)
+    check_chunk_size(chunk_size)
+    route = resolve_path(path, q)
+    work = compute_dtype(q.dtype)
+    qw, kw, vw = q.to(work), k.to(work), v.to(work)
+    aq, ak = _gap("q", qw, c), _gap("k", kw, c)  # also the membership check
+    if route == "exact":
+        return distance_attention(qw, kw, vw, sqdist=_hida_exact(c), eps=eps, block=block,
+                                  chunk_size=chunk_size).to(q.dtype)
+    if _tiles.eligible(qw, kw, vw, eps):
+        check_block(block)
+        return _hida_stream(qw, kw, vw, aq, ak, eps, c, block, chunk_size).to(q.dtype)
+    centre = kw.detach().mean(dim=-2, keepdim=True)
+    qf = (qw, *centred(qw, centre), (1.0 / aq)[..., None])
+    kf = (kw, *centred(kw, centre), (1.0 / ak)[..., None])
+    return distance_attention(qf, kf, vw, sqdist=_hida_fast(c), eps=eps, block=block,
+                              chunk_size=chunk_size).to(q.dtype)
+
+
+# ---------------------------------------------------------------- SIDA
+def _sida_exact(qf, kf) -> torch.Tensor:
+    (x, qa, qr), (y, ka, kr) = qf, kf
+    gap = norm_gap_sq((qa[..., 0], qr[..., 0]), (ka[..., 0], kr[..., 0]))
+    minus = _SquaredDistances.apply(x, y)
+    plus = _SquaredDistances.apply(x, -y)
+    return 4.0 * half_angle_sq((minus - gap).clamp_min(0.0), (plus - gap).clamp_min(0.0), smooth_needed(x, y))
+
+
+def _sida_pairs(qf, kf, batch, idx) -> torch.Tensor:
+    """Exact squared angles of the flagged pairs (the paired form of :func:`sphere_sqdist`)."""
+    x, y = gather_pairs(qf[0], batch, idx, -2), gather_pairs(kf[0], batch, idx, -1)
+    qa, qr = gather_pairs(qf[3], batch, idx, -2)[..., 0], gather_pairs(qf[4], batch, idx, -2)[..., 0]
+    ka, kr = gather_pairs(kf[3], batch, idx, -1)[..., 0], gather_pairs(kf[4], batch, idx, -1)[..., 0]
+    gap = ((qa - ka) + (qr - kr)).square()
+    minus = ((x - y) ** 2).sum(dim=-1) - gap
+    plus = ((x + y) ** 2).sum(dim=-1) - gap
+    return 4.0 * half_angle_sq(minus.clamp_min(0.0), plus.clamp_min(0.0), smooth_needed(x, y))
+
+
+def _sida_fast(qf, kf) -> torch.Tensor:
+    _, qu, qn, _, _ = qf
+    _, ku, kn, _, _ = kf
+    e = expand(qu, qn, ku, kn)  # ‖x̂ - ŷ‖² = 4 sin²(θ/2)
+    batch = e.shape[:-2]
+    level = qn + kn.amax(dim=-2, keepdim=True)
+    idx = flagged(e, EXPANSION_TAU * level, (2.0 - EXPANSION_TAU) * level)
+    # ‖x̂ + ŷ‖² = 2(‖x̂‖² + ‖ŷ‖²) - ‖x̂ - ŷ‖²: no cancellation away from the flagged pairs.
+    plus = (2.0 * qn + 2.0 * kn.transpose(-1, -2)) - e
+    if smooth_needed(e):
+        theta_sq = 4.0 * half_angle_sq(e.clamp_min(0.0), plus.clamp_min(0.0), True)
+    else:
+        theta_sq = torch.atan2(e.clamp_min_(0.0).sqrt_(), plus.clamp_min_(0.0).sqrt_(), out=e)
+        theta_sq = theta_sq.square_().mul_(4.0)
+    if idx is None:
+        return theta_sq
+    return patch(theta_sq, idx, _sida_pairs(qf, kf, batch, idx))
+
+
+def _sida_stream(qs, ks, v, qnorm, knorm, eps, block: int, chunk_size: int) -> torch.Tensor:
+    """SIDA's fast path without autograd: one GEMM per tile gives ‖x̂ - ŷ‖² = 4 sin²(θ/2),
+    then ``D = ε + 4·asin(√E/2)²`` in place; pairs near 0 or π are recomputed exactly."""
+    q3, k3, v3, eps_b, batch = _tiles.flatten(qs, ks, v, eps)
+    qa_, qr_ = (t.expand(*batch, t.shape[-1]).reshape(q3.shape[:-1]) for t in qnorm)
+    ka_, kr_ = (t.expand(*batch, t.shape[-1]).reshape(k3.shape[:-1]) for t in knorm)
+    qu, ku = q3 / qa_[..., None], k3 / ka_[..., None]
+    qn, kn = (qu * qu).sum(dim=-1), (ku * ku).sum(dim=-1)
+    qa = torch.cat([qn[..., None], torch.ones_like(qn)[..., None], -2.0 * qu], dim=-1)
+    ka = torch.cat([torch.ones_like(kn)[..., None], kn[..., None], ku], dim=-1)
+    eps3 = eps_b[..., None]
+    tau, tiny = EXPANSION_TAU, positive_range(qs.dtype)[0]
+
+    def tile(qa_t, ka_t, q_rows, k_rows, out, spare):
+        qx, qn_, qa_n, qr_n = q_rows
+        kx, kn_, ka_n, kr_n = k_rows
+        e = torch.bmm(qa_t, ka_t.transpose(-1, -2), out=out)
+        lo, hi = e.amin(dim=-1), e.amax(dim=-1)
+        level = qn_ + kn_.amax(dim=-1, keepdim=True)
+        rows = _tiles.flagged_rows(lo, tau * level, (2.0 - tau) * level, hi)
+        pairs = None
+        if rows is not None:
+            bi, ii = rows
+            s_ij = qn_[bi, ii][:, None] + kn_[bi]
+            sub = e[bi, ii]
+            r, j = ((sub <= tau * s_ij) | (sub >= (2.0 - tau) * s_ij)).nonzero(as_tuple=True)
+            pairs = (bi, ii, bi[r], ii[r], j)
+        t = torch.sqrt(e, out=spare[0]).mul_(0.5).asin_()
+        torch.addcmul(eps3.expand(out.shape[0], 1, 1), t, t, value=4.0, out=out)
+        m = torch.asin(0.5 * lo.clamp(0.0, 4.0).sqrt()).square_().mul_(4.0).add_(eps_b)
+        if pairs is not None:
+            bi, ii, bb, qi, j = pairs
+            x, y = qx[bb, qi], kx[bb, j]
+            gap = ((qa_n[bb, qi] - ka_n[bb, j]) + (qr_n[bb, qi] - kr_n[bb, j])).square()
+            minus = ((x - y) ** 2).sum(dim=-1) - gap
+            plus = ((x + y) ** 2).sum(dim=-1) - gap
+            theta_sq = 4.0 * half_angle_sq(minus.clamp_min(0.0), plus.clamp_min(0.0), False)
+            out[bb, qi, j] = (theta_sq + eps_b[bb, 0]).clamp_min(tiny)
+            m[bi, ii] = out[bi, ii].amin(dim=-1)
+        return m.clamp_min_(tiny)
+
+    out = _tiles.stream(qa, ka, (q3, qn, qa_, qr_), (k3, kn, ka_, kr_), v3, tile, block=block,
+                        chunk_size=chunk_size)
+    return out.reshape(*batch, *out.shape[-2:])
+
+
+def sida_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    *,
+    eps: float | torch.Tensor,
+    chunk_size: int = DEFAULT_CHUNK,
+    block: int = DEFAULT_BLOCK,
+    path: str = "auto",
+) -> torch.Tensor:
+    r"""Spherical inverse-distance attention (SIDA).
+
+    .. math:: D^{S}_{ij} = d_S(q_i, k_j)^2 + \varepsilon, \qquad
+        W_{ij} = \frac{(D^{S}_{ij})^{-1}}{\sum_m (D^{S}_{im})^{-1}}, \qquad
+        \mathrm{out}_i = \sum_j W_{ij} v_j
+
+    (GeoResolver Definition 8.1, arXiv 2608.10416), :math:`d_S` the great-circle
+    distance, i.e. the angle (:func:`sphere_sqdist`; scale-invariant, so q and k may be
+    any non-zero vectors).
+
+    Args:
+        q: ``(..., n_q, d)``, k: ``(..., n_k, d)`` non-zero vectors; v: ``(..., n_k, d_v)``;
+            one dtype, batch dims broadcast.
+        eps: ε, a positive finite float or a positive tensor broadcastable to the batch
+            shape (not checked, see :func:`ida_weights`).
+        chunk_size, block: queries per chunk and keys per block (>= 1).
+        path: ``"auto"``, ``"fast"`` or ``"exact"`` (module docstring). The fast path
+            expands ``‖x̂ - ŷ‖²`` for the normalised vectors and recomputes the pairs within
+            ``EXPANSION_TAU`` of 0 or of π exactly; the other squared angles have relative
+            error below 2ρ, so ``|out_fast - out_exact| <= 4ρ/(1-2ρ)·max_j |v_j|`` beyond
+            rounding.
+
+    Returns:
+        ``(..., n_q, d_v)`` in q's dtype (half dtypes computed in float32). Raises
+        ``ValueError`` for zero vectors or NaN.
+
+    Memory (forward): O(chunk_size · block) per batch element for one tile (two buffers on
+    the fast path), O(n·d) for accumulators, output and per-token features; under
+    autograd O(n_q·n_k) in total.
+    """
+    _check(q, k, v)
+    check_eps(eps)
+    check_chunk_size(chunk_size)
+    route = resolve_path(path, q)
+    work = compute_dtype(q.dtype)
+    qw, kw, vw = q.to(work), k.to(work), v.to(work)
+    qs, (qa, qr) = unitish("q", qw)
+    ks, (ka, kr) = unitish("k", kw)
+    if route == "exact":
+        qf, kf = (qs, qa[..., None], qr[..., None]), (ks, ka[..., None], kr[..., None])
+        return distance_attention(qf, kf, vw, sqdist=_sida_exact, eps=eps, block=block,
+                                  chunk_size=chunk_size).to(q.dtype)
+    if _tiles.eligible(qw, kw, vw, eps):
+        check_block(block)
+        return _sida_stream(qs, ks, vw, (qa, qr), (ka, kr), eps, block, chunk_size).to(q.dtype)
+    qf = (qs, qs, (qs * qs).sum(dim=-1, keepdim=True), qa[..., None], qr[..., None])
+    kf = (ks, ks, (ks * ks).sum(dim=-1, keepdim=True), ka[..., None], kr[..., None])
+    return distance_attention(qf, kf, vw, sqdist=_sida_fast, eps=eps, block=block,
+                              chunk_size=chunk_size).to(q.dtype)

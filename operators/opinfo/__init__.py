@@ -1,0 +1,52 @@
+"""The operator registry: every public operator described once (PyTorch OpInfo style).
+
+``REGISTRY`` lists :class:`OpInfo` records, one module per geometry (``euclidean`` and
+attention in :mod:`.attention`, :mod:`.poincare`, :mod:`.sphere` with the metrics). The
+operator tests (``tests/test_operators.py``) are parametrised over it and the precision
+table (``benchmarks/precision.py``) measures it, so registering an operator is what
+tests it. References are mpmath at 60 digits (or loops in mpmath), independent of the
+operators' code paths; nothing here runs at import time.
+"""
+
+from .attention import ENTRIES as _ATTENTION
+from .core import (
+    ALL_DTYPES,
+    DPS,
+    ErrorInput,
+    OpInfo,
+    Sample,
+    Tolerance,
+    check_errors,
+    check_reference,
+    error,
+    reference,
+    run_sample,
+)
+from .poincare import ENTRIES as _POINCARE
+from .sphere import ENTRIES as _SPHERE
+
+REGISTRY: tuple[OpInfo, ...] = (*_ATTENTION, *_POINCARE, *_SPHERE)
+
+
+def get(name: str) -> OpInfo:
+    for info in REGISTRY:
+        if info.name == name:
+            return info
+    raise KeyError(f"no operator {name!r} in the registry")
+
+
+__all__ = [
+    "ALL_DTYPES",
+    "DPS",
+    "REGISTRY",
+    "ErrorInput",
+    "OpInfo",
+    "Sample",
+    "Tolerance",
+    "check_errors",
+    "check_reference",
+    "error",
+    "get",
+    "reference",
+    "run_sample",
+]
