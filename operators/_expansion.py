@@ -110,11 +110,14 @@ def fast_available(x: torch.Tensor) -> bool:
     return x.device.type != "meta" and not transforms_active()
 
 
-def resolve_path(path: str, x: torch.Tensor) -> str:
-    """``"auto"`` is ``"fast"`` on CPU outside ``torch.func`` transforms, else ``"exact"``."""
+def resolve_path(path: str, x: torch.Tensor, *others: torch.Tensor) -> str:
+    """``"auto"`` is ``"fast"`` on CPU outside ``torch.func`` transforms and outside autograd
+    recording, else ``"exact"``. Under autograd the fast path's stated bound covers the values,
+    not their derivatives, and its backward costs more than the exact one's on small problems."""
     check_path(path, PATHS)
     if path == "auto":
-        return "fast" if host_readable(x) else "exact"
+        recording = torch.is_grad_enabled() and any(t.requires_grad for t in (x, *others))
+        return "fast" if host_readable(x) and not recording else "exact"
     if path == "fast" and not fast_available(x):
         raise ValueError("path='fast' reads the recomputed pairs' indices, which is impossible on meta "
                          "tensors and inside torch.func transforms; use path='auto' or 'exact'")

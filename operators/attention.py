@@ -12,8 +12,8 @@ distance. Each has the two paths of :func:`operators.ida_attention`:
   the transforms from the Euclidean quantity to the squared geodesic distance have
   condition number at most 1 (:math:`t\,g'(t)/g(t) \le 1` for
   :math:`g = \operatorname{asinh}^2\sqrt t` and for the half-angle map);
-- ``"auto"`` (default) -- ``"fast"`` for CPU tensors outside ``torch.func`` transforms,
-  ``"exact"`` otherwise.
+- ``"auto"`` (default) -- ``"fast"`` for CPU tensors outside ``torch.func`` transforms and
+  with no input requiring grad, ``"exact"`` otherwise.
 """
 
 import math
@@ -166,7 +166,7 @@ def hida_attention(
     check_eps(eps)
     check_curvature(c)
     check_chunk_size(chunk_size)
-    route = resolve_path(path, q)
+    route = resolve_path(path, q, k, v)
     work = compute_dtype(q.dtype)
     qw, kw, vw = q.to(work), k.to(work), v.to(work)
     aq, ak = _gap("q", qw, c), _gap("k", kw, c)  # also the membership check
@@ -311,7 +311,7 @@ def sida_attention(
     _check(q, k, v)
     check_eps(eps)
     check_chunk_size(chunk_size)
-    route = resolve_path(path, q)
+    route = resolve_path(path, q, k, v)
     work = compute_dtype(q.dtype)
     qw, kw, vw = q.to(work), k.to(work), v.to(work)
     qs, (qa, qr) = unitish("q", qw)

@@ -177,9 +177,10 @@ def ida_attention(
             below ρ = ``operators._checks.expansion_bound(d, dtype)``, hence each weight
             below 2ρ/(1 - ρ) relative and ``|out_fast - out_exact| <= 2ρ/(1-ρ)·max_j |v_j|``
             (ρ = 1.2e-13 for float64 and 6.5e-5 for float32 at d = 64). ``"auto"``
-            (default) -- ``"fast"`` for CPU tensors outside ``torch.func`` transforms,
-            ``"exact"`` otherwise (on accelerators the fast path's data-dependent
-            recomputation would synchronise; under vmap it has no batching rule).
+            (default) -- ``"fast"`` for CPU tensors outside ``torch.func`` transforms and
+            with no input requiring grad, ``"exact"`` otherwise (on accelerators the fast
+            path's data-dependent recomputation would synchronise; under vmap it has no
+            batching rule; its bound covers values, not derivatives).
 
     Returns:
         ``(..., n_q, d_v)`` in ``q``'s dtype (half dtypes computed in float32).
@@ -194,7 +195,7 @@ def ida_attention(
     check_not_nan("v", v)
     check_eps(eps)
     check_chunk_size(chunk_size)
-    route = resolve_path(path, q)
+    route = resolve_path(path, q, k, v)
     work = compute_dtype(q.dtype)
     qw, kw, vw = q.to(work), k.to(work), v.to(work)
     if route == "exact":
