@@ -8,6 +8,7 @@ count); the returned :class:`Estimate` carries the value, its standard error and
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,15 +52,23 @@ def mean(samples, tolerance: MonteCarlo, axis: int = -1) -> list[Estimate] | Est
 
 
 def proportion(successes: int, trials: int, tolerance: MonteCarlo) -> Estimate:
-    """A proportion with its Wilson interval at ``tolerance.per_comparison`` (scipy's binomtest)."""
+    """A proportion with its Wilson score interval at ``tolerance.per_comparison``.
+
+    The closed form of the Wilson interval (scipy's ``binomtest(...).proportion_ci(method="wilson")``
+    gives the same bounds, tested; it also computes a p-value, which costs ~0.5 ms a call).
+    """
     if trials < 1 or not 0 <= successes <= trials:
         raise ValueError(f"need 0 <= successes <= trials and trials >= 1, got {successes}/{trials}")
-    from scipy import stats
+    from scipy.special import ndtri  # the normal quantile, without scipy.stats' import cost
 
-    ci = stats.binomtest(int(successes), int(trials)).proportion_ci(
-        confidence_level=tolerance.per_comparison, method="wilson")
-    p = successes / trials
-    return Estimate(p, float(np.sqrt(p * (1 - p) / trials)), float(ci.low), float(ci.high), trials)
+    z = float(ndtri(0.5 + tolerance.per_comparison / 2))
+    p, n = successes / trials, float(trials)
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    # Clip at the exact ends: 0 and 1 successes-fractions have one-sided intervals.
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == trials else min(1.0, centre + half)
+    return Estimate(p, math.sqrt(p * (1 - p) / n), low, high, int(trials))
 
 
 def means_and_errors(samples) -> tuple[np.ndarray, np.ndarray]:
