@@ -17,6 +17,7 @@ from typing import Any
 
 from checks.gate import DEFAULT_BASELINE
 from checks.results import ResultsError
+from checks.scaffold import KINDS as SCAFFOLD_KINDS
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -34,11 +35,14 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="attnaudit", description="Computational audit of geometric-attention "
                      "theorems: every claim gets a verdict with evidence.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    claims_help = "package holding the specs, laid out like claims/ (default: claims)"
+    claims_help = ("a folder of claims to add beside the built-in ones (a path: it holds a '/'), "
+                   "laid out like claims/<paper>/ or a folder of such folders; or the name of a "
+                   "package laid out like claims/ that replaces the built-in claims and installed "
+                   "packs; repeatable")
 
     p = sub.add_parser("list", help="every discovered claim: id, paper, label, kind")
     p.add_argument("--json", action="store_true", help="print one JSON array")
-    p.add_argument("--claims", default="claims", help=claims_help)
+    p.add_argument("--claims", action="append", default=[], help=claims_help)
 
     p = sub.add_parser("run", help="run claims and print verdicts")
     p.add_argument("ids", nargs="*", metavar="ID_OR_PREFIX", help="claim ids or id prefixes")
@@ -48,11 +52,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="stdout holds exactly one JSON array")
     p.add_argument("--out", type=Path,
                    help="write results.json (records and summary tables), timings.json and witnesses/ here")
-    p.add_argument("--claims", default="claims", help=claims_help)
+    p.add_argument("--claims", action="append", default=[], help=claims_help)
 
     p = sub.add_parser("gate", help="compare a run's verdicts with the baseline")
     p.add_argument("results", type=Path, metavar="RESULTS.json")
-    p.add_argument("--baseline", type=Path, default=Path("claims/baseline.json"))
+    p.add_argument("--baseline", type=Path, default=Path("claims/baseline.json"),
+                   help="baseline of the built-in claims (a pack's claims are gated against the "
+                        "pack's own baseline.json, recorded in the results file)")
     p.add_argument("--accept", action="store_true", help="rewrite the baseline from this run")
 
     p = sub.add_parser("report", help="render the HTML site, PDF and JUnit XML from a results file")
@@ -66,7 +72,16 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("replay", help="re-run a witness and print both sides of the relation")
     p.add_argument("witness", type=Path, metavar="WITNESS.json",
                    help="a witness file, or a results.json (replays every witness in it)")
-    p.add_argument("--claims", default="claims", help=claims_help)
+    p.add_argument("--claims", action="append", default=[], help=claims_help)
+
+    p = sub.add_parser("new", help="write a claim module and its test from a template")
+    p.add_argument("paper", metavar="PAPER-KEY")
+    p.add_argument("claim", metavar="CLAIM-ID", help="the claim's name within the paper, e.g. lemma-3.1")
+    p.add_argument("--kind", required=True, choices=SCAFFOLD_KINDS)
+    p.add_argument("--claims", type=Path, default=None,
+                   help="folder of packs to write into (default: the built-in claims/)")
+    p.add_argument("--tests", type=Path, default=None,
+                   help="folder for the test file (default: tests/claims, or PATH/tests with --claims)")
     return parser
 
 
@@ -84,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         return {"list": cmd_list, "run": cmd_run, "gate": cmd_gate, "report": cmd_report,
-                "replay": cmd_replay}[
+                "replay": cmd_replay, "new": cmd_new}[
             args.command](args)
     except (UsageError, ResultsError) as exc:
         print(f"attnaudit: error: {exc}", file=sys.stderr)
@@ -94,11 +109,21 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _discover(package: str):
-    from checks.discovery import discover
+def _discover(values: list[str]):
+    """``--claims`` values: folders (a path, holding a '/') are added; at most one package name
+    replaces the built-in ``claims``."""
+    from checks.discovery import DEFAULT_PACKAGE, discover
 
+    folders = [v for v in values if "/" in v or "\\" in v]
+    packages = [v for v in values if v not in folders]
+    if len(packages) > 1:
+        raise UsageError(f"--claims names more than one package: {', '.join(packages)}")
+    package = packages[0] if packages else DEFAULT_PACKAGE
+    for folder in folders:
+        if not Path(folder).is_dir():
+            raise UsageError(f"--claims {folder}: no such folder")
     try:
-        return discover(package)
+        return discover(package, folders=tuple(folders))
     except ModuleNotFoundError as exc:
         raise UsageError(f"cannot import the claims package {package!r}: {exc}") from None
 
@@ -190,7 +215,10 @@ def cmd_run(args) -> int:
         write_witness_files(records, args.out)
         ran = {r["paper"] for r in records}
         papers = [{"key": p.key, "title": p.title, "authors": list(p.authors), "arxiv": p.arxiv,
-                   "source_file": p.source_file} for key, p in sorted(cat.papers.items()) if key in ran]
+                   "source_file": p.source_file}
+                  | ({"pack": cat.sources[key], "baseline": _relative(cat.baselines[key])}
+                     if key in cat.baselines else {})
+                  for key, p in sorted(cat.papers.items()) if key in ran]
         path = write_results(args.out, records, timings, fill_tables(cat.tables, records), papers)
         print(f"wrote {path} ({len(records)} records) in {total:.1f}s", file=sys.stderr)
     if args.json:
@@ -223,17 +251,31 @@ def _print_table(records: list[dict[str, Any]], timings: dict[str, float], total
           + ", ".join(f"{v} {k}" for k, v in sorted(proofs.items())) + f"  ({total:.1f}s)")
 
 
-def cmd_gate(args) -> int:
-    from checks.gate import accept, compare, format_diff, load_baseline
-    from checks.results import load_results
+def _relative(path: str) -> str:
+    p = Path(path).resolve()
+    try:
+        return str(p.relative_to(Path.cwd()))
+    except ValueError:
+        return str(p)
 
-    records = load_results(args.results)
+
+def cmd_gate(args) -> int:
+    from checks.gate import accept, compare, format_diff, load_baseline, split_by_baseline
+    from checks.results import load_document
+
+    document = load_document(args.results)
+    groups = split_by_baseline(document["results"], document["papers"], args.baseline)
     if args.accept:
-        print(accept(records, args.baseline))
+        for path, records, _ in groups:
+            print(accept(records, path))
         return EXIT_OK
-    diffs = compare(records, load_baseline(args.baseline))
-    print(format_diff(diffs, args.baseline, len(records)))
-    return EXIT_FAIL if diffs else EXIT_OK
+    failed = False
+    for path, records, is_pack in groups:
+        baseline = load_baseline(path) if path.exists() or not is_pack else {}
+        diffs = compare(records, baseline)
+        print(format_diff(diffs, path, len(records)))
+        failed = failed or bool(diffs)
+    return EXIT_FAIL if failed else EXIT_OK
 
 
 def cmd_report(args) -> int:
@@ -256,6 +298,18 @@ def cmd_report(args) -> int:
           f"in {seconds['total']:.1f}s; gate "
           + ("not evaluated (no baseline)" if gate is None else
              "passes" if gate["passes"] else f"fails ({len(gate['differences'])} differences)"))
+    return EXIT_OK
+
+
+def cmd_new(args) -> int:
+    from checks.scaffold import ScaffoldError, write_claim
+
+    try:
+        written = write_claim(args.paper, args.claim, args.kind, claims=args.claims, tests=args.tests)
+    except ScaffoldError as exc:
+        raise UsageError(str(exc)) from None
+    for path in written:
+        print(f"wrote {path}")
     return EXIT_OK
 
 

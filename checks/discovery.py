@@ -1,5 +1,12 @@
 """Find claim specs by convention: ``<package>/<paper>/<module>.py`` defining ``CLAIMS``.
 
+Beside the built-in package, **claim packs** are found: installed packages that declare an entry
+point in the group ``attnaudit.claims`` naming a module laid out like ``claims/<paper>/`` (its
+``__init__`` holds ``PAPER``, each other module ``CLAIMS``), and folders given on the command line
+(``--claims PATH``): a folder holding such an ``__init__.py``, or a folder of such folders. A pack
+carries its own verdict lock, ``baseline.json`` beside its ``__init__.py``. Paper keys stay unique
+across sources: a second paper with a key already loaded is a load error naming both sources.
+
 No hand-kept list. Every failure to load becomes a :class:`LoadError` naming the file and the
 reason (import error, no ``CLAIMS``, a repeated id, a claim of another paper), and the other
 specs still load. Modules whose name starts with ``_`` are shared helpers, not specs.
@@ -7,8 +14,13 @@ specs still load. Modules whose name starts with ``_`` are shared helpers, not s
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.metadata
+import importlib.util
 import pkgutil
+import re
+import sys
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,6 +28,8 @@ from pathlib import Path
 from checks.model import Claim, Paper, SummaryTable
 
 DEFAULT_PACKAGE = "claims"
+ENTRY_POINT_GROUP = "attnaudit.claims"
+PACK_BASELINE = "baseline.json"
 
 
 @dataclass(frozen=True)
@@ -33,6 +47,8 @@ class Catalogue:
     papers: dict[str, Paper] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)  # claim id -> spec file
     tables: dict[str, tuple[SummaryTable, ...]] = field(default_factory=dict)  # paper key -> TABLES
+    sources: dict[str, str] = field(default_factory=dict)  # paper key -> where it was loaded from
+    baselines: dict[str, str] = field(default_factory=dict)  # paper key -> a pack's baseline.json
 
     def select(self, patterns: list[str]) -> tuple[list[Claim], list[LoadError]]:
         """Claims and load errors whose id equals or starts with one of ``patterns``."""
@@ -69,7 +85,11 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}{where}"
 
 
-def discover(package: str = DEFAULT_PACKAGE) -> Catalogue:
+def discover(package: str = DEFAULT_PACKAGE, folders: tuple[str | Path, ...] = (),
+             entry_points: bool | None = None) -> Catalogue:
+    """The built-in ``package``, then installed packs (by default only beside the built-in
+    ``claims``: a package named on the command line replaces the whole catalogue), then
+    ``folders``."""
     cat = Catalogue()
     root = importlib.import_module(package)
     for paper_info in sorted(pkgutil.iter_modules(root.__path__), key=lambda m: m.name):
@@ -78,29 +98,87 @@ def discover(package: str = DEFAULT_PACKAGE) -> Catalogue:
         paper_mod_name = f"{package}.{paper_info.name}"
         paper_file = str(Path(paper_info.module_finder.path) / paper_info.name / "__init__.py")
         key = paper_info.name.replace("_", "-")
-        try:
-            paper_mod = importlib.import_module(paper_mod_name)
-            paper = getattr(paper_mod, "PAPER", None)
-            if not isinstance(paper, Paper):
-                raise TypeError("defines no PAPER = checks.Paper(...)")
-            if paper.key != key:
-                raise ValueError(f"PAPER.key {paper.key!r} differs from the package name {key!r}")
-            tables = tuple(getattr(paper_mod, "TABLES", ()))
-            if not all(isinstance(t, SummaryTable) for t in tables):
-                raise TypeError("TABLES must be a tuple of checks.SummaryTable")
-        except Exception as exc:  # noqa: BLE001 - every failure becomes a record
-            cat.errors.append(LoadError(f"{key}/<package>", _relative(paper_file), _reason(exc), key))
-            continue
-        cat.papers[paper.key] = paper
-        if tables:
-            cat.tables[paper.key] = tables
-        for info in sorted(pkgutil.iter_modules(paper_mod.__path__), key=lambda m: m.name):
-            if info.name.startswith("_"):
-                continue
-            _load_module(cat, paper, f"{paper_mod_name}.{info.name}",
-                         str(Path(info.module_finder.path) / f"{info.name}.py"))
+        _load_paper(cat, paper_mod_name, paper_file, key, f"package {package}", key_must_be=key)
+    if entry_points if entry_points is not None else package == DEFAULT_PACKAGE:
+        for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP),
+                         key=lambda e: e.name):
+            _load_paper(cat, ep.value, ep.value, ep.name,
+                        f"pack {ep.name} (entry point {ep.value})", pack=True)
+    for folder in folders:
+        for init in pack_folders(Path(folder)):
+            name = _folder_module_name(init.parent)
+            _load_paper(cat, name, str(init), init.parent.name.replace("_", "-"),
+                        f"pack folder {_relative(str(init.parent))}", pack=True, init=init)
     _drop_repeated_ids(cat)
     return cat
+
+
+def pack_folders(folder: Path) -> list[Path]:
+    """The ``__init__.py`` of each pack in ``folder``: its own, or those of its sub-folders."""
+    if (folder / "__init__.py").is_file():
+        return [folder / "__init__.py"]
+    return sorted(p / "__init__.py" for p in folder.iterdir()
+                  if (p / "__init__.py").is_file() and not p.name.startswith(("_", ".")))
+
+
+def _folder_module_name(folder: Path) -> str:
+    """A stable import name for a pack folder (the same in every process, unlike any other pack's)."""
+    resolved = str(folder.resolve())
+    stem = re.sub(r"\W", "_", folder.resolve().name)
+    return f"attnaudit_pack_{stem}_{hashlib.sha256(resolved.encode()).hexdigest()[:8]}"
+
+
+def _import_folder(name: str, init: Path):
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, init,
+                                                  submodule_search_locations=[str(init.parent)])
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {init}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _load_paper(cat: Catalogue, mod_name: str, file: str, key: str, source: str, *,
+                key_must_be: str | None = None, pack: bool = False, init: Path | None = None) -> None:
+    """Load one paper package (built-in or pack); every failure becomes a LoadError."""
+    try:
+        paper_mod = _import_folder(mod_name, init) if init else importlib.import_module(mod_name)
+        file = getattr(paper_mod, "__file__", None) or file
+        paper = getattr(paper_mod, "PAPER", None)
+        if not isinstance(paper, Paper):
+            raise TypeError("defines no PAPER = checks.Paper(...)")
+        if key_must_be is not None and paper.key != key_must_be:
+            raise ValueError(f"PAPER.key {paper.key!r} differs from the package name {key_must_be!r}")
+        key = paper.key
+        if not hasattr(paper_mod, "__path__"):
+            raise TypeError(f"{mod_name} is a module, not a package of claim modules")
+        tables = tuple(getattr(paper_mod, "TABLES", ()))
+        if not all(isinstance(t, SummaryTable) for t in tables):
+            raise TypeError("TABLES must be a tuple of checks.SummaryTable")
+        if paper.key in cat.papers:
+            raise ValueError(f"paper key {paper.key!r} of {source} clashes with "
+                             f"{cat.sources[paper.key]}")
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a record
+        cat.errors.append(LoadError(f"{key}/<package>", _relative(file), _reason(exc), key))
+        return
+    cat.papers[paper.key] = paper
+    cat.sources[paper.key] = source
+    if pack:
+        cat.baselines[paper.key] = str(Path(paper_mod.__file__).parent / PACK_BASELINE)
+    if tables:
+        cat.tables[paper.key] = tables
+    for info in sorted(pkgutil.iter_modules(paper_mod.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        _load_module(cat, paper, f"{paper_mod.__name__}.{info.name}",
+                     str(Path(info.module_finder.path) / f"{info.name}.py"))
 
 
 def _load_module(cat: Catalogue, paper: Paper, name: str, file: str) -> None:

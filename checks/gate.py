@@ -71,6 +71,28 @@ def compare(records: list[dict[str, Any]], baseline: dict[str, dict[str, str | N
     return diffs
 
 
+def split_by_baseline(records: list[dict[str, Any]], papers: list[dict[str, Any]],
+                      default: Path) -> list[tuple[Path, list[dict[str, Any]], bool]]:
+    """(baseline path, its records, is a pack's) for each baseline a run is gated against.
+
+    A pack's claims go to the pack's own ``baseline.json`` (recorded per paper in the results
+    file); every other record to ``default``, which is checked whenever the run has such records
+    or holds no pack at all (so that a run of the built-in claims alone is gated as before).
+    """
+    pack_of = {p["key"]: Path(p["baseline"]) for p in papers if p.get("baseline")}
+    groups: dict[Path, list[dict[str, Any]]] = {}
+    rest = []
+    for r in records:
+        if r.get("paper") in pack_of:
+            groups.setdefault(pack_of[r["paper"]], []).append(r)
+        else:
+            rest.append(r)
+    out = [(path, recs, True) for path, recs in sorted(groups.items())]
+    if rest or not out:
+        out.insert(0, (Path(default), rest, False))
+    return out
+
+
 def format_diff(diffs: list[Difference], baseline_path: Path, n_records: int) -> str:
     if not diffs:
         return f"gate: {n_records} verdicts match {baseline_path}"
