@@ -100,8 +100,7 @@ def discover(package: str = DEFAULT_PACKAGE, folders: tuple[str | Path, ...] = (
         key = paper_info.name.replace("_", "-")
         _load_paper(cat, paper_mod_name, paper_file, key, f"package {package}", key_must_be=key)
     if entry_points if entry_points is not None else package == DEFAULT_PACKAGE:
-        for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP),
-                         key=lambda e: e.name):
+        for ep in sorted(installed_packs(), key=lambda e: e.name):
             _load_paper(cat, ep.value, ep.value, ep.name,
                         f"pack {ep.name} (entry point {ep.value})", pack=True)
     for folder in folders:
@@ -111,6 +110,11 @@ def discover(package: str = DEFAULT_PACKAGE, folders: tuple[str | Path, ...] = (
                         f"pack folder {_relative(str(init.parent))}", pack=True, init=init)
     _drop_repeated_ids(cat)
     return cat
+
+
+def installed_packs() -> list[importlib.metadata.EntryPoint]:
+    """The entry points of installed claim packs (group ``attnaudit.claims``)."""
+    return list(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
 
 
 def pack_folders(folder: Path) -> list[Path]:

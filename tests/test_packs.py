@@ -1,0 +1,149 @@
+"""Claim packs: installed packages (entry point group ``attnaudit.claims``) and ``--claims PATH``
+folders, beside the built-in claims; clashes and broken packs; each pack's own baseline."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+from importlib.metadata import EntryPoint
+from pathlib import Path
+
+import pytest
+
+from checks import discovery
+from checks.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "tests" / "example_pack"
+
+
+def _pack(root: Path, name: str, key: str, init_extra: str = "", module: str | None = None) -> Path:
+    """A pack folder ``root/name`` with PAPER of ``key`` and one claim module (EXAMPLE's claim,
+    its id moved to ``key``)."""
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text(textwrap.dedent(f"""
+        from checks import Paper
+        {init_extra}
+        PAPER = Paper(key="{key}", title="Pack {name}", authors=("T",), arxiv=None, source_file="-")
+    """))
+    src = module if module is not None else (
+        EXAMPLE / "attnaudit_example" / "pythagoras.py").read_text().replace("example/", f"{key}/")
+    (folder / "claim_1.py").write_text(src)
+    return folder
+
+
+def _ids(cat) -> set[str]:
+    return {c.id for c in cat.claims}
+
+
+def test_a_folder_pack_is_added_beside_the_built_in_claims(tmp_path):
+    cat = discovery.discover(folders=(_pack(tmp_path, "mine", "mine"),), entry_points=False)
+    assert "mine/identity-1" in _ids(cat)
+    assert any(i.startswith("georesolver/") for i in _ids(cat))
+    assert cat.baselines["mine"] == str(tmp_path / "mine" / "baseline.json")
+    assert not cat.errors
+
+
+def test_two_packs_with_one_paper_key_clash_naming_both_sources(tmp_path):
+    a, b = _pack(tmp_path / "a", "one", "same"), _pack(tmp_path / "b", "two", "same")
+    cat = discovery.discover(folders=(a, b), entry_points=False)
+    [error] = cat.errors
+    assert error.paper == "same" and "clashes" in error.reason
+    assert "a/one" in error.reason and "b/two" in error.reason
+    assert "same/identity-1" in _ids(cat)  # the first stays
+    # a pack may not reuse a built-in paper key either
+    c = _pack(tmp_path / "c", "geo", "georesolver")
+    cat = discovery.discover(folders=(c,), entry_points=False)
+    assert [e.paper for e in cat.errors] == ["georesolver"]
+    assert "package claims" in cat.errors[0].reason
+
+
+def test_a_broken_pack_becomes_an_error_record_and_hides_nothing(tmp_path, monkeypatch, capsys):
+    broken = _pack(tmp_path, "broken", "broken", init_extra="import no_such_module_here")
+    good = _pack(tmp_path, "good", "good")
+    cat = discovery.discover(folders=(broken, good), entry_points=False)
+    [error] = cat.errors
+    assert error.paper == "broken" and "ModuleNotFoundError" in error.reason
+    assert "good/identity-1" in _ids(cat) and len([i for i in _ids(cat) if i.startswith("georesolver/")]) > 10
+    # the same through an entry point: an installed pack whose module does not import
+    eps = [EntryPoint("ghost", "no_such_pack_module", discovery.ENTRY_POINT_GROUP)]
+    monkeypatch.setattr(discovery, "installed_packs", lambda: eps)
+    cat = discovery.discover()
+    assert [e.id for e in cat.errors] == ["ghost/<package>"]
+    assert any(i.startswith("georesolver/") for i in _ids(cat))
+    # the built-in claims still run beside it
+    code = main(["run", "georesolver/property-2.2.1", "--json"])
+    assert code == 0
+    assert json.loads(capsys.readouterr().out)[0]["verdict"] == "confirmed"
+
+
+def test_a_missing_claims_folder_is_a_usage_error(tmp_path, capsys):
+    assert main(["list", "--claims", str(tmp_path / "nowhere")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    """A temporary environment with the example pack installed (editable, offline) from a copy."""
+    tmp = tmp_path_factory.mktemp("packenv")
+    pack = tmp / "pack"
+    shutil.copytree(EXAMPLE, pack)
+    venv = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
+                    str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                             check=True, capture_output=True, text=True).stdout.strip()
+    # the project's own environment (torch, sympy, pip, setuptools) seen from the new one
+    Path(purelib, "_attnaudit_parent.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    environ = dict(os.environ, PYTHONPATH=str(ROOT), PIP_NO_INDEX="1")
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+                    "-e", str(pack)], check=True, env=environ, cwd=tmp, capture_output=True)
+    return python, pack, environ, tmp
+
+
+def _attnaudit(env, *args):
+    python, _, environ, tmp = env
+    return subprocess.run([str(python), "-m", "checks", *args], capture_output=True, text=True,
+                          env=environ, cwd=tmp, timeout=300)
+
+
+def test_the_example_pack_installs_lists_runs_reports_and_gates(env):
+    _, pack, _, tmp = env
+    listed = _attnaudit(env, "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    rows = {r["id"]: r for r in json.loads(listed.stdout)}
+    assert rows["example/identity-1"]["paper"] == "example"
+    assert any(i.startswith("georesolver/") for i in rows)
+
+    run = _attnaudit(env, "run", "example", "--out", "out")
+    assert run.returncode == 0, run.stderr
+    document = json.loads((tmp / "out" / "results.json").read_text())
+    [record] = document["results"]
+    assert record["verdict"] == "confirmed"
+    [paper] = document["papers"]
+    assert paper["key"] == "example" and paper["pack"].startswith("pack example")
+    assert Path(tmp, paper["baseline"]).resolve() == (pack / "attnaudit_example" / "baseline.json")
+
+    report = _attnaudit(env, "report", "out/results.json", "--no-pdf")
+    assert report.returncode == 0, report.stderr
+    assert "An example paper for claim packs" in (tmp / "out" / "report" / "index.html").read_text()
+
+    gate = _attnaudit(env, "gate", "out/results.json")
+    assert gate.returncode == 0, gate.stdout + gate.stderr
+    assert "1 verdicts match" in gate.stdout and "baseline.json" in gate.stdout
+
+    # flip the verdict in the installed pack: the pack's own baseline fails the gate
+    claim = pack / "attnaudit_example" / "pythagoras.py"
+    claim.write_text(claim.read_text().replace("\nONE = 1\n", "\nONE = 2\n"))
+    run = _attnaudit(env, "run", "example", "--out", "flipped")
+    assert run.returncode == 0, run.stderr
+    gate = _attnaudit(env, "gate", "flipped/results.json")
+    assert gate.returncode == 1
+    assert "changed  example/identity-1: confirmed → refuted" in gate.stdout
