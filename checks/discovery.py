@@ -135,6 +135,7 @@ def _folder_module_name(folder: Path) -> str:
 def _import_folder(name: str, init: Path):
     if name in sys.modules:
         return sys.modules[name]
+    init = init.resolve()  # finders are cached by path: a relative one would outlive a chdir
     spec = importlib.util.spec_from_file_location(name, init,
                                                   submodule_search_locations=[str(init.parent)])
     if spec is None or spec.loader is None:
