@@ -14,7 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, TextIO
 
-from checks.gate import compare, load_baseline
+from checks.gate import compare, load_baseline, split_by_baseline
 from checks.results import load_document, load_timings
 from reports.document import build_document
 from reports.html import write_site
@@ -69,12 +69,21 @@ def render_report(results_path: Path, out: Path, *, baseline: Path | None = None
     stages: dict[str, float] = {}
     t0 = time.perf_counter()
     results = load_document(results_path)
-    locked = load_baseline(baseline) if baseline is not None else None
-    diffs = compare(results["results"], locked) if locked is not None else None
+    locked, diffs, paths = None, None, []
+    # A claim pack's claims are gated against the pack's own baseline (recorded in the results).
+    for path, records, is_pack in split_by_baseline(results["results"], results["papers"],
+                                                    baseline or Path("-")):
+        if not is_pack and baseline is None:
+            continue
+        entries = load_baseline(path) if path.exists() or not is_pack else {}
+        locked, diffs = (locked or {}) | entries, (diffs or []) + compare(records, entries)
+        paths.append(str(path))
+    if diffs is not None:
+        diffs.sort(key=lambda d: d.id)
     # A schema-1 baseline holds verdicts only: the gate then leaves proof statuses unlocked.
     proof_locked = not locked or any(e.get("proof") is not None for e in locked.values())
     document = build_document(results, timings=load_timings(results_path), gate=diffs,
-                              baseline=str(baseline) if baseline is not None else None,
+                              baseline=", ".join(paths) if paths else None,
                               source=str(results_path), proof_locked=proof_locked)
     out.mkdir(parents=True, exist_ok=True)
     stages["load"] = time.perf_counter() - t0

@@ -133,6 +133,7 @@ def test_the_example_pack_installs_lists_runs_reports_and_gates(env):
 
     report = _attnaudit(env, "report", "out/results.json", "--no-pdf")
     assert report.returncode == 0, report.stderr
+    assert "gate passes" in report.stdout  # against the pack's own baseline
     assert "An example paper for claim packs" in (tmp / "out" / "report" / "index.html").read_text()
 
     gate = _attnaudit(env, "gate", "out/results.json")
