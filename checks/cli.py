@@ -232,10 +232,10 @@ LINE_WIDTH = 100  # one line per claim; the full reasons stay in --json and the 
 
 
 def summary_line(record: dict[str, Any], width: int) -> str:
-    """``id  verdict  proof  key figure``, cut to LINE_WIDTH characters."""
+    """``id  verdict  proof  key figure`` (the summary for error and inconclusive), cut to LINE_WIDTH."""
     proof = (record.get("proof") or {}).get("status") or "-"
     figure = record.get("figure") or record.get("summary", "")
-    if record["verdict"] == "error":
+    if record["verdict"] in ("error", "inconclusive"):  # what failed, or what would decide it
         figure = record.get("summary", "")
     line = f"{record['id']:<{width}}  {record['verdict']:<12} {proof:<10} {figure}"
     return line if len(line) <= LINE_WIDTH else line[: LINE_WIDTH - 1] + "…"
