@@ -35,7 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="attnaudit", description="Computational audit of geometric-attention "
                      "theorems: every claim gets a verdict with evidence.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    claims_help = ("a folder of claims to add beside the built-in ones (a path: it holds a '/'), "
+    claims_help = ("a folder of claims to add beside the built-in ones (a path holding a '/', or a "
+                   "folder here that is no importable package), "
                    "laid out like claims/<paper>/ or a folder of such folders; or the name of a "
                    "package laid out like claims/ that replaces the built-in claims and installed "
                    "packs; repeatable")
@@ -114,7 +115,7 @@ def _discover(values: list[str]):
     replaces the built-in ``claims``."""
     from checks.discovery import DEFAULT_PACKAGE, discover
 
-    folders = [v for v in values if "/" in v or "\\" in v]
+    folders = [v for v in values if "/" in v or "\\" in v or _plain_folder(v)]
     packages = [v for v in values if v not in folders]
     if len(packages) > 1:
         raise UsageError(f"--claims names more than one package: {', '.join(packages)}")
@@ -126,6 +127,19 @@ def _discover(values: list[str]):
         return discover(package, folders=tuple(folders))
     except ModuleNotFoundError as exc:
         raise UsageError(f"cannot import the claims package {package!r}: {exc}") from None
+
+
+def _plain_folder(name: str) -> bool:
+    """A folder in the working directory that imports as no regular package (``--claims mine``)."""
+    import importlib.util
+
+    if not Path(name).is_dir():
+        return False
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return True
+    return spec is None or spec.origin is None  # None, or a namespace package
 
 
 def cmd_list(args) -> int:

@@ -28,6 +28,9 @@ def test_new_then_run_is_inconclusive_with_the_undecided_step_named(tmp_path, mo
     [step] = record["derivation"]["steps"]
     assert (step["role"], step["status"]) == ("statement", "undecided")
     assert record["kind"] == kind
+    # a plain folder name works too (no importable package of that name)
+    assert main(["list", "--claims", "mine"]) == 0
+    assert "my-paper/lemma-3.1" in capsys.readouterr().out
 
 
 def test_new_twice_does_not_overwrite(tmp_path, monkeypatch, capsys):
