@@ -13,8 +13,9 @@ import re
 import textwrap
 from pathlib import Path
 
-KINDS = ("identity", "inequality")
-_REL = {"identity": ("==", "equals"), "inequality": ("<=", "is at most")}
+KINDS = ("identity", "inequality", "asymptotic")
+_REL = {"identity": ("==", "equals"), "inequality": ("<=", "is at most"),
+        "asymptotic": ("", "grows")}
 
 PAPER_TEMPLATE = '''\
 """{key}: TITLE OF THE PAPER (replace). Source text: where the paper lives."""
@@ -78,6 +79,57 @@ CLAIMS = (Claim(
 ),)
 '''
 
+ASYMPTOTIC_TEMPLATE = '''\
+"""{label} of {key} (written by 'attnaudit new'; replace every TODO)."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from checks import Claim, Kind, ScalingLaw, symbolic, tolerances
+
+# TODO: the statement exactly as the paper gives it, in LaTeX.
+STATEMENT = r"f(n) = \\Theta(n^2)"
+
+n = sp.Symbol("n", positive=True)
+f = sp.Function("f")  # TODO: the paper's expression
+
+
+def derivation():
+    # role="statement": the claimed order itself; role="proof": a step of the paper's argument.
+    # With f undefined SymPy cannot decide the order, so the claim is inconclusive until it is.
+    return [symbolic.holds("the claimed order", sp.Le(f(n), n**2), role="statement")]
+
+
+def grid(ctx):
+    """Values of n over at least three decades. TODO: the sweep (ctx.pick(quick=..., full=...))."""
+    import numpy as np
+
+    return np.logspace(1, 4, 7)
+
+
+def measure(ctx, grid):
+    """f(n) at each grid value. TODO: measure it on the operators (this placeholder is n²)."""
+    import numpy as np
+
+    return np.asarray(grid, dtype=float) ** 2
+
+
+CLAIMS = (Claim(
+    id="{cid}", label="{label}", section="§TODO", statement=STATEMENT,
+    reading="TODO: the precise proposition tested: which quantity, which family, which variable",
+    reading_why="TODO: why this is the primary reading",
+    kind=Kind.ASYMPTOTIC,
+    derivation=derivation,
+    # TODO: add controls=(control("the exponent moved", exponent=...),) that must fail;
+    # without a failing control this check cannot carry a confirmation.
+    checks=(ScalingLaw(name="{check}", quantity="f(n)", variable="n", exponent=2.0, order="Θ",
+                       grid=grid, measure=measure, predicted="Θ(n²)",
+                       family="TODO: typical or worst case, and which instances",
+                       tolerance=tolerances.Systematic(0.05, "TODO: the fit's systematic error")),),
+),)
+'''
+
 BUILTIN_TEST_TEMPLATE = '''\
 """{cid}: written by 'attnaudit new'; state the verdict you expect once the claim is written."""
 
@@ -138,8 +190,9 @@ def write_claim(paper: str, claim: str, kind: str, *, claims: Path | None = None
     cid = f"{paper}/{claim}"
     rel, verb = _REL[kind]
     fields = dict(key=paper, cid=cid, label=claim.replace("-", " ").capitalize(), rel=rel,
-                  rel_tex={"==": "=", "<=": r"\le"}[rel], kind_enum=kind.upper(),
-                  sympy_rel={"==": "sp.Eq", "<=": "sp.Le"}[rel], check=f"lhs-{verb.split()[0]}-rhs",
+                  rel_tex={"==": "=", "<=": r"\le", "": ""}[rel], kind_enum=kind.upper(),
+                  sympy_rel={"==": "sp.Eq", "<=": "sp.Le", "": ""}[rel],
+                  check="f-vs-n" if kind == "asymptotic" else f"lhs-{verb.split()[0]}-rhs",
                   paper_mod=paper_mod, claim_mod=claim_mod, func=f"{paper_mod}_{claim_mod}")
     written = []
     init = root / paper_mod / "__init__.py"
@@ -147,7 +200,7 @@ def write_claim(paper: str, claim: str, kind: str, *, claims: Path | None = None
         init.parent.mkdir(parents=True, exist_ok=True)
         init.write_text(PAPER_TEMPLATE.format(**fields))
         written.append(init)
-    module.write_text(CLAIM_TEMPLATE.format(**fields))
+    module.write_text((ASYMPTOTIC_TEMPLATE if kind == "asymptotic" else CLAIM_TEMPLATE).format(**fields))
     written.append(module)
     test.parent.mkdir(parents=True, exist_ok=True)
     template = BUILTIN_TEST_TEMPLATE if claims is None else PACK_TEST_TEMPLATE

@@ -15,7 +15,7 @@ from checks.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("kind", ["identity", "inequality"])
+@pytest.mark.parametrize("kind", ["identity", "inequality", "asymptotic"])
 def test_new_then_run_is_inconclusive_with_the_undecided_step_named(tmp_path, monkeypatch, capsys, kind):
     monkeypatch.chdir(tmp_path)
     assert main(["new", "my-paper", "lemma-3.1", "--kind", kind, "--claims", "./mine"]) == 0
@@ -24,9 +24,9 @@ def test_new_then_run_is_inconclusive_with_the_undecided_step_named(tmp_path, mo
     assert main(["run", "my-paper/lemma-3.1", "--claims", "./mine", "--json"]) == 0
     [record] = json.loads(capsys.readouterr().out)
     assert record["verdict"] == "inconclusive"
-    assert "'the claimed relation' undecided" in record["summary"]
     [step] = record["derivation"]["steps"]
     assert (step["role"], step["status"]) == ("statement", "undecided")
+    assert f"'{step['name']}' undecided by SymPy" in record["summary"]  # named
     assert record["kind"] == kind
     # a plain folder name works too (no importable package of that name)
     assert main(["list", "--claims", "mine"]) == 0
