@@ -118,9 +118,11 @@ def installed_packs() -> list[importlib.metadata.EntryPoint]:
 
 
 def pack_folders(folder: Path) -> list[Path]:
-    """The ``__init__.py`` of each pack in ``folder``: its own, or those of its sub-folders."""
-    if (folder / "__init__.py").is_file():
-        return [folder / "__init__.py"]
+    """The ``__init__.py`` of each pack in ``folder``: its own when it names ``PAPER``, otherwise
+    those of its sub-folders (a folder laid out like ``claims/``)."""
+    init = folder / "__init__.py"
+    if init.is_file() and "PAPER" in init.read_text(encoding="utf-8", errors="replace"):
+        return [init]
     return sorted(p / "__init__.py" for p in folder.iterdir()
                   if (p / "__init__.py").is_file() and not p.name.startswith(("_", ".")))
 

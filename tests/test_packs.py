@@ -50,6 +50,15 @@ def test_a_folder_pack_is_added_beside_the_built_in_claims(tmp_path):
     assert not cat.errors
 
 
+def test_a_folder_laid_out_like_claims_adds_each_paper(tmp_path):
+    root = tmp_path / "mine"
+    _pack(root, "paper_one", "paper-one")
+    _pack(root, "paper_two", "paper-two")
+    (root / "__init__.py").write_text('"""a package of papers, like claims/"""\n')
+    cat = discovery.discover(folders=(root,), entry_points=False)
+    assert {"paper-one/identity-1", "paper-two/identity-1"} <= _ids(cat) and not cat.errors
+
+
 def test_two_packs_with_one_paper_key_clash_naming_both_sources(tmp_path):
     a, b = _pack(tmp_path / "a", "one", "same"), _pack(tmp_path / "b", "two", "same")
     cat = discovery.discover(folders=(a, b), entry_points=False)
