@@ -157,3 +157,19 @@ def test_the_example_pack_installs_lists_runs_reports_and_gates(env):
     gate = _attnaudit(env, "gate", "flipped/results.json")
     assert gate.returncode == 1
     assert "changed  example/identity-1: confirmed → refuted" in gate.stdout
+
+
+def test_a_folder_pack_runs_replays_and_gates_against_its_own_baseline(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(EXAMPLE / "attnaudit_example", tmp_path / "mine" / "attnaudit_example")
+    claim = tmp_path / "mine" / "attnaudit_example" / "pythagoras.py"
+    claim.write_text(claim.read_text().replace("\nONE = 1\n", "\nONE = 2\n"))  # refuted
+    assert main(["run", "example", "--claims", "./mine", "--out", "out"]) == 0
+    [witness] = (tmp_path / "out" / "witnesses").glob("*.json")
+    capsys.readouterr()
+    assert main(["replay", str(witness), "--claims", "./mine"]) == 0
+    assert "VIOLATED" in capsys.readouterr().out
+    assert main(["gate", "out/results.json"]) == 1  # against mine/attnaudit_example/baseline.json
+    out = capsys.readouterr().out
+    assert "mine/attnaudit_example/baseline.json" in out and "confirmed → refuted" in out
+    assert "claims/baseline.json" not in out  # a run of pack claims alone leaves it aside
