@@ -13,9 +13,12 @@ import re
 import textwrap
 from pathlib import Path
 
-KINDS = ("identity", "inequality", "asymptotic")
+KINDS = ("identity", "inequality", "asymptotic", "complexity", "construction", "conjecture",
+         "definition-consistency")
+# The shape of the one check each kind starts with: a Relation (==, <=) or a ScalingLaw ("").
 _REL = {"identity": ("==", "equals"), "inequality": ("<=", "is at most"),
-        "asymptotic": ("", "grows")}
+        "asymptotic": ("", "grows"), "complexity": ("", "grows"), "construction": ("==", "equals"),
+        "conjecture": ("==", "equals"), "definition-consistency": ("==", "equals")}
 
 PAPER_TEMPLATE = '''\
 """{key}: TITLE OF THE PAPER (replace). Source text: where the paper lives."""
@@ -32,7 +35,6 @@ CLAIM_TEMPLATE = '''\
 from __future__ import annotations
 
 import sympy as sp
-import torch
 
 from checks import Claim, Kind, Relation, symbolic, tolerances
 
@@ -55,6 +57,8 @@ def derivation():
 
 def evaluate(case):
     """(lhs, rhs, tol) per case. TODO: evaluate both sides on the operators."""
+    import torch  # inside the function: importing a spec runs nothing and loads no torch
+
     t = case["x"]
     lhs = torch.zeros_like(t)  # TODO: f(x)
     rhs = torch.zeros_like(t)  # TODO: g(x)
@@ -62,6 +66,8 @@ def evaluate(case):
 
 
 def sample(ctx, gen):
+    import torch
+
     yield {{"x": torch.randn(1000, generator=gen, dtype=ctx.dtype)}}
 
 
@@ -190,9 +196,9 @@ def write_claim(paper: str, claim: str, kind: str, *, claims: Path | None = None
     cid = f"{paper}/{claim}"
     rel, verb = _REL[kind]
     fields = dict(key=paper, cid=cid, label=claim.replace("-", " ").capitalize(), rel=rel,
-                  rel_tex={"==": "=", "<=": r"\le", "": ""}[rel], kind_enum=kind.upper(),
+                  rel_tex={"==": "=", "<=": r"\le", "": ""}[rel], kind_enum=kind.upper().replace("-CONSISTENCY", ""),
                   sympy_rel={"==": "sp.Eq", "<=": "sp.Le", "": ""}[rel],
-                  check="f-vs-n" if kind == "asymptotic" else f"lhs-{verb.split()[0]}-rhs",
+                  check="f-vs-n" if rel == "" else f"lhs-{verb.split()[0]}-rhs",
                   paper_mod=paper_mod, claim_mod=claim_mod, func=f"{paper_mod}_{claim_mod}")
     written = []
     init = root / paper_mod / "__init__.py"
@@ -200,7 +206,7 @@ def write_claim(paper: str, claim: str, kind: str, *, claims: Path | None = None
         init.parent.mkdir(parents=True, exist_ok=True)
         init.write_text(PAPER_TEMPLATE.format(**fields))
         written.append(init)
-    module.write_text((ASYMPTOTIC_TEMPLATE if kind == "asymptotic" else CLAIM_TEMPLATE).format(**fields))
+    module.write_text((ASYMPTOTIC_TEMPLATE if rel == "" else CLAIM_TEMPLATE).format(**fields))
     written.append(module)
     test.parent.mkdir(parents=True, exist_ok=True)
     template = BUILTIN_TEST_TEMPLATE if claims is None else PACK_TEST_TEMPLATE
