@@ -196,7 +196,8 @@ def write_claim(paper: str, claim: str, kind: str, *, claims: Path | None = None
     cid = f"{paper}/{claim}"
     rel, verb = _REL[kind]
     fields = dict(key=paper, cid=cid, label=claim.replace("-", " ").capitalize(), rel=rel,
-                  rel_tex={"==": "=", "<=": r"\le", "": ""}[rel], kind_enum=kind.upper().replace("-CONSISTENCY", ""),
+                  rel_tex={"==": "=", "<=": r"\le", "": ""}[rel],
+                  kind_enum=kind.upper().replace("-CONSISTENCY", ""),
                   sympy_rel={"==": "sp.Eq", "<=": "sp.Le", "": ""}[rel],
                   check="f-vs-n" if rel == "" else f"lhs-{verb.split()[0]}-rhs",
                   paper_mod=paper_mod, claim_mod=claim_mod, func=f"{paper_mod}_{claim_mod}")
