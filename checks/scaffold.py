@@ -13,12 +13,14 @@ import re
 import textwrap
 from pathlib import Path
 
-KINDS = ("identity", "inequality", "asymptotic", "complexity", "construction", "conjecture",
+KINDS = ("identity", "inequality", "asymptotic", "limit", "complexity", "construction", "conjecture",
          "definition-consistency")
-# The shape of the one check each kind starts with: a Relation (==, <=) or a ScalingLaw ("").
+# The shape of the one check each kind starts with: a Relation (==, <=), a ScalingLaw ("") or a
+# Limit ("lim").
 _REL = {"identity": ("==", "equals"), "inequality": ("<=", "is at most"),
-        "asymptotic": ("", "grows"), "complexity": ("", "grows"), "construction": ("==", "equals"),
-        "conjecture": ("==", "equals"), "definition-consistency": ("==", "equals")}
+        "asymptotic": ("", "grows"), "limit": ("lim", "tends"), "complexity": ("", "grows"),
+        "construction": ("==", "equals"), "conjecture": ("==", "equals"),
+        "definition-consistency": ("==", "equals")}
 
 PAPER_TEMPLATE = '''\
 """{key}: TITLE OF THE PAPER (replace). Source text: where the paper lives."""
@@ -125,7 +127,7 @@ CLAIMS = (Claim(
     id="{cid}", label="{label}", section="§TODO", statement=STATEMENT,
     reading="TODO: the precise proposition tested: which quantity, which family, which variable",
     reading_why="TODO: why this is the primary reading",
-    kind=Kind.ASYMPTOTIC,
+    kind=Kind.{kind_enum},
     derivation=derivation,
     # TODO: add controls=(control("the exponent moved", exponent=...),) that must fail;
     # without a failing control this check cannot carry a confirmation.
@@ -133,6 +135,56 @@ CLAIMS = (Claim(
                        grid=grid, measure=measure, predicted="Θ(n²)",
                        family="TODO: typical or worst case, and which instances",
                        tolerance=tolerances.Systematic(0.05, "TODO: the fit's systematic error")),),
+),)
+'''
+
+LIMIT_TEMPLATE = '''\
+"""{label} of {key} (written by 'attnaudit new'; replace every TODO)."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from checks import Claim, Kind, Limit, symbolic, tolerances
+
+# TODO: the statement exactly as the paper gives it, in LaTeX.
+STATEMENT = r"\\lim_{{\\varepsilon \\to 0^+}} f(\\varepsilon) = 1"
+
+eps = sp.Symbol("epsilon", positive=True)
+f = sp.Function("f")  # TODO: the paper's expression
+
+
+def derivation():
+    # role="statement": the claimed limit itself; role="proof": a step of the paper's argument.
+    # With f undefined SymPy cannot decide the limit, so the claim is inconclusive until it is.
+    return [symbolic.holds("the claimed limit", sp.Le(sp.Abs(f(eps) - 1), eps), role="statement")]
+
+
+def grid(ctx):
+    """Values of ε approaching 0 over at least three decades. TODO: the sweep."""
+    import numpy as np
+
+    return np.logspace(-6, -2, 5)
+
+
+def gap(ctx, grid):
+    """|f(ε) − 1| at each grid value. TODO: measure it on the operators (placeholder: ε)."""
+    import numpy as np
+
+    return np.asarray(grid, dtype=float)
+
+
+CLAIMS = (Claim(
+    id="{cid}", label="{label}", section="§TODO", statement=STATEMENT,
+    reading="TODO: the precise proposition tested: which quantity, which family, which variable",
+    reading_why="TODO: why this is the primary reading",
+    kind=Kind.LIMIT,
+    derivation=derivation,
+    # TODO: add controls=(control("a wrong limit value", gap=...),) that must fail;
+    # without a failing control this check cannot carry a confirmation.
+    checks=(Limit(name="{check}", quantity="f(ε)", variable="ε", value="1", point="0", rate=1.0,
+                  grid=grid, gap=gap, family="TODO: which instances",
+                  tolerance=tolerances.Systematic(0.05, "TODO: the rate fit's systematic error")),),
 ),)
 '''
 
@@ -196,10 +248,10 @@ def write_claim(paper: str, claim: str, kind: str, *, claims: Path | None = None
     cid = f"{paper}/{claim}"
     rel, verb = _REL[kind]
     fields = dict(key=paper, cid=cid, label=claim.replace("-", " ").capitalize(), rel=rel,
-                  rel_tex={"==": "=", "<=": r"\le", "": ""}[rel],
+                  rel_tex={"==": "=", "<=": r"\le", "": "", "lim": ""}[rel],
                   kind_enum=kind.upper().replace("-CONSISTENCY", ""),
-                  sympy_rel={"==": "sp.Eq", "<=": "sp.Le", "": ""}[rel],
-                  check="f-vs-n" if rel == "" else f"lhs-{verb.split()[0]}-rhs",
+                  sympy_rel={"==": "sp.Eq", "<=": "sp.Le", "": "", "lim": ""}[rel],
+                  check={"": "f-vs-n", "lim": "gap-closes"}.get(rel, f"lhs-{verb.split()[0]}-rhs"),
                   paper_mod=paper_mod, claim_mod=claim_mod, func=f"{paper_mod}_{claim_mod}")
     written = []
     init = root / paper_mod / "__init__.py"
@@ -207,7 +259,8 @@ def write_claim(paper: str, claim: str, kind: str, *, claims: Path | None = None
         init.parent.mkdir(parents=True, exist_ok=True)
         init.write_text(PAPER_TEMPLATE.format(**fields))
         written.append(init)
-    module.write_text((ASYMPTOTIC_TEMPLATE if rel == "" else CLAIM_TEMPLATE).format(**fields))
+    template = {"": ASYMPTOTIC_TEMPLATE, "lim": LIMIT_TEMPLATE}.get(rel, CLAIM_TEMPLATE)
+    module.write_text(template.format(**fields))
     written.append(module)
     test.parent.mkdir(parents=True, exist_ok=True)
     template = BUILTIN_TEST_TEMPLATE if claims is None else PACK_TEST_TEMPLATE

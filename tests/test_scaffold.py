@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from checks.cli import main
+from checks.scaffold import KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("kind", ["identity", "inequality", "asymptotic"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_new_then_run_is_inconclusive_with_the_undecided_step_named(tmp_path, monkeypatch, capsys, kind):
     monkeypatch.chdir(tmp_path)
     assert main(["new", "my-paper", "lemma-3.1", "--kind", kind, "--claims", "./mine"]) == 0
@@ -28,6 +29,10 @@ def test_new_then_run_is_inconclusive_with_the_undecided_step_named(tmp_path, mo
     assert (step["role"], step["status"]) == ("statement", "undecided")
     assert f"'{step['name']}' undecided by SymPy" in record["summary"]  # named
     assert record["kind"] == kind
+    # the written spec imports nothing numeric at module level (attnaudit list stays fast)
+    source = (tmp_path / "mine" / "my_paper" / "lemma_3_1.py").read_text()
+    assert not any(line.startswith(("import torch", "import numpy", "import operators"))
+                   for line in source.splitlines())
     # a plain folder name works too (no importable package of that name)
     assert main(["list", "--claims", "mine"]) == 0
     assert "my-paper/lemma-3.1" in capsys.readouterr().out
