@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -87,3 +89,16 @@ def single_thread() -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
+
+
+def single_threaded(fn):
+    """``fn`` under :func:`single_thread`; a generator (a sampler) is drawn to the end inside it,
+    so that its batches too are computed on one thread."""
+
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        with single_thread():
+            out = fn(*args, **kwargs)
+            return list(out) if inspect.isgenerator(out) else out
+
+    return wrapped

@@ -188,3 +188,18 @@ def expansion_bound(d: int, dtype: torch.dtype) -> float:
     m = (d + 2) * u
     gamma = 2 * m / (1 - m) + 4 * u
     return gamma / (EXPANSION_TAU - gamma)
+
+
+# The floating dtypes the geometry operators accept (half dtypes are computed in float32).
+FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+
+
+def check_query_key(q: torch.Tensor, k: torch.Tensor) -> None:
+    """Queries and keys: floating, one dtype, one last dimension, no NaN."""
+    check_float("q", q)
+    check_float("k", k)
+    check_same_dtype(q=q, k=k)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(f"mismatched last dims: q has d={q.shape[-1]}, k has d={k.shape[-1]}")
+    check_not_nan("q", q)
+    check_not_nan("k", k)

@@ -15,23 +15,13 @@ from ._checks import (  # noqa: I001
     check_float,
     check_not_nan,
     check_qkv,
-    check_same_dtype,
+    check_query_key,
     compute_dtype,
     positive_range,
 )
 from ._expansion import centred, expand, gather_pairs, recompute, resolve_path, threshold
 from .core import DEFAULT_BLOCK, DEFAULT_CHUNK, distance_attention, distance_weights
 from .distances import _SquaredDistances
-
-
-def _check_qk(q: torch.Tensor, k: torch.Tensor) -> None:
-    check_float("q", q)
-    check_float("k", k)
-    check_same_dtype(q=q, k=k)
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"mismatched last dims: q has d={q.shape[-1]}, k has d={k.shape[-1]}")
-    check_not_nan("q", q)
-    check_not_nan("k", k)
 
 
 def exact_sqdist(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
@@ -135,7 +125,7 @@ def ida_weights(q: torch.Tensor, k: torch.Tensor, *, eps: float | torch.Tensor) 
     autograd graph is recorded; about four (distances, clamped, ratios, weights) when
     one is. Plus float32 copies of q, k for half dtypes.
     """
-    _check_qk(q, k)
+    check_query_key(q, k)
     check_eps(eps)
     work = compute_dtype(q.dtype)
     return distance_weights(q.to(work), k.to(work), sqdist=exact_sqdist, eps=eps).to(q.dtype)
@@ -191,7 +181,7 @@ def ida_attention(
     kept for backward, O(n_q·n_k) in total.
     """
     check_qkv(q, k, v)
-    _check_qk(q, k)
+    check_query_key(q, k)
     check_not_nan("v", v)
     check_eps(eps)
     check_chunk_size(chunk_size)

@@ -23,17 +23,7 @@ is an mpmath evaluation of the quadratic form).
 
 import torch
 
-from ._checks import check_float, check_not_nan, check_same_dtype, compute_dtype
-
-
-def _check_points(q: torch.Tensor, k: torch.Tensor) -> None:
-    check_float("q", q)
-    check_float("k", k)
-    check_same_dtype(q=q, k=k)
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"mismatched last dims: q has d={q.shape[-1]}, k has d={k.shape[-1]}")
-    check_not_nan("q", q)
-    check_not_nan("k", k)
+from ._checks import check_float, check_not_nan, check_query_key, check_same_dtype, compute_dtype
 
 
 def _check_tokens(name: str, t: torch.Tensor, points: torch.Tensor, last: str, last_size: int | None) -> None:
@@ -84,7 +74,7 @@ def metric_sqdist(q: torch.Tensor, k: torch.Tensor, *, uq: torch.Tensor, uk: tor
 
     Memory: O(n_q·n_k·(d + r)) per batch element (the differences and projections).
     """
-    _check_points(q, k)
+    check_query_key(q, k)
     _check_tokens("uq", uq, q, "r", None)
     _check_tokens("uk", uk, k, "r", uq.shape[-1])
     work = compute_dtype(q.dtype)
@@ -112,7 +102,7 @@ def metric_sqdist_direct(
 
     Memory: O(n_q·n_k·d) per batch element (the differences and one product).
     """
-    _check_points(q, k)
+    check_query_key(q, k)
     d = q.shape[-1]
     _check_tokens("gq", gq, q, "d", d)
     _check_tokens("gk", gk, k, "d", d)

@@ -29,6 +29,7 @@ import warnings
 import torch
 
 from ._checks import (
+    FLOAT_DTYPES,
     ball_margin,
     check_curvature,
     check_float,
@@ -49,7 +50,7 @@ from ._smooth import (
 )
 from .distances import _SquaredDistances
 
-DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+DTYPES = FLOAT_DTYPES
 
 
 # ---------------------------------------------------------------- checks and α

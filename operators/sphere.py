@@ -20,6 +20,7 @@ elsewhere (``_checks.require``): no host synchronisation.
 import torch
 
 from ._checks import (
+    FLOAT_DTYPES,
     check_float,
     check_float_dtype,
     check_not_nan,
@@ -32,7 +33,7 @@ from ._dd import dd_add, dd_sum_sq_diff, dd_sum_squares, one_minus_c_times, two_
 from ._smooth import half_angle_sq, smooth_needed, straight_through
 from .distances import _SquaredDistances
 
-DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+DTYPES = FLOAT_DTYPES
 
 
 def _check_vectors(name: str, x: torch.Tensor, min_dim: int = 1) -> None:

@@ -4,30 +4,16 @@ Hessian spread in the query q ∈ R^d (spread: the proof's last paragraph, Corol
 
 from __future__ import annotations
 
-import inspect
 import math
 
 import sympy as sp
 
 from checks import Claim, Kind, Reading, Relation, ScalingLaw, control, sampling, symbolic, tolerances
+from checks.context import single_threaded
 
 n, s = sp.symbols("n s", positive=True)
 delta, eps, rho, c = sp.symbols("delta epsilon rho c", positive=True)
 N_GRID = [float(round(10 ** (2 + k / 3))) for k in range(10)]  # n = 10² … 10⁵, three a decade
-
-
-def _single(fn):
-    """``fn`` under one torch thread, its batches drawn at once: small kernels, for which thread
-    hand-offs on a shared 2-core machine cost more than they save."""
-
-    def wrapped(*args, **kwargs):
-        from checks.context import single_thread
-
-        with single_thread():
-            out = fn(*args, **kwargs)
-            return list(out) if inspect.isgenerator(out) else out
-
-    return wrapped
 
 
 def _curvature(kernel, n_keys, at, eps_=None, radius=None):
@@ -55,7 +41,7 @@ def _curvature(kernel, n_keys, at, eps_=None, radius=None):
 
 
 def _curvature_at_zero(kernel, eps_of_n=None):
-    @_single
+    @single_threaded
     def measure(ctx, grid):
         one = ctx.tensor([1.0])
         return [abs(float(_curvature(kernel, int(m), 0 * one, eps_of_n and one * eps_of_n(m), one)[0]))
@@ -106,7 +92,7 @@ SOFT_TOL = tolerances.Roundoff(condition="n + 1/(1 − W₁₁): the n-term norm
                                          "formed near 1", scale="2f′² + 2|f−1||f″|")
 
 
-@_single
+@single_threaded
 def softmax_curvature_gap(case):
     count, logit = case["n"], case["s"]
     u = (count - 1) * (-logit).exp()
@@ -115,7 +101,7 @@ def softmax_curvature_gap(case):
             SOFT_TOL((count + (1 + u) / u) * terms))
 
 
-@_single
+@single_threaded
 def sample_logits(ctx, gen):
     for count in (2, 3, 10, 100, 1000, 10000):
         logit = ctx.tensor([0.0]).new_empty(ctx.pick(quick=256, full=2048)).uniform_(-6, 6, generator=gen)
@@ -211,7 +197,7 @@ IDA_TOL = tolerances.Roundoff(condition="n + (1+α)/α + (ρ²+ε)/ρ², α = (n
                               scale="L″(0)")
 
 
-@_single
+@single_threaded
 def ida_curvature_gap(case):
     count, e, r = case["n"], case["eps"], case["rho"]
     exact = 4 * e * r**2 * (count - 1) ** 2 / (count * e + r**2) ** 3
@@ -220,7 +206,7 @@ def ida_curvature_gap(case):
             IDA_TOL((count + (1 + alpha) / alpha + (r**2 + e) / r**2) * exact))
 
 
-@_single
+@single_threaded
 def sample_radii(ctx, gen):
     batch = ctx.pick(quick=256, full=2048)
     for count in (2, 3, 10, 100, 1000):
@@ -382,7 +368,7 @@ SPREAD_TOL = tolerances.Roundoff(condition="n·(ρ²+ε)/ρ²: the n-term normal
 
 
 def _spread_gap(kernel):
-    @_single
+    @single_threaded
     def evaluate(case):
         """Spread of the Hessian at q = k₁ = 0 against 1 + 4ε/(ρ²+ε)."""
         keys, e, r = case["keys"], case["eps"], case["rho"]
@@ -392,7 +378,7 @@ def _spread_gap(kernel):
     return evaluate
 
 
-@_single
+@single_threaded
 def sample_key1(ctx, gen):
     import torch
 
@@ -406,7 +392,7 @@ def sample_key1(ctx, gen):
 
 
 def _key1_spread(kernel):
-    @_single
+    @single_threaded
     def measure(ctx, grid):
         """k₁ = 0, the pair ±e₁ and a regular (n−3)-gon in the (e₂, e₃) plane (ρ = ε = 1)."""
         import torch
@@ -426,7 +412,7 @@ def centre_eigenvalues(ctx, kernel, config, count):
     """Eigenvalues of ∂²L/∂q² at the centre (ρ = ε = 1) on span{e₁, e₂}: the n-gon lives there; the
     cross-polytope is symmetric in e₂ … e_d, so its spectrum is {H₁₁, H₂₂ (d − 1 times)}."""
 
-    @_single
+    @single_threaded
     def compute():
         import torch
 
@@ -485,7 +471,7 @@ CLOSED_TOL = tolerances.Roundoff(condition="n·(n·max|H| + n·max|H(|keys|)|): 
 
 
 def _hessian_gap(kernel):
-    @_single
+    @single_threaded
     def evaluate(case):
         """max-entry gap between autograd and the closed form."""
         keys, e = case["keys"], case["eps"]
@@ -498,7 +484,7 @@ def _hessian_gap(kernel):
     return evaluate
 
 
-@_single
+@single_threaded
 def sample_sphere_keys(ctx, gen):
     import torch
 

@@ -4,12 +4,12 @@ operators.effective_rank; the small-ε bound, the general case, and width indepe
 
 from __future__ import annotations
 
-import inspect
 import math
 
 import sympy as sp
 
 from checks import Claim, Kind, Reading, Relation, ScalingLaw, control, sampling, symbolic, tolerances
+from checks.context import single_threaded
 
 n, eps, dmin, a, t, F, m, c = sp.symbols("n epsilon d_min a t F m c", positive=True)
 COUNT = m + 2  # n > 2 written n = m + 2 with m > 0, so that SymPy sees n − 2 > 0
@@ -69,20 +69,6 @@ def derivation():
 # ── numerics ──
 
 
-def _single(fn):
-    """``fn`` under one torch thread, its batches drawn at once: small kernels, for which thread
-    hand-offs on a shared 2-core machine cost more than they save."""
-
-    def wrapped(*args, **kwargs):
-        from checks.context import single_thread
-
-        with single_thread():
-            out = fn(*args, **kwargs)
-            return list(out) if inspect.isgenerator(out) else out
-
-    return wrapped
-
-
 def _ida_rank(x, eps_):
     import operators
 
@@ -112,7 +98,7 @@ BOUNDS = {  # (n, d_min², ε, c = ε(n−1)/d_min², x) → the bound
 def _gap(bound, rank=_ida_rank):
     """eff-rank(K) at ε = c·d_min²/(n−1) (d_min the minimum distance) against BOUNDS[bound]."""
 
-    @_single
+    @single_threaded
     def evaluate(case):
         x, frac, count = case["x"], case["c"], case["x"].shape[-2]
         d2 = sampling.min_pairwise_squared_distance(x)
@@ -124,7 +110,7 @@ def _gap(bound, rank=_ida_rank):
 
 
 def _sampler(c_high, simplices=False):
-    @_single
+    @single_threaded
     def sample(ctx, gen):
         import torch
 
@@ -312,7 +298,7 @@ def gaussian_points_in_width(ctx, gen, tag, batch, count, width):
     return upper.transpose(-1, -2)
 
 
-@_single
+@single_threaded
 def _widening_gap(case):
     """eff-rank(K) of the points in R^(4d) against that of their first d coordinates, with one
     ε = c·d_min²/(n−1) (d_min at width d, so the hypothesis holds at both widths)."""
@@ -323,7 +309,7 @@ def _widening_gap(case):
     return wide, _ida_rank(x[..., :narrow], e), TOL(count**2 * wide)
 
 
-@_single
+@single_threaded
 def _sample_widening(ctx, gen):
     for count, width in ((8, 2), (32, 2), (32, 8), (32, 32), (32, 128)):
         batch = ctx.pick(quick=100, full=1000)
@@ -332,7 +318,7 @@ def _sample_widening(ctx, gen):
 
 
 def _over_width(scaled):
-    @_single
+    @single_threaded
     def sample(ctx, gen):
         batch = ctx.pick(quick=100, full=1000)
         for width in (2, 8, 32, 128, 512, 2048):
@@ -346,7 +332,7 @@ def _over_width(scaled):
 
 
 def _width_measure(kind):
-    @_single
+    @single_threaded
     def measure(ctx, grid):
         """Per width, over 256 (full 2048) sets of n = 32 Gaussian points: "gap", n − eff-rank at
         σ = 1, ε = GAP_EPS (within the hypothesis: checked); "scaled" / "unscaled", eff-rank at
