@@ -509,7 +509,7 @@ DISTANCE = Claim(
         Relation(name="distance-matches-mpmath", lhs="operators.poincare_distance(x, y)", rel="==",
                  rhs="arcosh(1 + 2‖x−y‖²/((1−‖x‖²)(1−‖y‖²))) at 50 digits (mpmath)", evaluate=mpmath_gap,
                  sample=_mpmath_sampler, tolerance=MP_TOL,
-                 sampler="150 (full 1500) pairs per d ∈ {2, 16}, radii ρ·t, ρ = 1 − s with s log-uniform "
+                 sampler="150 (full 1500) pairs per d ∈ {2, 16}, ‖x‖ = ρ, ‖y‖ = ρ·t, ρ = 1 − s with s log-uniform "
                          "in [1e-12, 1] (down to 1e-12 from the boundary)",
                  controls=(control("the naive float64 arcosh formula in place of the double-double one",
                                    evaluate=lambda case: mpmath_gap(case, naive=True)),)),
