@@ -108,7 +108,8 @@ A = Claim(
              "y_{j*}: K_{ij*}/Σ_m K_im → 1 as ε → 0⁺; tested on three metric spaces (Euclidean R^d, the "
              "Poincaré ball with d_H, the sphere with the great-circle distance) through the rate "
              "1 − K_{ij*}/Σ_m K_im = ε·Σ_{j≠j*} d(x_i, y_j)⁻² + O(ε²) derived by the suite."),
-    reading_why="the literal statement; a lemma about every metric space is tested on the three the paper uses",
+    reading_why=("the literal statement; a lemma about every metric space is tested on the three the "
+                 "paper uses"),
     kind=Kind.LIMIT, derivation=a_derivation,
     checks=tuple(_limit(g) for g in ("euclidean", "hyperbolic", "spherical")),
     time_limit_s=30.0,
@@ -145,7 +146,8 @@ def b_derivation():
                        _le(two, 1 + 2 * eps**2 / (eps * (2 + t)) ** 2), role="statement",
                        note="false for every admissible pair, in every metric space"),
         symbolic.holds("general bound n(1−c)² (c = ε(n−1)/d_min² < 1) compatible with eff-rank ≥ "
-                       "n/(1 + c²/(n−1)) (n = t + 2)", _le(lower_c.subs(unit), (count * (1 - c) ** 2).subs(unit)),
+                       "n/(1 + c²/(n−1)) (n = t + 2)",
+                       _le(lower_c.subs(unit), (count * (1 - c) ** 2).subs(unit)),
                        role="statement", note="false for every 0 < c < 1"),
     ]
 

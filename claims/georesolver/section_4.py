@@ -108,7 +108,8 @@ def descend(x, starts, ops, tol=STOP, max_iter=MAX_ITER):
         ok = c_f <= f * (1 + 1e-15)
         mu = torch.where(ok[..., None], cand, mu)
         logs = torch.where(ok[..., None, None], c_logs, logs)
-        lam, dist, f = torch.where(ok, c_lam, lam), torch.where(ok[..., None], c_dist, dist), torch.where(ok, c_f, f)
+        lam, f = torch.where(ok, c_lam, lam), torch.where(ok, c_f, f)
+        dist = torch.where(ok[..., None], c_dist, dist)
         guard = torch.where(ok, torch.ones_like(guard), guard / 2)
     return mu, dist.amax(-1)
 
@@ -177,7 +178,8 @@ def sample_sphere(ctx, gen):
         phi = phi + 0.05 * sampling.gaussian(ctx, gen, batch, count)
         rest = 0.05 * sampling.gaussian(ctx, gen, batch, count, dim - 1)
         x = operators.sphere_normalize(torch.cat([phi.cos()[..., None], phi.sin()[..., None], rest], -1))
-        yield {"x": x, "starts": operators.sphere_normalize(sampling.gaussian(ctx, gen, batch, STARTS, dim + 1))}
+        starts = operators.sphere_normalize(sampling.gaussian(ctx, gen, batch, STARTS, dim + 1))
+        yield {"x": x, "starts": starts}
 
 
 SAMPLER = (f"24 (full 200) point sets per (n, d) ∈ {{(2,2), (5,3), (16,8)}}: x = ρ·tanh(‖z‖)z/‖z‖, "
@@ -211,7 +213,8 @@ CLAIMS = (
         time_limit_s=60.0,
         notes=("The sentence is a cited fact (Cartan; Karcher 1977; Sturm 2003 for CAT(0)), not proved in "
                "the paper: the steps check the two facts it rests on for the ball (curvature −1, convexity "
-               "of F along geodesics). On the sphere (curvature +1) F has a minimum near each pole for points spread "
+               "of F along geodesics). On the sphere (curvature +1) F has a minimum near each pole for "
+               "points spread "
                "round a great circle, and the same descent ends at different points: the control."),
     ),
 )

@@ -46,7 +46,8 @@ def retrieval_derivation():
                        sp.Integer(1), role="statement"),
         symbolic.series("rate: 1 − W_{j*} = ε·Σ_{j≠j*} d_H(q,k_j)⁻² + O(ε²)", eps * sum(dj**-2 for dj in d),
                         1 - w_star, eps, 0, 2, role="statement",
-                        note="derived by the suite (the paper states no rate): the rate the limit check tests"),
+                        note="derived by the suite (the paper states no rate): the rate the limit check "
+                             "tests"),
     ]
 
 
@@ -509,7 +510,8 @@ DISTANCE = Claim(
         Relation(name="distance-matches-mpmath", lhs="operators.poincare_distance(x, y)", rel="==",
                  rhs="arcosh(1 + 2‖x−y‖²/((1−‖x‖²)(1−‖y‖²))) at 50 digits (mpmath)", evaluate=mpmath_gap,
                  sample=_mpmath_sampler, tolerance=MP_TOL,
-                 sampler="150 (full 1500) pairs per d ∈ {2, 16}, ‖x‖ = ρ, ‖y‖ = ρ·t, ρ = 1 − s with s log-uniform "
+                 sampler="150 (full 1500) pairs per d ∈ {2, 16}, ‖x‖ = ρ, ‖y‖ = ρ·t, ρ = 1 − s with s "
+                         "log-uniform "
                          "in [1e-12, 1] (down to 1e-12 from the boundary)",
                  controls=(control("the naive float64 arcosh formula in place of the double-double one",
                                    evaluate=lambda case: mpmath_gap(case, naive=True)),)),

@@ -199,14 +199,16 @@ CLAIMS = (
             ScalingLaw(name="pl-soft-vs-gap", quantity="μ_soft/(e^{−Δ_H²/√d}/Δ_H²)", variable="e^{Δ_H²/√d}",
                        exponent=0.0, order="Θ", grid=_gap_grid, measure=_soft_measure("paper"),
                        tolerance=FIT_TOL, predicted="Θ(1)",
-                       family=f"d = {SOFT_D:g}, Δ_H = (√d·ln z)^{{1/2}}, Δ_H²/√d ∈ [4, 20]; μ an infimum over s"),
+                       family=(f"d = {SOFT_D:g}, Δ_H = (√d·ln z)^{{1/2}}, Δ_H²/√d ∈ [4, 20]; "
+                               "μ an infimum over s")),
         ),
         correction=lambda evidence: (
             "On the geodesic between the keys the loss is Theorem 2.6's in arclength: μ_HIDA = Θ(ε²/Δ_H⁶) "
             "for ε ≪ Δ_H² (≈ 8ε²/Δ_H⁶ at the far key), not Θ(ε²/Δ_H⁴); μ_soft = Θ((Δ_H²/d)e^{−2Δ_H²/√d}), "
             f"without ε. {_fits(evidence)}"),
         time_limit_s=60.0,
-        notes=("The proof places k₂ = (Δ_H, 0, …) in Euclidean coordinates (which needs Δ_H < 1 and is not at "
+        notes=("The proof places k₂ = (Δ_H, 0, …) in Euclidean coordinates (which needs Δ_H < 1 and is not "
+               "at "
                "hyperbolic distance Δ_H) and expands d_H(q, k₁)² = q² + O(q⁴), dropping the factor 4; in "
                "arclength both expansions are exact and the problem is Theorem 2.6's, whose W₁′(0) = 0 "
                "step is false here too. The ratio's Ω bound rests on both constants; not tested apart "

@@ -20,7 +20,8 @@ def record():
 
 def test_confirmed_rates_and_exponents(record):
     assert record["verdict"] == "confirmed" and record["proof"]["status"] == "absent"
-    assert {r["id"]: r["verdict"] for r in record["readings"]} == {"primary": "confirmed", "every-d": "refuted"}
+    verdicts = {r["id"]: r["verdict"] for r in record["readings"]}
+    assert verdicts == {"primary": "confirmed", "every-d": "refuted"}
     for d in DIMS:
         rate = evidence(record, f"hyperbolic-growth-rate-d{d}")
         assert abs(rate["fit"]["exponent"] - (d - 1)) < 0.01
