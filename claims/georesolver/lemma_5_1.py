@@ -8,7 +8,7 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, Limit, Relation, control, sampling, symbolic, tolerances
+from checks import Claim, Kind, Limit, Reading, Relation, control, sampling, symbolic, tolerances
 from checks.context import single_threaded
 
 eps, t, a, n, F = sp.symbols("epsilon t a n F", positive=True)
@@ -145,6 +145,10 @@ def b_derivation():
         symbolic.holds("small-ε bound at n = 2 under the hypothesis: 2/(1+ε²/(d_min²+ε)²) ≤ 1 + 2ε²/d_min⁴",
                        _le(two, 1 + 2 * eps**2 / (eps * (2 + t)) ** 2), role="statement",
                        note="false for every admissible pair, in every metric space"),
+        symbolic.limit("with the remainder: at fixed points eff-rank → n as ε → 0 (n = 2 shown), while "
+                       "1 + nε²/d_min⁴ + C·nε³/d_min⁶ → 1 for every constant C",
+                       2 / (1 + eps**2 / (a + eps) ** 2), eps, 0, sp.Integer(1), role="statement",
+                       reading="with-remainder"),
         symbolic.holds("general bound n(1−c)² (c = ε(n−1)/d_min² < 1) compatible with eff-rank ≥ "
                        "n/(1 + c²/(n−1)) (n = t + 2)",
                        _le(lower_c.subs(unit), (count * (1 - c) ** 2).subs(unit)),
@@ -239,6 +243,9 @@ B = Claim(
              "is negligible); and eff-rank(K) ≤ n(1−c)² for c = ε(n−1)/d_min² < 1. Tested on the "
              "Poincaré ball and the sphere."),
     reading_why="the literal statement, on the non-Euclidean metrics Part II applies it to",
+    alternatives=(Reading("with-remainder", "eff-rank(K) ≤ 1 + nε²/d_min⁴ + C·nε³/d_min⁶ for some constant "
+                          "C, as ε → 0 at fixed points", "the refined bound's O(nε³/d_min⁶) read as a "
+                          "remainder with an unstated constant"),),
     kind=Kind.INEQUALITY, derivation=b_derivation,
     checks=tuple(_b_relation(g, b) for b in ("small", "general") for g in ("hyperbolic", "spherical")),
     correction=lambda evidence: (

@@ -16,7 +16,7 @@ N_, M_ = s**2 + eps, (s - delta) ** 2 + eps
 W1 = M_ / (N_ + M_)
 LAW_POINTS = {"quick": 11, "full": 31}
 PL_POINTS = {"quick": 1000, "full": 12000}
-EPS_FIXED, SOFT_D = 1e-6, 16.0
+EPS_FIXED, SOFT_D, RATIO_EPS = 1e-6, 16.0, 1e-4
 
 
 def derivation():
@@ -147,6 +147,16 @@ def _soft_measure(scaled_by):
     return measure
 
 
+def _ratio_measure(ctx, grid):
+    """μ_HIDA/μ_soft along Δ_H at fixed Δ_H²/√d = 8 (d = Δ_H⁴/64), ε = RATIO_EPS."""
+    import numpy as np
+
+    one = np.ones_like(grid)
+    points, dl = ctx.pick(**PL_POINTS), ctx.tensor(grid)
+    return (_mu("IDA", ctx.tensor(RATIO_EPS * one), dl, points)
+            / _mu("SOFTMAX", ctx.tensor(grid**4 / 64.0), dl, points)).cpu().numpy()
+
+
 def _gap_grid(ctx):
     import numpy as np
 
@@ -201,17 +211,23 @@ CLAIMS = (
                        tolerance=FIT_TOL, predicted="Θ(1)",
                        family=(f"d = {SOFT_D:g}, Δ_H = (√d·ln z)^{{1/2}}, Δ_H²/√d ∈ [4, 20]; "
                                "μ an infimum over s")),
+            ScalingLaw(name="ratio-vs-delta", quantity="μ_HIDA/μ_soft", variable="Δ_H", exponent=-2.0,
+                       order="Ω", grid=_logspace(1.0, 1000.0), measure=_ratio_measure, tolerance=FIT_TOL,
+                       predicted="Ω(e^{Δ_H²/√d}/Δ_H²) at fixed Δ_H²/√d: exponent ≥ −2",
+                       family=(f"ε = {RATIO_EPS:g}, d = Δ_H⁴/64 (Δ_H²/√d = 8), Δ_H ∈ [1, 1000]; "
+                               "infima over s")),
         ),
         correction=lambda evidence: (
             "On the geodesic between the keys the loss is Theorem 2.6's in arclength: μ_HIDA = Θ(ε²/Δ_H⁶) "
             "for ε ≪ Δ_H² (≈ 8ε²/Δ_H⁶ at the far key), not Θ(ε²/Δ_H⁴); μ_soft = Θ((Δ_H²/d)e^{−2Δ_H²/√d}), "
-            f"without ε. {_fits(evidence)}"),
+            "without ε; their ratio ≍ ε²d·e^{2Δ_H²/√d}/Δ_H⁸, Θ(Δ_H⁻⁴) at fixed Δ_H²/√d. "
+            f"{_fits(evidence)}"),
         time_limit_s=60.0,
         notes=("The proof places k₂ = (Δ_H, 0, …) in Euclidean coordinates (which needs Δ_H < 1 and is not "
                "at "
                "hyperbolic distance Δ_H) and expands d_H(q, k₁)² = q² + O(q⁴), dropping the factor 4; in "
                "arclength both expansions are exact and the problem is Theorem 2.6's, whose W₁′(0) = 0 "
-               "step is false here too. The ratio's Ω bound rests on both constants; not tested apart "
-               "(see theorem-2.6/ratio for the Euclidean instance, which is the same computation)."),
+               "step is false here too. The ratio is tested along Δ_H at fixed Δ_H²/√d "
+               "(theorem-2.6/ratio tests the Euclidean instance, the same computation, along d and ε too)."),
     ),
 )

@@ -39,6 +39,8 @@ def test_b_refuted_everywhere_with_witnesses(records):
     record = records[B.id]
     assert (record["verdict"], record["proof"]["status"]) == ("refuted", "flawed")
     assert record["proof"]["first_false_step"].startswith("'(b) follows from the Frobenius estimate'")
+    assert {r["id"]: r["verdict"] for r in record["readings"]} == {"primary": "refuted",
+                                                                   "with-remainder": "refuted"}
     for bound in ("small-eps", "general"):
         for g in ("hyperbolic", "spherical"):
             name = f"{bound}-bound-{g}"

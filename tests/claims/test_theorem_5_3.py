@@ -24,6 +24,8 @@ def test_refuted_by_the_delta_exponent_proof_flawed_at_the_expansion(record):
     assert abs(fit["exponent"] + 6) < 0.05
     assert_interval_excludes(record, "pl-soft-vs-gap", 0.0)
     assert abs(evidence(record, "pl-hida-vs-eps")["fit"]["exponent"] - 2) < 0.05
+    ratio = assert_interval_excludes(record, "ratio-vs-delta", -2.0)
+    assert abs(ratio["exponent"] + 4) < 0.05
 
 
 def test_reduction_holds_on_the_operator_and_the_literal_placement_fails(record):
