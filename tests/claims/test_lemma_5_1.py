@@ -39,11 +39,18 @@ def test_b_refuted_everywhere_with_witnesses(records):
     record = records[B.id]
     assert (record["verdict"], record["proof"]["status"]) == ("refuted", "flawed")
     assert record["proof"]["first_false_step"].startswith("'(b) follows from the Frobenius estimate'")
-    assert {r["id"]: r["verdict"] for r in record["readings"]} == {"primary": "refuted",
-                                                                   "with-remainder": "refuted"}
+    assert {r["id"]: r["verdict"] for r in record["readings"]} == {
+        "primary": "refuted", "lower-bound": "confirmed", "with-remainder": "refuted"}
     for bound in ("small-eps", "general"):
         for g in ("hyperbolic", "spherical"):
             name = f"{bound}-bound-{g}"
             ev = evidence(record, name)
             assert ev["violations"] == ev["cases"]  # every admissible configuration
             assert_witnessed(record, name, B)
+
+
+def test_b_corrected_lower_bound_holds_and_is_attained(records):
+    for g in ("hyperbolic", "spherical"):
+        ev = evidence(records[B.id], f"lower-bound-{g}")
+        assert ev["status"] == "agrees" and [c["failed"] for c in ev["controls"]] == [True]
+        assert -1e-9 < ev["closest_relative_margin"] <= 0  # attained by two points
