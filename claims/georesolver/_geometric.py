@@ -29,7 +29,7 @@ def ball_points(ctx, gen, batch: int, count: int, dim: int, rho=0.9):
     that sets range from clustered at the origin to spread against the sphere of radius ρ."""
     sigma = sampling.log_uniform(ctx, gen, batch, 1, 1, low=0.05, high=20.0)
     z = sampling.gaussian(ctx, gen, batch, count, dim) * sigma
-    rho = rho if torch.is_tensor(rho) else torch.full((batch,), float(rho), dtype=z.dtype)
+    rho = rho if torch.is_tensor(rho) else torch.full((batch,), float(rho), dtype=z.dtype, device=z.device)
     return rho[:, None, None] * operators.poincare_expmap0(z)
 
 

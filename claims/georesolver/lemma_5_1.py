@@ -53,8 +53,8 @@ def _instances(geometry, ctx, gen, batch, count, dim):
     from claims.georesolver import _geometric as G
 
     y = G.points(geometry, ctx, gen, batch, count, dim)
-    j = torch.randint(count, (batch,), generator=gen)
-    x = y[torch.arange(batch), j][:, None, :]
+    j = torch.randint(count, (batch,), generator=gen, device=y.device)
+    x = y[torch.arange(batch, device=y.device), j][:, None, :]
     star = torch.nn.functional.one_hot(j, count).bool()
     return x, y, star, G.sqdist(geometry)(x, y)[:, 0, :]
 

@@ -73,7 +73,7 @@ def _sphere_ops():
         theta = torch.atan2(nu, c)
         return u * torch.where(nu > 0, theta / torch.where(nu > 0, nu, 1.0), 1.0)
 
-    return dict(exp=exp, log=log, lam=lambda mu: torch.ones(mu.shape[:-1], dtype=mu.dtype),
+    return dict(exp=exp, log=log, lam=lambda mu: torch.ones(mu.shape[:-1], dtype=mu.dtype, device=mu.device),
                 dist=lambda a, b: operators.sphere_sqdist(a, b).sqrt(),
                 curv=lambda t: torch.ones_like(t))
 
@@ -146,7 +146,7 @@ def _radii(ctx, gen, batch, high=2.0):
 
     import torch
 
-    s = 0.3 + (high - 0.3) * torch.rand(batch, generator=gen, dtype=ctx.dtype)
+    s = 0.3 + (high - 0.3) * torch.rand(batch, generator=gen, dtype=ctx.dtype, device=ctx.device)
     return -torch.expm1(-s * math.log(10.0))
 
 
@@ -174,7 +174,7 @@ def sample_sphere(ctx, gen):
     batch = ctx.pick(quick=24, full=200)
     for count, dim in SHAPES:
         count = max(count, 3)
-        phi = 2 * math.pi * torch.arange(count, dtype=ctx.dtype) / count
+        phi = 2 * math.pi * torch.arange(count, dtype=ctx.dtype, device=ctx.device) / count
         phi = phi + 0.05 * sampling.gaussian(ctx, gen, batch, count)
         rest = 0.05 * sampling.gaussian(ctx, gen, batch, count, dim - 1)
         x = operators.sphere_normalize(torch.cat([phi.cos()[..., None], phi.sin()[..., None], rest], -1))

@@ -57,7 +57,7 @@ def _hida_weights(q, k, e):
 
     import operators
 
-    eye = torch.eye(k.shape[-2], dtype=k.dtype).expand(*k.shape[:-1], k.shape[-2])
+    eye = torch.eye(k.shape[-2], dtype=k.dtype, device=k.device).expand(*k.shape[:-1], k.shape[-2])
     return operators.hida_attention(q, k, eye, eps=e, path="exact")
 
 
@@ -71,7 +71,7 @@ def _radii(ctx, gen, batch):
     """ρ = 1 − 10^{−s}, s uniform in [0.3, 6]: from ρ ≈ 0.5 to within 1e-6 of the boundary."""
     import torch
 
-    s = 0.3 + 5.7 * torch.rand(batch, generator=gen, dtype=ctx.dtype)
+    s = 0.3 + 5.7 * torch.rand(batch, generator=gen, dtype=ctx.dtype, device=ctx.device)
     return -torch.expm1(-s * math.log(10.0))
 
 
@@ -81,8 +81,8 @@ def _retrieval_instances(ctx, gen, batch, n, d):
     from claims.georesolver import _geometric as G
 
     k = G.ball_points(ctx, gen, batch, n, d, _radii(ctx, gen, batch))
-    j = torch.randint(n, (batch,), generator=gen)
-    q = k[torch.arange(batch), j][:, None, :]
+    j = torch.randint(n, (batch,), generator=gen, device=k.device)
+    q = k[torch.arange(batch, device=k.device), j][:, None, :]
     star = torch.nn.functional.one_hot(j, n).bool()
     import operators
 
@@ -258,18 +258,43 @@ def rank_relation(name, geometry, what, **extra):
                  "coordinates in [−1/2, 1/2]" + (" lifted to the sphere" if geometry == "spherical" else "")))
 
 
-@single_threaded
-def separation_gap(case):
-    """d_min,H against 2δ/(1−ρ²), 2δ = min_{i≠j}‖k_i − k_j‖, ρ = max_j ‖k_j‖ (1 − ρ² = 2/max λ)."""
-    import operators
-    from claims.georesolver import _geometric as G
+def separation_gap(rhs="paper"):
+    @single_threaded
+    def evaluate(case):
+        """d_min,H against 2δ/(1−ρ²) ("paper") or 2·(2δ) ("floor"), 2δ = min_{i≠j}‖k_i − k_j‖,
+        ρ = max_j ‖k_j‖ (1 − ρ² = 2/max λ, λ the conformal factor in double-double)."""
+        import operators
+        from claims.georesolver import _geometric as G
 
-    x = case["x"]
-    dmin = G.min_offdiagonal(operators.poincare_sqdist(x, x)).sqrt()
-    sep = sampling.min_pairwise_distance(x)
-    one_minus = 2.0 / operators.poincare_conformal_factor(x).amax(dim=-1)
-    rhs = sep / one_minus
-    return dmin, rhs, SEP_TOL(x.shape[-1] + 16) * dmin.maximum(rhs)
+        x = case["x"]
+        dmin = G.min_offdiagonal(operators.poincare_sqdist(x, x)).sqrt()
+        sep = sampling.min_pairwise_distance(x)
+        if rhs == "paper":
+            right = sep / (2.0 / operators.poincare_conformal_factor(x).amax(dim=-1))
+        else:
+            right = 2 * sep
+        return dmin, right, SEP_TOL(x.shape[-1] + 16) * dmin.maximum(right)
+
+    return evaluate
+
+
+def _lower_gap(power=1.0):
+    @single_threaded
+    def evaluate(case):
+        """eff-rank of (d_H² + ε)^{−power} against the suite's n/(1 + ε²(n−1)/(d_min²+ε)²)."""
+        import operators
+        from claims.georesolver import _geometric as G
+
+        x, frac = case["x"], case["c"]
+        count = x.shape[-2]
+        d2 = operators.poincare_sqdist(x, x)
+        dmin2 = G.min_offdiagonal(d2)
+        e = frac * dmin2 / (count - 1)
+        value = operators.effective_rank(G.kernel(d2, e) ** power)
+        rhs = count / (1 + e.square() * (count - 1) / (dmin2 + e).square())
+        return value, rhs, RANK_TOL(count**2 * value.abs())
+
+    return evaluate
 
 
 @single_threaded
@@ -291,16 +316,27 @@ RANK = Claim(
              "and d_min ≥ 2δ/(1−ρ²) with δ half the minimum Euclidean separation and ρ = max ‖x_i‖ "
              "(δ is undefined in the text; this is the value the proof's distance bound would give)."),
     reading_why="the literal statement with Lemma 5.1 (b)'s hypothesis, which its proof cites",
+    alternatives=(Reading("suite-corrected", "eff-rank(K^H) ≥ n/(1 + ε²(n−1)/(d_min²+ε)²) and d_min,H ≥ "
+                          "2·(2δ) = 4δ (the suite's forms)", "so that the correction rests on checks"),),
     kind=Kind.INEQUALITY, derivation=rank_derivation,
     checks=(
         rank_relation("paper-bound", "hyperbolic", "points of the ball x = 0.9·tanh(‖z‖)z/‖z‖ "
                       "(the paper's projection)"),
         Relation(name="dmin-separation-bound", lhs="d_min,H", rel=">=", rhs="2δ/(1−ρ²)",
-                 evaluate=separation_gap, sample=_separation_sampler, tolerance=SEP_TOL,
+                 evaluate=separation_gap(), sample=_separation_sampler, tolerance=SEP_TOL,
                  sampler=("points of the ball x = ρ·tanh(‖z‖)z/‖z‖, ρ = 1 − 10^{−s}, s uniform in "
                           "[0.3, 6], (n, d) ∈ {(2,2), (3,2), (8,3), (32,8)}; 2δ = the minimum "
                           "Euclidean separation, ρ = the largest norm of the set"),
                  max_examples=60),
+        Relation(name="corrected-lower-bound", lhs="eff-rank(K^H)", rel=">=",
+                 rhs="n/(1 + ε²(n−1)/(d_min²+ε)²)", evaluate=_lower_gap(), sample=_rank_sampler("hyperbolic"),
+                 tolerance=RANK_TOL, reading="suite-corrected", sampler="as paper-bound",
+                 controls=(control("the kernel (d_H² + ε)^{−1/4} in place of (d_H² + ε)^{−1}",
+                                   evaluate=_lower_gap(0.25)),)),
+        Relation(name="corrected-separation", lhs="d_min,H", rel=">=", rhs="2·(2δ)",
+                 evaluate=separation_gap("floor"), sample=_separation_sampler, tolerance=SEP_TOL,
+                 reading="suite-corrected", sampler="as dmin-separation-bound",
+                 controls=(control("the paper's 2δ/(1−ρ²) in place of 2·(2δ)", evaluate=separation_gap()),)),
     ),
     correction=lambda evidence: (
         "eff-rank(K^H) ≥ n/(1 + ε²(n−1)/(d_min²+ε)²) > n − 1/2 under the hypothesis (the Frobenius "
@@ -354,13 +390,13 @@ def distance_gap(rhs="paper"):
 
 
 def _in_ball(ctx, gen, batch, dim, s, tight=False, central=False):
-    """x, y with ‖x‖, ‖y‖ ≤ ρ = 1 − s: radii ρ·t (t uniform, or t ≤ 1e-2 for a third of the pairs
+    """x, y with ‖x‖, ‖y‖ ≤ ρ = 1 − s: radii ρ·t (t uniform, or with ``central`` t ≤ 1e-2:
     near the origin); with ``tight`` x on the sphere of radius ρ."""
     import torch
 
     rho = 1 - s
-    t1 = torch.rand(batch, generator=gen, dtype=ctx.dtype)
-    t2 = torch.rand(batch, generator=gen, dtype=ctx.dtype)
+    t1 = torch.rand(batch, generator=gen, dtype=ctx.dtype, device=ctx.device)
+    t2 = torch.rand(batch, generator=gen, dtype=ctx.dtype, device=ctx.device)
     if tight:
         t1 = torch.ones_like(t1)
     elif central:

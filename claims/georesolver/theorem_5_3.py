@@ -71,7 +71,7 @@ def reduction_gap(literal=False):
         ss, dd, e = case["s"], case["delta"], case["eps"]
         k2 = torch.stack([dd, torch.zeros_like(dd)], -1) if literal else _ball(dd)
         keys = torch.stack([torch.zeros_like(k2), k2], dim=-2)  # (B, 2, 2)
-        v = torch.eye(2, dtype=ss.dtype).expand(len(ss), 2, 2)
+        v = torch.eye(2, dtype=ss.dtype, device=ss.device).expand(len(ss), 2, 2)
         w1 = operators.hida_attention(_ball(ss)[:, None, :], keys, v, eps=e,
                                       path="exact")[:, 0, 0]
         n_, m_ = ss.square() + e, (dd - ss).square() + e
@@ -89,7 +89,7 @@ def sample_reduction(ctx, gen, highs=(0.95, 20.0)):
     batch = ctx.pick(quick=1000, full=10000)
     for high in highs:
         dd = sampling.log_uniform(ctx, gen, batch, low=0.05, high=high)
-        t = torch.rand(batch, generator=gen, dtype=ctx.dtype)
+        t = torch.rand(batch, generator=gen, dtype=ctx.dtype, device=ctx.device)
         yield {"s": dd * t, "delta": dd,
                "eps": sampling.log_uniform(ctx, gen, batch, low=1e-6, high=1.0) * dd.square()}
 

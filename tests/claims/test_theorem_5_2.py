@@ -47,6 +47,9 @@ def test_rank_refuted_by_witnesses_proof_flawed_at_the_distance_bound(records):
     assert witness["inputs"]["x"]["shape"][-2] == 2  # two keys suffice
     assert witness["lhs"] > 1.5 > witness["rhs"]
     assert_witnessed(record, "dmin-separation-bound", RANK)
+    assert readings(record) == {"primary": "refuted", "suite-corrected": "confirmed"}
+    for name in ("corrected-lower-bound", "corrected-separation"):
+        assert [c["failed"] for c in evidence(record, name)["controls"]] == [True]
 
 
 def test_distance_bound_refuted_corrected_form_confirmed(records):
