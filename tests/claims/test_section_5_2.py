@@ -1,0 +1,35 @@
+"""§5.2 (A): hyperbolic ball volume grows like e^{(d−1)R}, Euclidean like R^d (fitted rates, with a
+curvature −1/4 control); the law needs d ≥ 2."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from claimtest import evidence, only, run
+
+from claims.georesolver.section_5_2 import CLAIMS, DIMS
+
+CLAIM = CLAIMS[0]
+
+
+@pytest.fixture(scope="module")
+def record():
+    return run(CLAIM)
+
+
+def test_confirmed_rates_and_exponents(record):
+    assert record["verdict"] == "confirmed" and record["proof"]["status"] == "absent"
+    verdicts = {r["id"]: r["verdict"] for r in record["readings"]}
+    assert verdicts == {"primary": "confirmed", "every-d": "refuted"}
+    for d in DIMS:
+        rate = evidence(record, f"hyperbolic-growth-rate-d{d}")
+        assert abs(rate["fit"]["exponent"] - (d - 1)) < 0.01
+        assert [c["failed"] for c in rate["controls"]] == [True]
+        power = evidence(record, f"euclidean-growth-exponent-d{d}")
+        assert abs(power["fit"]["exponent"] - d) < 1e-6 and [c["failed"] for c in power["controls"]] == [True]
+
+
+def test_wrong_rate_turns_refuted():
+    check = CLAIM.check("hyperbolic-growth-rate-d3")
+    assert run(only(CLAIM, dataclasses.replace(check, exponent=3.0, controls=())))["verdict"] == "refuted"
