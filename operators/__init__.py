@@ -32,9 +32,11 @@ and the precision table.
 """
 
 from .attention import hida_attention, sida_attention
+from .connection import connection_walk, mha_connection
 from .core import distance_attention, distance_weights
 from .distances import squared_distances
 from .ida import effective_rank, ida_attention, ida_kernel, ida_weights
+from .mha import mha_attention, mha_weights, rope_rotate
 from .metric import metric_from_factors, metric_sqdist, metric_sqdist_direct
 from .poincare import (
     mobius_add,
@@ -60,6 +62,11 @@ from .sphere import (
 )
 
 __all__ = [
+    "connection_walk",
+    "mha_attention",
+    "mha_connection",
+    "mha_weights",
+    "rope_rotate",
     "distance_attention",
     "distance_weights",
     "effective_rank",
