@@ -55,10 +55,11 @@ def mha_connection(x, wq, wk, wv, wo, *, rope=None, scale=None):
     (``(d_out, d)``, acting on column vectors). Returns walk ``(..., n, n)``, transport
     ``(..., n, n, d_out, d)`` and the headwise ``T_h`` ``(H, d_out, d)``.
     """
-    from .mha import _repeat_groups, mha_weights
+    from .mha import mha_weights
 
     a = mha_weights(x, wq, wk, rope=rope, scale=scale)  # (..., H, n, n)
-    t_h = (_repeat_groups(wv[:, None], wq.shape[0])[:, 0] @ wo).transpose(-1, -2)  # (H, d_out, d)
+    wv_h = wv.repeat_interleave(wq.shape[0] // wv.shape[0], dim=0)  # head h reads group h // (H/H_kv)
+    t_h = (wv_h @ wo).transpose(-1, -2)  # (H, d_out, d)
     walk = a.sum(dim=-3)
     gates = a / walk.unsqueeze(-3)
     transport = torch.einsum("...hij,hab->...ijab", gates, t_h)
