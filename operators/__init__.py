@@ -36,8 +36,8 @@ from .connection import connection_walk, mha_connection
 from .core import distance_attention, distance_weights
 from .distances import squared_distances
 from .ida import effective_rank, ida_attention, ida_kernel, ida_weights
-from .mha import mha_attention, mha_weights, rope_rotate
 from .metric import metric_from_factors, metric_sqdist, metric_sqdist_direct
+from .mha import mha_attention, mha_weights, rope_rotate
 from .poincare import (
     mobius_add,
     poincare_conformal_factor,

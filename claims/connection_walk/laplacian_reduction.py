@@ -29,7 +29,8 @@ BREAKS = {
     "incompatible": "independent orthogonal transports per edge, T_ji ≠ T_ij^T (stochastic, reversible)",
 }
 # ⟨v, Lv⟩_π and the Dirichlet sum add n²·d products of terms of the stated magnitude.
-FORM_TOL = tolerances.Roundoff(condition="n·d + 8", scale="Σ_i π_i‖v_i‖² + Σ_ij π_i W_ij(‖v_i‖ + ‖T_ij v_j‖)²")
+FORM_TOL = tolerances.Roundoff(condition="n·d + 8",
+                               scale="Σ_i π_i‖v_i‖² + Σ_ij π_i W_ij(‖v_i‖ + ‖T_ij v_j‖)²")
 SYM_TOL = tolerances.Roundoff(condition="d + 4 (one d-term product per entry)", scale="max|Π P|")
 # L is π-self-adjoint in the meeting cases: its eigenvalues move by at most κ·‖E‖ with κ = √(π_max/π_min)
 # (the similarity Π^{1/2}) and ‖E‖ ≤ u·(n·d)·‖P‖ for the LAPACK eigensolver's backward error.

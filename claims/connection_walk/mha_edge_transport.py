@@ -28,7 +28,8 @@ def derivation():
     walk = sum(a)
     gates = [ah / walk for ah in a]
     return [
-        symbolic.exact("Σ_h A^h_ij T_h = P_ij·Σ_h π^h_ij T_h, P_ij = Σ_h A^h_ij, π^h_ij = A^h_ij/P_ij (H = 3)",
+        symbolic.exact("Σ_h A^h_ij T_h = P_ij·Σ_h π^h_ij T_h, P_ij = Σ_h A^h_ij, "
+                       "π^h_ij = A^h_ij/P_ij (H = 3)",
                        sum(ah * th for ah, th in zip(a, t, strict=True)),
                        walk * sum(g * th for g, th in zip(gates, t, strict=True)), role="statement"),
         symbolic.exact("the gates are a convex combination: Σ_h π^h_ij = 1", sp.Integer(1), sum(gates),

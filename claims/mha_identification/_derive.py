@@ -27,7 +27,8 @@ def tangent_invariance_steps(d: int = 3, d_h: int = 2) -> list:
     vo = (wv * (eye + t * e)) * ((eye - t * e) * wo)
     return [
         symbolic.exact(f"d/dt [W_Q(I+tE)(W_K(I−tE^T))^T] at t=0 is 0 (d={d}, d_h={d_h}, E generic)",
-                       sp.Integer(0), sum(sp.expand(x) ** 2 for x in sp.diff(qk, t).subs(t, 0)), role="statement"),
+                       sp.Integer(0), sum(sp.expand(x) ** 2 for x in sp.diff(qk, t).subs(t, 0)),
+                       role="statement"),
         symbolic.exact(f"d/dt [W_V(I+tE)(I−tE)W_O] at t=0 is 0 (d={d}, d_h={d_h}, E generic)",
                        sp.Integer(0), sum(sp.expand(x) ** 2 for x in sp.diff(vo, t).subs(t, 0)),
                        role="statement"),

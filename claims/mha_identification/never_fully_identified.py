@@ -83,7 +83,8 @@ def orbit_sides(case, mode="orbit"):
         moved = mha(x, wq @ a, wk @ a_inv_t, wv @ b, torch.linalg.inv(b) @ wo)
         lhs = (moved - base).abs().flatten(1).amax(dim=1)
         logits = torch.einsum("bnd,bhde->bhne", x, wq)
-        big = (logits.abs().flatten(1).amax(1) * torch.einsum("bnd,bhde->bhne", x, wk).abs().flatten(1).amax(1))
+        keys = torch.einsum("bnd,bhde->bhne", x, wk)
+        big = logits.abs().flatten(1).amax(1) * keys.abs().flatten(1).amax(1)
         cond = torch.linalg.cond(a).flatten(1).amax(1) * torch.linalg.cond(b).flatten(1).amax(1)
         d, n = x.shape[-1], x.shape[-2]
         tol = ORBIT_TOL((d + n + 4) * cond * (1 + big), x.dtype) * base.abs().flatten(1).amax(1)
@@ -96,7 +97,7 @@ def _sample_orbits(ctx, gen):
     import torch
     for h, d_h in ((1, 1), (1, 4), (2, 2), (4, 2), (8, 1), (16, 1)):
         d, b, n = h * d_h, 64, 5
-        r = lambda *s: torch.randn(b, *s, generator=gen, dtype=ctx.dtype)  # noqa: E731
+        r = lambda *s, b=b: torch.randn(b, *s, generator=gen, dtype=ctx.dtype)  # noqa: E731
         eye = torch.eye(d_h, dtype=ctx.dtype)
         yield {"x": r(n, d), "wq": r(h, d, d_h) / d**0.5, "wk": r(h, d, d_h) / d**0.5,
                "wv": r(h, d, d_h) / d**0.5, "wo": r(h, d_h, d) / d_h**0.5,
@@ -121,7 +122,8 @@ CLAIMS = (Claim(
         Relation(
             name="deficiency-positive", lhs="P − rank J", rel=">=", rhs="1",
             evaluate=deficiency_sides, sample=_sample_grid, tolerance=EXACT,
-            sampler=f"(H, d, d_h) ∈ {GRID} (full adds {FULL_GRID[len(GRID):]}); Gaussian parameters N(0, 1/d), ≥ 8 Gaussian sequences of "
+            sampler=f"(H, d, d_h) ∈ {GRID} (full adds {FULL_GRID[len(GRID):]}); Gaussian parameters "
+                    "N(0, 1/d), ≥ 8 Gaussian sequences of "
                     "6 tokens (≥ 1.2·P Jacobian rows), float64",
             controls=(control("the merged parametrisation (W_Q W_K^T and W_V W_O free d×d matrices per "
                               f"head), (H, d) ∈ {MERGED_GRID}: identified, P − rank J = 0",

@@ -27,6 +27,11 @@ GQA_QUICK = ((2, 1, 1), (4, 1, 1), (4, 2, 1), (8, 2, 1), (8, 4, 1), (4, 2, 2))
 GQA_FULL = GQA_QUICK + ((16, 4, 1), (16, 8, 1), (8, 1, 2), (6, 3, 2))
 
 
+def _commutator_rank(general, rot, unknowns):
+    """Rank of the linear map A ↦ [A, R] (4 entries in the 4 unknowns of A), exact."""
+    return (general * rot - rot * general).reshape(4, 1).jacobian(unknowns).rank(simplify=True)
+
+
 def derivation():
     a, b, c, e, th = sp.symbols("a b c e theta", real=True)
     rot = sp.Matrix([[sp.cos(th), -sp.sin(th)], [sp.sin(th), sp.cos(th)]])
@@ -42,8 +47,8 @@ def derivation():
                        sp.simplify((commuting * rot - rot * commuting).norm()), role="statement"),
         symbolic.exact("the 2×2 matrices commuting with R(π/3) form a 2-dimensional space (4 − rank of "
                        "A ↦ [A, R] at θ = π/3, exact): with RoPE, dim d_h per head, not d_h²",
-                       sp.Integer(2), 4 - (general * rot - rot * general).subs(th, sp.pi / 3).reshape(4, 1).jacobian(
-                           [a, b, c, e]).rank(simplify=True), role="statement"),
+                       sp.Integer(2), 4 - _commutator_rank(general, rot.subs(th, sp.pi / 3), [a, b, c, e]),
+                       role="statement"),
         symbolic.holds("unidentified ratio with RoPE (d_h + d_h²)/(4d·d_h) < 2d_h²/(4d·d_h) for d_h ≥ 2",
                        sp.StrictLessThan(rope.subs(d_h, d_h + 1), mha.subs(d_h, d_h + 1)), role="statement"),
         symbolic.holds("unidentified ratio with GQA 2H_kv·d_h²/((2H + 2H_kv)d·d_h) < 1/(2H) for H_kv < H",

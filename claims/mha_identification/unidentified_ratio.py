@@ -74,8 +74,8 @@ def count_sides(case, per_head=lambda d_h: 2 * d_h * d_h):
     import torch
     m = _measured(case, d=True)
     lhs = torch.tensor([float(r["deficiency"]) for r in m], dtype=torch.float64)
-    rhs = torch.tensor([float(int(h) * per_head(int(dh))) for h, dh in zip(case["h"], case["d_h"], strict=True)],
-                       dtype=torch.float64)
+    pairs = zip(case["h"].tolist(), case["d_h"].tolist(), strict=True)
+    rhs = torch.tensor([float(h * per_head(dh)) for h, dh in pairs], dtype=torch.float64)
     return lhs, rhs, torch.zeros_like(lhs)
 
 
