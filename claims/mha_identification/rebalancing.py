@@ -123,7 +123,8 @@ def _sample(ctx, gen):
 
 
 def fraction_sides(case, opt="adam"):
-    """‖P_T Δθ‖/‖Δθ‖ against the round-off floor u·P·cond(Ξ)."""
+    """The round-off floor u·P·cond(Ξ) against ‖P_T Δθ‖/‖Δθ‖ (floor ≤ fraction: the overlap is real;
+    the floor is the left side so that the relation's scale is the fraction's)."""
     import torch
 
     from checks.context import single_thread
@@ -133,7 +134,7 @@ def fraction_sides(case, opt="adam"):
         frac = torch.linalg.vector_norm(torch.einsum("rpk,rp->rk", q, delta), dim=-1) / \
             torch.linalg.vector_norm(delta, dim=-1)
         floor = FLOOR(theta.shape[-1] * cond, theta.dtype)
-    return frac, floor, torch.zeros_like(frac)
+    return floor, frac, torch.zeros_like(frac)
 
 
 def first_order_sides(case, subspace="orbit"):
@@ -195,8 +196,8 @@ CLAIMS = (Claim(
                                        "−η∇L have a nonzero component in T_θ.",
                           "the abstract names no optimiser; SGD is the simplest one"),),
     checks=(
-        Relation(name="adam-updates-overlap", lhs="‖P_T Δθ‖/‖Δθ‖ (Adam)", rel=">=",
-                 rhs="u·P·cond(Ξ)·64 (round-off floor)", evaluate=fraction_sides, sample=_sample,
+        Relation(name="adam-updates-overlap", lhs="64·u·P·cond(Ξ) (round-off floor)", rel="<=",
+                 rhs="‖P_T Δθ‖/‖Δθ‖ (Adam)", evaluate=fraction_sides, sample=_sample,
                  tolerance=FLOOR, sampler=SAMPLER,
                  controls=(control("plain SGD updates in place of Adam's (the gradient is orthogonal "
                                    "to the orbit)", evaluate=lambda case: fraction_sides(case, "sgd")),)),
@@ -205,8 +206,8 @@ CLAIMS = (Claim(
                  sampler=SAMPLER + "; J·v by torch.func.jvp on the run's training inputs",
                  controls=(control("projection onto a random subspace of the same dimension",
                                    evaluate=lambda case: first_order_sides(case, "random")),)),
-        Relation(name="sgd-updates-overlap", lhs="‖P_T Δθ‖/‖Δθ‖ (SGD)", rel=">=",
-                 rhs="u·P·cond(Ξ)·64 (round-off floor)", evaluate=lambda case: fraction_sides(case, "sgd"),
+        Relation(name="sgd-updates-overlap", lhs="64·u·P·cond(Ξ) (round-off floor)", rel="<=",
+                 rhs="‖P_T Δθ‖/‖Δθ‖ (SGD)", evaluate=lambda case: fraction_sides(case, "sgd"),
                  sample=_sample, tolerance=FLOOR, sampler=SAMPLER, reading=SGD_READING),
     ),
     notes=("Plain gradient steps never overlap T_θ: the loss is invariant along the orbit, so ∇L ⟂ T_θ "
