@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from claimtest import assert_witnessed, evidence, only, run
+from claimtest import assert_witnessed, only, run
 
 from claims.mha_identification import _jacobian as J
 from claims.mha_identification import rope_gqa as spec
