@@ -17,7 +17,7 @@ def instances(ctx, gen, heads, d_h, draws):
     import torch
     d = heads * d_h
     for n in N_TOKENS:
-        r = lambda *s, sd=1.0: sd * torch.randn(draws, *s, generator=gen, dtype=ctx.dtype)  # noqa: E731
+        r = lambda *s, sd=1.0: sd * torch.randn(draws, *s, generator=gen, dtype=ctx.dtype, device=gen.device)  # noqa: E731
         yield {"x": r(n, d), "wq": r(heads, d, d_h, sd=d**-0.5), "wk": r(heads, d, d_h, sd=d**-0.5),
                "wv": r(heads, d, d_h, sd=d**-0.5), "wo": r(heads, d_h, d, sd=d_h**-0.5)}
 

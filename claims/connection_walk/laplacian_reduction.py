@@ -66,7 +66,7 @@ def derivation():
 
 def _orthogonal(gen, *shape, dtype):
     import torch
-    q, r = torch.linalg.qr(torch.randn(*shape, generator=gen, dtype=dtype))
+    q, r = torch.linalg.qr(torch.randn(*shape, generator=gen, dtype=dtype, device=gen.device))
     return q * torch.diagonal(r, dim1=-2, dim2=-1).sign()[..., None, :]
 
 
@@ -76,25 +76,25 @@ def _build(ctx, gen, n, d, mode):
     T_ij = T_ji^T (curved) for the other half."""
     import torch
     b, dt = DRAWS, ctx.dtype
-    x = torch.randn(b, n, D_X, generator=gen, dtype=dt)
-    g = torch.randn(b, D_X, D_X, generator=gen, dtype=dt) / D_X**0.5
+    x = torch.randn(b, n, D_X, generator=gen, dtype=dt, device=gen.device)
+    g = torch.randn(b, D_X, D_X, generator=gen, dtype=dt, device=gen.device) / D_X**0.5
     m = g if mode == "non-reversible" else (g + g.transpose(-1, -2)) / 2
     k = torch.exp(x @ m @ x.transpose(-1, -2))
     walk = k / k.sum(-1, keepdim=True)
     if mode == "non-reversible":  # stationary law: the left eigenvector of eigenvalue 1
         vals, vecs = torch.linalg.eig(walk.transpose(-1, -2))
         top = (vals - 1).abs().argmin(-1)
-        pi = vecs.real[torch.arange(b), :, top]
+        pi = vecs.real[torch.arange(b, device=top.device), :, top]
         pi = pi / pi.sum(-1, keepdim=True)
     else:
         pi = k.sum(-1) / k.sum((-1, -2))[:, None]
     r = _orthogonal(gen, b, n, d, d, dtype=dt)
     flat = r.transpose(-1, -2)[:, :, None] @ r[:, None, :]
     upper = _orthogonal(gen, b, n, n, d, d, dtype=dt)
-    iu = torch.triu(torch.ones(n, n, dtype=torch.bool), 1)
+    iu = torch.triu(torch.ones(n, n, dtype=torch.bool, device=gen.device), 1)
     curved = torch.where(iu[None, :, :, None, None], upper, upper.transpose(-3, -4).transpose(-1, -2))
-    curved = torch.where(torch.eye(n, dtype=torch.bool)[None, :, :, None, None],
-                         torch.eye(d, dtype=dt).expand_as(curved), curved)
+    curved = torch.where(torch.eye(n, dtype=torch.bool, device=gen.device)[None, :, :, None, None],
+                         torch.eye(d, dtype=dt, device=gen.device).expand_as(curved), curved)
     half = b // 2
     trans = torch.cat([flat[:half], curved[half:]])
     if mode == "non-stochastic":
@@ -103,7 +103,7 @@ def _build(ctx, gen, n, d, mode):
         trans = 1.3 * trans
     elif mode == "incompatible":
         trans = _orthogonal(gen, b, n, n, d, d, dtype=dt)
-    v = torch.randn(b, n, d, generator=gen, dtype=dt)
+    v = torch.randn(b, n, d, generator=gen, dtype=dt, device=gen.device)
     return {"walk": walk, "pi": pi, "trans": trans, "v": v}
 
 
@@ -157,7 +157,7 @@ def spectrum_sides(case, mode="meets"):
     import torch
     walk, pi, trans, _ = _get(case, mode)
     p = _operator(walk, trans)
-    lam = torch.linalg.eigvals(torch.eye(p.shape[-1], dtype=p.dtype) - p)
+    lam = torch.linalg.eigvals(torch.eye(p.shape[-1], dtype=p.dtype, device=p.device) - p)
     dist = lam.imag.abs() + (-lam.real).clamp(min=0) + (lam.real - 2).clamp(min=0)
     lhs = dist.amax(-1)
     n, d = trans.shape[1], trans.shape[-1]

@@ -48,7 +48,7 @@ def init(gen, shp: dict, dtype):
     """Parameters N(0, 1/d) (d the model dimension), as one flat vector."""
     import torch
     d = shp["wq"][1]
-    return torch.randn(total(shp), generator=gen, dtype=dtype) / math.sqrt(d)
+    return torch.randn(total(shp), generator=gen, dtype=dtype, device=gen.device) / math.sqrt(d)
 
 
 def inputs_for(gen, shp: dict, dtype):
@@ -56,7 +56,7 @@ def inputs_for(gen, shp: dict, dtype):
     import torch
     d, p = shp["wq"][1], total(shp)
     b = max(MIN_SEQUENCES, math.ceil(1.2 * p / (N_TOKENS * d)))
-    return torch.randn(b, N_TOKENS, d, generator=gen, dtype=dtype)
+    return torch.randn(b, N_TOKENS, d, generator=gen, dtype=dtype, device=gen.device)
 
 
 def merged_shapes(h: int, d: int) -> dict:
@@ -73,7 +73,7 @@ def apply(theta, shp: dict, x, rope=None):
     p = unflatten(theta, shp)
     if "wk" not in p:
         h, d, _ = shp["wq"]
-        eye = torch.eye(d, dtype=theta.dtype).expand(h, d, d)
+        eye = torch.eye(d, dtype=theta.dtype, device=theta.device).expand(h, d, d)
         p |= {"wk": eye, "wo": eye}
     return operators.mha_attention(x, p["wq"], p["wk"], p["wv"], p["wo"], bq=p.get("bq"), bk=p.get("bk"),
                                    bv=p.get("bv"), bo=p.get("bo"), rope=rope).reshape(-1)

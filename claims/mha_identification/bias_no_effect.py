@@ -113,7 +113,7 @@ def _sample(ctx, gen):
     import torch
     for h in HEADS:
         d = h * D_H
-        r = lambda *s, sd=1.0: sd * torch.randn(DRAWS, *s, generator=gen, dtype=ctx.dtype)  # noqa: E731
+        r = lambda *s, sd=1.0: sd * torch.randn(DRAWS, *s, generator=gen, dtype=ctx.dtype, device=gen.device)  # noqa: E731
         yield {"x": r(N, d), "wq": r(h, d, D_H, sd=d**-0.5), "wk": r(h, d, D_H, sd=d**-0.5),
                "wv": r(h, d, D_H, sd=d**-0.5), "wo": r(h, D_H, d, sd=D_H**-0.5),
                "bq": r(h, D_H), "bk": r(h, D_H), "bv": r(h, D_H), "bo": r(d),

@@ -56,7 +56,7 @@ def _sample_grid(ctx, gen):
     grid = ctx.pick(quick=GRID, full=FULL_GRID)
     yield {"h": torch.tensor([g[0] for g in grid]), "d": torch.tensor([g[1] for g in grid]),
            "d_h": torch.tensor([g[2] for g in grid]),
-           "seed": torch.randint(0, 2**31 - 1, (len(grid),), generator=gen)}
+           "seed": torch.randint(0, 2**31 - 1, (len(grid),), generator=gen, device=gen.device).cpu()}
 
 
 def merged_case_sides(case):
@@ -79,7 +79,7 @@ def orbit_sides(case, mode="orbit"):
         base = mha(x, wq, wk, wv, wo)
         a_inv_t = torch.linalg.inv(a).transpose(-1, -2)
         if mode == "query-only":  # not a symmetry: W_K left as it is
-            a_inv_t = torch.eye(a.shape[-1], dtype=a.dtype).expand_as(a)
+            a_inv_t = torch.eye(a.shape[-1], dtype=a.dtype, device=a.device).expand_as(a)
         moved = mha(x, wq @ a, wk @ a_inv_t, wv @ b, torch.linalg.inv(b) @ wo)
         lhs = (moved - base).abs().flatten(1).amax(dim=1)
         logits = torch.einsum("bnd,bhde->bhne", x, wq)
@@ -97,8 +97,8 @@ def _sample_orbits(ctx, gen):
     import torch
     for h, d_h in ((1, 1), (1, 4), (2, 2), (4, 2), (8, 1), (16, 1)):
         d, b, n = h * d_h, 64, 5
-        r = lambda *s, b=b: torch.randn(b, *s, generator=gen, dtype=ctx.dtype)  # noqa: E731
-        eye = torch.eye(d_h, dtype=ctx.dtype)
+        r = lambda *s, b=b: torch.randn(b, *s, generator=gen, dtype=ctx.dtype, device=gen.device)  # noqa: E731
+        eye = torch.eye(d_h, dtype=ctx.dtype, device=gen.device)
         yield {"x": r(n, d), "wq": r(h, d, d_h) / d**0.5, "wk": r(h, d, d_h) / d**0.5,
                "wv": r(h, d, d_h) / d**0.5, "wo": r(h, d_h, d) / d_h**0.5,
                "a": eye + 0.3 * r(h, d_h, d_h), "b": eye + 0.3 * r(h, d_h, d_h)}

@@ -55,7 +55,7 @@ def _generators(theta):
     from . import _jacobian as J
     shp = J.shapes(H, D, D_H)
     p = J.unflatten(theta, shp)
-    basis = torch.eye(D_H * D_H, dtype=theta.dtype).reshape(-1, D_H, D_H)  # E_ab
+    basis = torch.eye(D_H * D_H, dtype=theta.dtype, device=theta.device).reshape(-1, D_H, D_H)  # E_ab
     cols = []
     for h in range(H):
         for kind in ("qk", "vo"):
@@ -92,7 +92,7 @@ def _train(ctx):
         shp = J.shapes(H, D, D_H)
         teacher = torch.stack([J.init(gen, shp, ctx.dtype) for _ in range(RUNS)])
         start = torch.stack([J.init(gen, shp, ctx.dtype) for _ in range(RUNS)])
-        x = torch.randn(RUNS, SEQS, N, D, generator=gen, dtype=ctx.dtype)
+        x = torch.randn(RUNS, SEQS, N, D, generator=gen, dtype=ctx.dtype, device=gen.device)
         y = torch.func.vmap(lambda th, x: J.apply(th, shp, x))(teacher, x)
         loss = lambda th, x, y: (J.apply(th, shp, x) - y).square().mean()  # noqa: E731
         grad = torch.func.vmap(torch.func.grad(loss))
@@ -151,7 +151,7 @@ def first_order_sides(case, subspace="orbit"):
         q, cond = _basis(theta)
         if subspace == "random":
             g = torch.Generator().manual_seed(7)
-            q = torch.linalg.qr(torch.randn(q.shape, generator=g, dtype=q.dtype))[0]
+            q = torch.linalg.qr(torch.randn(q.shape, generator=g, dtype=q.dtype).to(q.device))[0]
         removed = torch.einsum("rpk,rk->rp", q, torch.einsum("rpk,rp->rk", q, delta))
         unit = removed / torch.linalg.vector_norm(removed, dim=-1, keepdim=True)
         f = lambda th, x: J.apply(th, shp, x)  # noqa: E731

@@ -116,7 +116,7 @@ def _sample_rope(ctx, gen):
     import torch
     grid = ctx.pick(quick=ROPE_QUICK, full=ROPE_FULL)
     yield {"h": torch.tensor([g[0] for g in grid]), "d_h": torch.tensor([g[1] for g in grid]),
-           "seed": torch.randint(0, 2**31 - 1, (len(grid),), generator=gen)}
+           "seed": torch.randint(0, 2**31 - 1, (len(grid),), generator=gen, device=gen.device).cpu()}
 
 
 def _sample_gqa(ctx, gen):
@@ -124,7 +124,7 @@ def _sample_gqa(ctx, gen):
     grid = ctx.pick(quick=GQA_QUICK, full=GQA_FULL)
     yield {"h": torch.tensor([g[0] for g in grid]), "h_kv": torch.tensor([g[1] for g in grid]),
            "d_h": torch.tensor([g[2] for g in grid]),
-           "seed": torch.randint(0, 2**31 - 1, (len(grid),), generator=gen)}
+           "seed": torch.randint(0, 2**31 - 1, (len(grid),), generator=gen, device=gen.device).cpu()}
 
 
 SIZES = ("d = H·d_h; Gaussian parameters N(0, 1/d), ≥ 8 Gaussian sequences of 6 tokens (≥ 1.2·P Jacobian "

@@ -40,7 +40,7 @@ def _sample_split(ctx, gen):
     import torch
     grid = ctx.pick(quick=tuple((h, 1) for h in QUICK_H), full=FULL)
     yield {"h": torch.tensor([g[0] for g in grid]), "d_h": torch.tensor([g[1] for g in grid]),
-           "seed": torch.randint(0, 2**31 - 1, (len(grid),), generator=gen)}
+           "seed": torch.randint(0, 2**31 - 1, (len(grid),), generator=gen, device=gen.device).cpu()}
 
 
 def _measured(case, d=None):
@@ -66,7 +66,7 @@ def _sample_counts(ctx, gen):
     import torch
     yield {"h": torch.tensor([g[0] for g in OFF_SPLIT]), "d": torch.tensor([g[1] for g in OFF_SPLIT]),
            "d_h": torch.tensor([g[2] for g in OFF_SPLIT]),
-           "seed": torch.randint(0, 2**31 - 1, (len(OFF_SPLIT),), generator=gen)}
+           "seed": torch.randint(0, 2**31 - 1, (len(OFF_SPLIT),), generator=gen, device=gen.device).cpu()}
 
 
 def count_sides(case, per_head=lambda d_h: 2 * d_h * d_h):
