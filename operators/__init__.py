@@ -19,6 +19,11 @@ over key blocks, online power-of-two normaliser) and its reference path
 :func:`distance_weights`; on it :func:`ida_attention` (GeoResolver's Euclidean
 Resolver, §2.1), :func:`hida_attention` (Dense-HIDA) and :func:`sida_attention` (SIDA).
 
+Multi-head attention with explicit per-head parameters (:mod:`operators.mha`):
+:func:`mha_attention` (biases, RoPE, grouped-query attention), :func:`mha_weights`,
+:func:`rope_rotate`; and attention as a connection walk (:mod:`operators.connection`):
+:func:`connection_walk`, :func:`mha_connection`.
+
 Also :func:`softmax_weights`, :func:`softmax_attention` (the baseline, same semantics as
 ``torch.nn.functional.scaled_dot_product_attention``), :func:`ida_weights`,
 :func:`ida_kernel` (the kernel of GeoResolver Theorem 2.8) and :func:`effective_rank`.

@@ -38,27 +38,30 @@ def rope_rotate(x: torch.Tensor, *, base: float = 10000.0) -> torch.Tensor:
 
 
 def _check_params(x, wq, wk, wv, wo, bq, bk, bv, bo):
+    """Shapes, dtypes and NaN of MHA's inputs; ``wv``/``wo`` may be None (the weights alone)."""
     check_float("x", x)
-    for name, w in (("wq", wq), ("wk", wk), ("wv", wv), ("wo", wo)):
+    weights = {k: w for k, w in (("wq", wq), ("wk", wk), ("wv", wv), ("wo", wo)) if w is not None}
+    for name, w in weights.items():
         check_float(name, w, min_dim=3)
         if w.dim() != 3:
             raise ValueError(f"{name} must have 3 dims (heads, in, out), got {w.dim()}")
-    check_same_dtype(x=x, wq=wq, wk=wk, wv=wv, wo=wo)
+    check_same_dtype(x=x, **weights)
     d = x.shape[-1]
     h, h_kv = wq.shape[0], wk.shape[0]
-    if wq.shape[1] != d or wk.shape[1] != d or wv.shape[1] != d:
-        raise ValueError(f"wq, wk, wv must map the model dimension d={d}: got {wq.shape[1]}, "
-                         f"{wk.shape[1]}, {wv.shape[1]}")
+    if any(w.shape[1] != d for k, w in weights.items() if k != "wo"):
+        raise ValueError(f"wq, wk, wv must map the model dimension d={d}: got "
+                         f"{[w.shape[1] for k, w in weights.items() if k != 'wo']}")
     if wq.shape[2] != wk.shape[2]:
         raise ValueError(f"mismatched head sizes: wq has d_h={wq.shape[2]}, wk has {wk.shape[2]}")
-    if wv.shape[0] != h_kv:
-        raise ValueError(f"wk and wv must have the same number of kv heads, got {h_kv} and {wv.shape[0]}")
     if h % h_kv:
         raise ValueError(f"query heads H={h} must be a multiple of kv heads H_kv={h_kv}")
-    if wo.shape[0] != h or wo.shape[1] != wv.shape[2]:
-        raise ValueError(f"wo must be (H={h}, d_v={wv.shape[2]}, d_out), got {tuple(wo.shape)}")
-    shapes = {"bq": (h, wq.shape[2]), "bk": (h_kv, wk.shape[2]), "bv": (h_kv, wv.shape[2]),
-              "bo": (wo.shape[2],)}
+    shapes = {"bq": (h, wq.shape[2]), "bk": (h_kv, wk.shape[2])}
+    if wv is not None and wo is not None:
+        if wv.shape[0] != h_kv:
+            raise ValueError(f"wk and wv must have the same number of kv heads, got {h_kv} and {wv.shape[0]}")
+        if wo.shape[0] != h or wo.shape[1] != wv.shape[2]:
+            raise ValueError(f"wo must be (H={h}, d_v={wv.shape[2]}, d_out), got {tuple(wo.shape)}")
+        shapes |= {"bv": (h_kv, wv.shape[2]), "bo": (wo.shape[2],)}
     for name, b in (("bq", bq), ("bk", bk), ("bv", bv), ("bo", bo)):
         if b is None:
             continue
@@ -91,7 +94,7 @@ def mha_weights(x, wq, wk, *, bq=None, bk=None, rope=None, scale=None):
 
     Args as :func:`mha_attention` (``wv``/``wo`` are not needed).
     """
-    _check_params(x, wq, wk, wk, wq.transpose(1, 2), bq, bk, None, None)
+    _check_params(x, wq, wk, None, None, bq, bk, None, None)
     q, k = _queries_keys(x, wq, wk, bq, bk, rope)
     s = 1.0 / math.sqrt(wq.shape[2]) if scale is None else scale
     logits = (q * s) @ k.transpose(-1, -2)
