@@ -22,6 +22,9 @@ GRID = ((1, 1, 1), (1, 2, 1), (1, 2, 2), (1, 2, 3), (2, 2, 1), (2, 2, 3), (3, 3,
         (1, 4, 4), (4, 4, 1), (2, 6, 2), (8, 8, 1))
 FULL_GRID = GRID + ((16, 16, 1), (4, 8, 2), (2, 3, 5))
 MERGED_GRID = ((1, 2), (1, 4), (2, 3), (4, 2))  # (H, d): the control parametrisation, d_h = d
+# (H, H_kv, d_h, RoPE) with d = H·d_h: the modern variants keep a positive deficiency too.
+VARIANTS = ((1, 1, 2, True), (2, 2, 2, True), (4, 4, 2, True), (2, 2, 4, True), (4, 1, 1, False),
+            (4, 2, 2, False), (8, 2, 1, False), (4, 1, 2, True), (2, 1, 2, True))
 # ‖f(g·θ) − f(θ)‖∞: the logits and values are formed from products whose factors moved by A, A^{-T}
 # (B, B^{-1}); their rounding is amplified by cond(A)·cond(B) relative to the entries' magnitude.
 ORBIT_TOL = tolerances.Roundoff(condition="(d + n + 4)·cond(A)·cond(B)·(1 + max|logit|) (products of "
@@ -57,6 +60,25 @@ def _sample_grid(ctx, gen):
     yield {"h": torch.tensor([g[0] for g in grid]), "d": torch.tensor([g[1] for g in grid]),
            "d_h": torch.tensor([g[2] for g in grid]),
            "seed": torch.randint(0, 2**31 - 1, (len(grid),), generator=gen, device=gen.device).cpu()}
+
+
+def variant_sides(case):
+    """P − rank J for RoPE and GQA variants against 1."""
+    import torch
+
+    from . import _jacobian as J
+    rows = [J.measure(h, h * dh, dh, h_kv=hk, rope=bool(r), seed=s) for h, hk, dh, r, s in zip(
+        *(case[k].tolist() for k in ("h", "h_kv", "d_h", "rope", "seed")), strict=True)]
+    lhs = torch.tensor([float(m["deficiency"]) for m in rows], dtype=torch.float64)
+    return lhs, torch.ones_like(lhs), torch.zeros_like(lhs)
+
+
+def _sample_variants(ctx, gen):
+    import torch
+    cols = list(zip(*VARIANTS, strict=True))
+    yield {"h": torch.tensor(cols[0]), "h_kv": torch.tensor(cols[1]), "d_h": torch.tensor(cols[2]),
+           "rope": torch.tensor([int(r) for r in cols[3]]),
+           "seed": torch.randint(0, 2**31 - 1, (len(VARIANTS),), generator=gen, device=gen.device).cpu()}
 
 
 def merged_case_sides(case):
@@ -110,7 +132,8 @@ CLAIMS = (Claim(
     reading=(
         "For multi-head softmax attention in its standard parametrisation (per-head W_Q, W_K, W_V "
         "∈ R^{d×d_h}, W_O ∈ R^{d_h×d}), for every H ≥ 1, d ≥ 1 and d_h ≥ 1, the set of parameters "
-        "giving the same function has positive dimension at generic parameters: P − rank J ≥ 1 for "
+        "giving the same function has positive dimension at generic parameters, with or without RoPE "
+        "and grouped-query attention: P − rank J ≥ 1 for "
         "the Jacobian J of θ ↦ f (the suite derives 2·H·d_h² for d_h ≤ d); and distinct parameters "
         "related by W_Q → W_Q A, W_K → W_K A^{-T}, W_V → W_V B, W_O → B^{-1}W_O give exactly the "
         "same function. Added by the suite: generic (Gaussian) parameters and inputs; the sizes "
@@ -127,6 +150,12 @@ CLAIMS = (Claim(
                     "6 tokens (≥ 1.2·P Jacobian rows), float64",
             controls=(control("the merged parametrisation (W_Q W_K^T and W_V W_O free d×d matrices per "
                               f"head), (H, d) ∈ {MERGED_GRID}: identified, P − rank J = 0",
+                              evaluate=merged_case_sides),)),
+        Relation(
+            name="deficiency-positive-rope-gqa", lhs="P − rank J (RoPE and/or GQA)", rel=">=", rhs="1",
+            evaluate=variant_sides, sample=_sample_variants, tolerance=EXACT,
+            sampler=f"(H, H_kv, d_h, RoPE) ∈ {VARIANTS}, d = H·d_h; as deficiency-positive otherwise",
+            controls=(control(f"the merged parametrisation, (H, d) ∈ {MERGED_GRID}: identified",
                               evaluate=merged_case_sides),)),
         Relation(
             name="orbit-same-function", lhs="max|f(g·θ) − f(θ)|", rel="==", rhs="0",

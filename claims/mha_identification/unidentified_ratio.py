@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, control, symbolic, tolerances
+from checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
 
 from ._derive import PROOF_ABSENT, product_rank_step, tangent_invariance_steps
 
@@ -22,10 +22,13 @@ QUICK_H = (1, 2, 3, 4, 5, 6, 7, 8, 16)
 FULL = tuple((h, 1) for h in range(1, 17)) + tuple((h, 2) for h in range(1, 9))
 # Head sizes other than d/H (d fixed): the count 2·H·d_h² holds for every d_h ≤ d.
 OFF_SPLIT = ((1, 6, 2), (2, 6, 2), (3, 6, 2), (2, 5, 3), (1, 3, 1), (4, 4, 3))
+FIXED_HEAD = "fixed-head-size"
+FIXED_D, FIXED_D_H = 6, 2  # heads added at fixed d and d_h: H = 1, 2, 3
 
 
 def derivation():
     h, d_h = sp.symbols("H d_h", positive=True, integer=True)
+    hr, dhr = sp.symbols("H d_h", positive=True)
     d = h * d_h
     return [
         *tangent_invariance_steps(),
@@ -33,6 +36,11 @@ def derivation():
         symbolic.exact(
             "(2·H·d_h²)/(4·H·d·d_h) with d = H·d_h equals 1/(2H)",
             1 / (2 * h), (2 * h * d_h**2) / (4 * h * d * d_h), role="statement"),
+        symbolic.exact(  # positive reals: SymPy decides a non-identity at rational points
+            "(2·H·d_h²)/(4·H·d·d_h) with d and d_h fixed equals 1/(2H)",
+            1 / (2 * hr), (2 * hr * dhr**2) / (4 * hr * sp.Symbol("d", positive=True) * dhr),
+            role="statement", reading=FIXED_HEAD,
+            note="at fixed d and d_h the ratio is d_h/(2d), the same for every H"),
     ]
 
 
@@ -54,12 +62,19 @@ def _measured(case, d=None):
 
 
 def ratio_sides(case, predicted=lambda h: 1.0 / (2.0 * h)):
-    """(total − rank)/total of the Jacobian against 1/(2H), d = H·d_h."""
+    """(total − rank)/total of the Jacobian against 1/(2H) (d = H·d_h unless the case gives d)."""
     import torch
-    m = _measured(case)
+    m = _measured(case, d=True if "d" in case else None)
     lhs = torch.tensor([r["deficiency"] / r["total"] for r in m], dtype=torch.float64)
     rhs = torch.tensor([predicted(int(h)) for h in case["h"]], dtype=torch.float64)
     return lhs, rhs, torch.zeros_like(lhs)
+
+
+def _sample_fixed_head(ctx, gen):
+    import torch
+    yield {"h": torch.tensor([1, 2, 3]), "d": torch.tensor([FIXED_D] * 3),
+           "d_h": torch.tensor([FIXED_D_H] * 3),
+           "seed": torch.randint(0, 2**31 - 1, (3,), generator=gen, device=gen.device).cpu()}
 
 
 def _sample_counts(ctx, gen):
@@ -98,6 +113,10 @@ CLAIMS = (Claim(
                 "ratio for the standard split d_h = d/H; the Jacobian rank is the local count of "
                 "identified directions",
     proof_absent=PROOF_ABSENT,
+    alternatives=(Reading(FIXED_HEAD, f"Heads added at a fixed model dimension d and head size d_h (here d = "
+                                      f"{FIXED_D}, d_h = {FIXED_D_H}, H = 1, 2, 3): (P − rank J)/P = 1/(2H).",
+                          "the abstract does not say that d_h = d/H; 'models with more heads' could "
+                          "also mean more heads of the same size"),),
     checks=(
         Relation(
             name="ratio-equals-1-over-2h", lhs="(P − rank J)/P", rel="==", rhs="1/(2H)",
@@ -112,6 +131,10 @@ CLAIMS = (Claim(
             sampler=f"(H, d, d_h) ∈ {OFF_SPLIT} (head sizes other than d/H); {SIZES}",
             controls=(control("one GL(d_h) per head (H·d_h²: the value–output symmetry forgotten)",
                               evaluate=lambda case: count_sides(case, lambda d_h: d_h * d_h)),)),
+        Relation(
+            name="ratio-at-fixed-head-size", lhs="(P − rank J)/P", rel="==", rhs="1/(2H)",
+            evaluate=ratio_sides, sample=_sample_fixed_head, tolerance=EXACT, reading=FIXED_HEAD,
+            sampler=f"H = 1, 2, 3 at d = {FIXED_D}, d_h = {FIXED_D_H}; {SIZES}"),
     ),
     notes=("The derived count is H·2d_h²: per head W_Q → W_Q A, W_K → W_K A^{-T} and W_V → W_V B, "
            "W_O → B^{-1} W_O (A, B ∈ GL(d_h)); the SymPy rank of the product map shows these are all "

@@ -22,7 +22,7 @@ def record():
 
 def test_confirmed_behind_failing_controls(record):
     assert record["verdict"] == "confirmed" and record["proof"]["status"] == "absent"
-    for name in ("deficiency-positive", "orbit-same-function"):
+    for name in ("deficiency-positive", "deficiency-positive-rope-gqa", "orbit-same-function"):
         ev = evidence(record, name)
         assert ev["status"] == "agrees" and [c["failed"] for c in ev["controls"]] == [True]
 
@@ -31,6 +31,9 @@ def test_counts_match_the_derivation_including_d_h_above_d():
     for h, d, d_h in spec.GRID:
         assert J.measure(h, d, d_h)["deficiency"] == J.derived_deficiency(h, d, d_h) >= 2
     assert J.measure(2, 3, 2, merged=True)["deficiency"] == 0
+    for h, h_kv, d_h, rope in spec.VARIANTS:
+        m = J.measure(h, h * d_h, d_h, h_kv=h_kv, rope=rope)
+        assert m["deficiency"] == J.derived_deficiency(h, h * d_h, d_h, h_kv=h_kv, rope=rope) >= 2
 
 
 def test_a_non_symmetry_is_caught_with_a_witness():

@@ -22,11 +22,20 @@ def record():
 
 def test_confirmed_behind_failing_controls(record):
     assert record["verdict"] == "confirmed" and record["proof"]["status"] == "absent"
-    assert all(s["status"] == "agrees" for s in record["derivation"]["steps"])
+    assert all(s["status"] == "agrees" for s in record["derivation"]["steps"] if s["reading"] is None)
     for name in ("ratio-equals-1-over-2h", "deficiency-equals-2hdh2"):
         ev = evidence(record, name)
         assert ev["status"] == "agrees" and [c["failed"] for c in ev["controls"]] == [True]
     assert evidence(record, "ratio-equals-1-over-2h")["cases"] == len(spec.QUICK_H)
+
+
+def test_fixed_head_size_reading_refuted_by_step_and_witness(record):
+    readings = {r["id"]: r["verdict"] for r in record["readings"]}
+    assert readings == {"primary": "confirmed", spec.FIXED_HEAD: "refuted"}
+    witness = assert_witnessed(record, "ratio-at-fixed-head-size", CLAIM)
+    assert witness["lhs"] == pytest.approx(spec.FIXED_D_H / (2 * spec.FIXED_D))  # d_h/(2d) for every H
+    step = next(s for s in record["derivation"]["steps"] if s["reading"] == spec.FIXED_HEAD)
+    assert step["status"] == "disagrees"
 
 
 def test_the_rank_has_a_clear_gap():
