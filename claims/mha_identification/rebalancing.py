@@ -184,7 +184,8 @@ CLAIMS = (Claim(
         "orbit {W_Q A, W_K A^{-T}, W_V B, B^{-1}W_O} that is nonzero beyond round-off: ‖P_T Δθ‖/‖Δθ‖ "
         "> 64·u·P·cond(Ξ) (a round-off floor) at every step of Adam; (b) 'rebalancing', read "
         "computationally as replacing Δθ by Δθ − P_T Δθ (the orthogonal projection off T_θ, an "
-        "orthonormal basis of T_θ from a QR of the generators), leaves the function's first-order change unchanged: J·P_T Δθ = 0 up to "
+        "orthonormal basis of T_θ from a QR of the generators), leaves the function's first-order "
+        "change unchanged: J·P_T Δθ = 0 up to "
         "round-off. Added by the suite: the model sizes, the teacher–student task, the learning rates "
         "and the projection as the meaning of 'rebalancing' (the abstract does not define it, and "
         "its own construction is not tested)."),
