@@ -19,6 +19,11 @@ over key blocks, online power-of-two normaliser) and its reference path
 :func:`distance_weights`; on it :func:`ida_attention` (GeoResolver's Euclidean
 Resolver, §2.1), :func:`hida_attention` (Dense-HIDA) and :func:`sida_attention` (SIDA).
 
+Multi-head attention with explicit per-head parameters (:mod:`operators.mha`):
+:func:`mha_attention` (biases, RoPE, grouped-query attention), :func:`mha_weights`,
+:func:`rope_rotate`; and attention as a connection walk (:mod:`operators.connection`):
+:func:`connection_walk`, :func:`mha_connection`.
+
 Also :func:`softmax_weights`, :func:`softmax_attention` (the baseline, same semantics as
 ``torch.nn.functional.scaled_dot_product_attention``), :func:`ida_weights`,
 :func:`ida_kernel` (the kernel of GeoResolver Theorem 2.8) and :func:`effective_rank`.
@@ -32,10 +37,12 @@ and the precision table.
 """
 
 from .attention import hida_attention, sida_attention
+from .connection import connection_walk, mha_connection
 from .core import distance_attention, distance_weights
 from .distances import squared_distances
 from .ida import effective_rank, ida_attention, ida_kernel, ida_weights
 from .metric import metric_from_factors, metric_sqdist, metric_sqdist_direct
+from .mha import mha_attention, mha_weights, rope_rotate
 from .poincare import (
     mobius_add,
     poincare_conformal_factor,
@@ -60,6 +67,11 @@ from .sphere import (
 )
 
 __all__ = [
+    "connection_walk",
+    "mha_attention",
+    "mha_connection",
+    "mha_weights",
+    "rope_rotate",
     "distance_attention",
     "distance_weights",
     "effective_rank",

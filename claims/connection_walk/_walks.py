@@ -1,0 +1,37 @@
+"""Shared by the connection-walk specs: batched random multi-head attention instances and the
+round-off scale of comparing attention with its connection-walk form."""
+
+from __future__ import annotations
+
+PROOF_ABSENT = "the source is an abstract: it states the results and gives no argument"
+N_TOKENS = (1, 4, 12)
+# The walk and the operator associate the same products differently: (A X) W_V W_O against
+# Σ_j A_ij (W_O^T W_V^T x_j), each entry a sum of n·d·d_h (per head) products of magnitudes bounded
+# by the entrywise product of absolute values.
+CONDITION = "(n + d + d_h + 8)·H (three chained sums per head, then H heads)"
+
+
+def instances(ctx, gen, heads, d_h, draws):
+    """Per n ∈ N_TOKENS: ``draws`` independent (X, W_Q, W_K, W_V, W_O), d = H·d_h, Gaussian with
+    N(0, 1/d) weights (the logits are O(1))."""
+    import torch
+    d = heads * d_h
+    for n in N_TOKENS:
+        r = lambda *s, sd=1.0: sd * torch.randn(draws, *s, generator=gen, dtype=ctx.dtype, device=gen.device)  # noqa: E731
+        yield {"x": r(n, d), "wq": r(heads, d, d_h, sd=d**-0.5), "wk": r(heads, d, d_h, sd=d**-0.5),
+               "wv": r(heads, d, d_h, sd=d**-0.5), "wo": r(heads, d_h, d, sd=d_h**-0.5)}
+
+
+def value_scale(case):
+    """max over entries of Σ_h |X||W_V^h||W_O^h| (entrywise absolute values): bounds every term the
+    two associations sum."""
+    x, wv, wo = case["x"].abs(), case["wv"].abs(), case["wo"].abs()
+    import torch
+    return torch.einsum("bnd,bhde,bhef->bnf", x, wv, wo).flatten(1).amax(1)
+
+
+def mha(case):
+    import torch
+
+    import operators
+    return torch.func.vmap(operators.mha_attention)(case["x"], case["wq"], case["wk"], case["wv"], case["wo"])
