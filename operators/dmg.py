@@ -131,14 +131,16 @@ def dmg_detector(losses: torch.Tensor, *, window: int, tau_base: float, kappa: f
 
 
 def dmg_pool(x: torch.Tensor, init: torch.Tensor, *, window: int, tau_base: float, kappa: float,
-             gamma: float, eta: float | str, k_max: int, trigger: str = "mean") -> dict[str, torch.Tensor]:
+             gamma: float, eta: float | str | torch.Tensor, k_max: int,
+             trigger: str = "mean") -> dict[str, torch.Tensor]:
     r"""Run the DMG pool on streams ``x`` (R, T, d) from prototypes ``init`` (R, K0, d), K0 <= k_max.
 
     Each step: ℓ_t = min_e ‖x_t − c_e‖² over the active prototypes (before any update); the
     detector decides surprise(t) on the losses so far (module notes); a surprise spawns c = x_t
     (merging the two closest prototypes first when all ``k_max`` slots are full); otherwise the
     nearest prototype moves by the C-HIDA step c ← c + η(x_t − c) (η constant, or 1/(a+1) for
-    ``eta="running-mean"``) and a ← a + 1, t_last ← t. The initial prototypes count as one
+    ``eta="running-mean"``; a tensor gives one step per run, NaN selecting the running mean) and
+    a ← a + 1, t_last ← t. The initial prototypes count as one
     observation each (a = 1, t_birth = t_last = 0).
 
     Returns ``losses`` (R, T), ``surprises`` (R, T) bool, ``centres`` (R, k_max, d), ``active``,
@@ -156,9 +158,19 @@ def dmg_pool(x: torch.Tensor, init: torch.Tensor, *, window: int, tau_base: floa
         raise ValueError(f"need 1 <= K0 <= k_max, got K0={k0}, k_max={k_max}")
     if trigger not in TRIGGERS:
         raise ValueError(f"trigger must be one of {TRIGGERS}, got {trigger!r}")
-    running = eta == "running-mean"
-    if not running and not (isinstance(eta, (int, float)) and 0 < eta <= 1):
-        raise ValueError(f"eta must be in (0, 1] or 'running-mean', got {eta!r}")
+    if isinstance(eta, torch.Tensor):
+        if eta.shape != (x.shape[0],):
+            raise ValueError(f"a tensor eta holds one step per run, shape ({x.shape[0]},), "
+                             f"got {tuple(eta.shape)}")
+        eta_run = eta.to(x.dtype)
+    elif eta == "running-mean":
+        eta_run = torch.full((x.shape[0],), math.nan, dtype=x.dtype, device=x.device)
+    elif isinstance(eta, (int, float)) and 0 < eta <= 1:
+        eta_run = torch.full((x.shape[0],), float(eta), dtype=x.dtype, device=x.device)
+    else:
+        raise ValueError(f"eta must be in (0, 1], 'running-mean' or a tensor per run, got {eta!r}")
+    running = eta_run.isnan()[:, None]
+    eta_run = eta_run.nan_to_num(0.0)[:, None]
     if torch.isnan(x).any() or torch.isnan(init).any():
         raise ValueError("x or init contains NaN")
     dt, dev = x.dtype, x.device
@@ -176,30 +188,36 @@ def dmg_pool(x: torch.Tensor, init: torch.Tensor, *, window: int, tau_base: floa
     slots = torch.arange(k_max, device=dev)
     inf = torch.tensor(math.inf, dtype=dt, device=dev)
     no = torch.zeros(R, dtype=torch.bool, device=dev)
-    for t in range(1, T + 1):
-        xt = x[:, t - 1]
-        diff = xt[:, None, :] - c
-        loss, j = torch.where(active, diff.square().sum(-1), inf).min(-1)
-        losses[:, t - 1] = loss
-        surprise = no
-        if t >= window:
-            win = losses[:, t - window:t]
-            mu = win.mean(-1)
-            sigma = (win - mu[:, None]).square().mean(-1).sqrt()
-            signal = mu if trigger == "mean" else loss
-            surprise = signal > tau_base + kappa * sigma + gamma * count / t
-            surprises[:, t - 1] = surprise
-            count = count + surprise
-        # C-HIDA step of the nearest prototype, on the runs without a surprise.
-        hit = (slots == j[:, None]) & ~surprise[:, None]
-        step = 1.0 / (a + 1.0) if running else eta
-        c = c + (hit * step)[..., None] * diff
-        a = a + hit
-        t_last = torch.where(hit, t, t_last)
-        if t >= window and bool(surprise.any()):
-            c, a, active, t_birth, t_last, merged = _spawn(c, a, active, t_birth, t_last, xt, t,
-                                                           surprise, inf)
-            merges = merges + merged
+    mixed = bool(running.any()) and not bool(running.all())
+    all_running = bool(running.all())
+    with torch.inference_mode():
+        for t in range(1, T + 1):
+            xt = x[:, t - 1]
+            diff = xt[:, None, :] - c
+            loss, j = torch.where(active, diff.square().sum(-1), inf).min(-1)
+            losses[:, t - 1] = loss
+            surprise = no
+            if t >= window:
+                win = losses[:, t - window:t]
+                mu = win.sum(-1) / window
+                sigma = (win - mu[:, None]).square().sum(-1).div_(window).sqrt_()
+                signal = mu if trigger == "mean" else loss
+                surprise = signal > sigma.mul_(kappa).add_(count * (gamma / t)).add_(tau_base)
+                surprises[:, t - 1] = surprise
+                count = count + surprise
+            # C-HIDA step of the nearest prototype, on the runs without a surprise.
+            hit = (slots == j[:, None]) & ~surprise[:, None]
+            if mixed:
+                step = torch.where(running, 1.0 / (a + 1.0), eta_run)
+            else:
+                step = 1.0 / (a + 1.0) if all_running else eta_run
+            c = c + (hit * step)[..., None] * diff
+            a = a + hit
+            t_last = torch.where(hit, t, t_last)
+            if t >= window and bool(surprise.any()):
+                c, a, active, t_birth, t_last, merged = _spawn(c, a, active, t_birth, t_last, xt, t,
+                                                               surprise, inf)
+                merges = merges + merged
     return {"losses": losses, "surprises": surprises, "centres": c, "active": active, "count": a,
             "t_birth": t_birth, "t_last": t_last, "merges": merges}
 

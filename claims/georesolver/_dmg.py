@@ -4,6 +4,8 @@ Lloyd quantisers. Imported lazily by the specs (numerics only inside functions).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 
@@ -43,24 +45,29 @@ CENTRES = ((10.0, 10.0), (10.0, -10.0), (-10.0, 10.0), (-10.0, -10.0))  # four c
 NOISE = 1.0  # per-coordinate standard deviation
 
 
-def pool_regret(ctx, tag: str, params: dict, grid) -> dict[str, np.ndarray]:
+def pool_regret(ctx, params: dict, steps: dict, grid) -> dict[str, dict[str, np.ndarray]]:
     """Run the pool on x_t = c_{k_t} + N(0, σ²I), k_t uniform over ``CENTRES``, from the generating
-    centres (k_max = 4). Returns mean/se of the regret R_T = Σ_{t≤T} ℓ_t − Σ_{t≤T} ‖x_t − x̄_{k_t,T}‖²
-    (the comparator: the per-cluster means in hindsight, the best fixed 4 centroids for the
-    generating partition) and of the surprise count S_T, at each T of ``grid``."""
+    centres (k_max = 4), once per step rule in ``steps`` (tag → η, a constant or "running-mean"), all
+    rules batched in one call. For each tag: mean/se over runs of the regret
+    R_T = Σ_{t≤T} ℓ_t − Σ_{t≤T} ‖x_t − x̄_{k_t,T}‖² (comparator: the per-cluster means in hindsight, the
+    best fixed 4 centroids for the generating partition) and of the surprise count S_T, at each T of
+    ``grid``, and the mean number of merges."""
     import operators
 
     def compute():
-        runs = ctx.pick(quick=16, full=64)
+        per = ctx.pick(quick=10, full=64)
+        runs = per * len(steps)
         t_max = int(max(grid))
-        gen = ctx.generator(f"pool:{tag}")
+        gen = ctx.generator("pool")
         centres = torch.tensor(CENTRES, dtype=ctx.dtype, device=ctx.device)
         k = centres.shape[0]
+        eta = torch.tensor([math.nan if v == "running-mean" else float(v) for v in steps.values()],
+                           dtype=ctx.dtype, device=ctx.device).repeat_interleave(per)
         with single_thread():
             labels = torch.randint(k, (runs, t_max), generator=gen, device=ctx.device)
             noise = NOISE * torch.randn(runs, t_max, 2, generator=gen, dtype=ctx.dtype, device=ctx.device)
             x = centres[labels] + noise
-            out = operators.dmg_pool(x, centres.expand(runs, k, 2).clone(), k_max=k, **params)
+            out = operators.dmg_pool(x, centres.expand(runs, k, 2).clone(), k_max=k, eta=eta, **params)
             onehot = torch.nn.functional.one_hot(labels, k).to(ctx.dtype)  # (R, T, K)
             n_k = onehot.cumsum(1)
             sum_k = (onehot[..., None] * noise[:, :, None, :]).cumsum(1)  # Σ y over cluster k
@@ -70,14 +77,16 @@ def pool_regret(ctx, tag: str, params: dict, grid) -> dict[str, np.ndarray]:
             surprises = out["surprises"].cumsum(1, dtype=ctx.dtype)
         idx = torch.as_tensor(np.asarray(grid, dtype=np.int64) - 1, device=regret.device)
         res = {}
-        for name, series in (("regret", regret), ("surprises", surprises)):
-            at = series[:, idx]
-            res[name] = at.mean(0).cpu().numpy()
-            res[name + "_se"] = (at.std(0) / runs**0.5).cpu().numpy()
-        res["merges"] = float(out["merges"].to(ctx.dtype).mean())
+        for i, tag in enumerate(steps):
+            rows = slice(i * per, (i + 1) * per)
+            res[tag] = {"merges": float(out["merges"][rows].to(ctx.dtype).mean())}
+            for name, series in (("regret", regret), ("surprises", surprises)):
+                at = series[rows][:, idx]
+                res[tag][name] = at.mean(0).cpu().numpy()
+                res[tag][name + "_se"] = (at.std(0) / per**0.5).cpu().numpy()
         return res
 
-    return ctx.cached(("pool", tag, tuple(sorted(params.items())), tuple(grid)), compute)
+    return ctx.cached(("pool", tuple(sorted(params.items())), tuple(steps.items()), tuple(grid)), compute)
 
 
 def running_mean_regret(grid, clusters: int = len(CENTRES), dim: int = 2, noise: float = NOISE):
