@@ -113,21 +113,21 @@ def uniform_ball(n: int, d: int, gen, ctx, radius: float = RADIUS) -> torch.Tens
 
 
 def lloyd_distortion(ctx, d: int, grid, *, geometry: str = "hyperbolic") -> tuple[np.ndarray, np.ndarray]:
-    """Held-out distortion E min_e d(x, c_e)² of a K-point Lloyd quantiser (k-means, 12 iterations
-    from K random training points, 12·K training points) of the uniform ball, for each K in grid;
+    """Held-out distortion E min_e d(x, c_e)² of a K-point Lloyd quantiser (k-means, 8 iterations
+    from K random training points, 8·K training points) of the uniform ball, for each K in grid;
     d_H² in the Poincaré ball (c = 1) or ‖·‖². Mean and standard error over the test points."""
     import operators
 
     def compute():
         gen = ctx.generator(f"lloyd:{d}")
-        n_test = ctx.pick(quick=4000, full=20000)
+        n_test = ctx.pick(quick=3000, full=20000)
         means, ses = [], []
         with single_thread():
             test = uniform_ball(n_test, d, gen, ctx)
             for k in np.asarray(grid, dtype=int):
-                train = uniform_ball(max(12 * int(k), 256), d, gen, ctx)
+                train = uniform_ball(max(8 * int(k), 256), d, gen, ctx)
                 c = train[torch.randperm(train.shape[0], generator=gen, device=ctx.device)[:k]]
-                for _ in range(12):
+                for _ in range(8):
                     j = torch.cdist(train, c).argmin(-1)
                     sums = torch.zeros_like(c).index_add_(0, j, train)
                     n = torch.zeros(c.shape[0], dtype=ctx.dtype, device=ctx.device).index_add_(
