@@ -67,7 +67,9 @@ def _family(d):
 
 def _correction(evidence):
     fits = {e["name"]: e["fit"] for e in evidence if e["type"] == "scaling"}
-    hi = fits[f"distortion-vs-k-d{DIM}"]
+    hi = fits.get(f"distortion-vs-k-d{DIM}")
+    if hi is None:
+        return None
     text = (f"The best K-slot quantisation error of a d-dimensional compact set decays as Θ(K^(-2/d)) "
             f"(volume bound above, attained by Lloyd's quantiser): O(1/√K) only for d ≤ 4. At d = {DIM} "
             f"the fitted exponent is {hi['exponent']:.3g} (95% CI [{hi['ci'][0]:.3g}, {hi['ci'][1]:.3g}]), "

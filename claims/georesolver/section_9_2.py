@@ -120,6 +120,8 @@ def _family(tag):
 
 def _correction(evidence):
     fits = {e["name"]: e for e in evidence if e["type"] == "scaling"}
+    if not {"regret-increment-vs-t", "regret-vs-log-t"} <= set(fits):
+        return None
 
     def fit(name):
         f = fits[name]["fit"]
