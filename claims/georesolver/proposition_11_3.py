@@ -9,6 +9,7 @@ from __future__ import annotations
 import sympy as sp
 
 from checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
+from claims.georesolver import _dmg_setup as _s92
 
 STATEMENT = (
     r"\text{The DMG system has two separate properties: 1. The online k-means update via C-HIDA achieves "
@@ -43,6 +44,24 @@ def derivation():
                             reading="low-dimension",
                             note="only a bound from below: the Lloyd fit shows it is attained"),
     ]
+
+
+# Part 1: C-HIDA's online k-means alone (no surprise can fire: τ_base beyond any loss), Definition
+# 5.4's constant step, on section-9.2's stream and comparator.
+KMEANS = _s92.POOL | {"tau_base": 1e300}
+
+
+def _kmeans_increment(ctx, grid):
+    import numpy as np
+
+    from claims.georesolver import _dmg
+
+    lo = np.asarray(grid) / _s92.RATIO
+    res = _dmg.pool_regret(ctx, KMEANS, {"constant": _s92.ETA}, np.unique(np.concatenate([grid, lo])))
+    full = np.unique(np.concatenate([grid, lo]))
+    hi_i, lo_i = np.searchsorted(full, grid), np.searchsorted(full, lo)
+    r, se = res["constant"]["regret"], res["constant"]["regret_se"]
+    return r[hi_i] - r[lo_i], np.sqrt(se[hi_i] ** 2 + se[lo_i] ** 2)
 
 
 def _grid(ctx):
@@ -92,7 +111,11 @@ CLAIM = Claim(
     reading_why=("the proposition names no dimension and the keys it stores are d_h-dimensional; "
                  "'quantisation error' is k-means' distortion, the loss the DMG pool minimises"),
     alternatives=(Reading("low-dimension", f"The same for d ≤ 4 (tested at d = {LOW_DIM}).",
-                          "the dimension range in which the volume bound allows K^{-1/2}"),),
+                          "the dimension range in which the volume bound allows K^{-1/2}"),
+                  Reading("online-k-means", "Part 1: C-HIDA's online k-means update (Definition 5.4, "
+                          "constant η, no spawns) has O(log T) regret relative to the optimal fixed "
+                          "centroids, i.e. bounded regret per decade of T.",
+                          "the proposition's other property; its primary test is section-9.2's")),
     kind=Kind.ASYMPTOTIC,
     derivation=derivation,
     checks=(
@@ -103,6 +126,11 @@ CLAIM = Claim(
                    exponent=-0.5, order="O", grid=_grid, measure=_measure(LOW_DIM), family=_family(LOW_DIM),
                    tolerance=FIT_TOL, predicted="O(K_max^(-1/2))", reading="low-dimension",
                    controls=(control(f"the same quantiser at d = {DIM}", measure=_measure(DIM)),)),
+        ScalingLaw(name="online-k-means-regret-increment", quantity="E[R_T − R_{T/10}]", variable="T",
+                   exponent=0.0, order="O", grid=_s92.incr_grid, measure=_kmeans_increment,
+                   family=_s92.SETTING.split("; detector")[0] + f"; no spawns; C-HIDA step η = {_s92.ETA:g}; "
+                   + _s92.COMPARATOR, tolerance=_s92.INCREMENT_TOL, reading="online-k-means",
+                   predicted="O(T^0): bounded regret per decade"),
     ),
     correction=_correction,
     proof_absent="§11.5 states both properties as observations, without an argument",

@@ -8,40 +8,22 @@ from __future__ import annotations
 import sympy as sp
 
 from checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
+from claims.georesolver._dmg_setup import (
+    COMPARATOR,
+    ETA,
+    INCREMENT_TOL,
+    POOL,
+    RATIO,
+    SETTING,
+    STEPS,
+    incr_grid,
+)
 
 STATEMENT = (r"\text{Between spawns, standard C-HIDA regret applies. Under the lemma, total regret is } "
              r"O(\log T).")
 
-POOL = {"window": 8, "tau_base": 3.5, "kappa": 0.25, "gamma": 1.0}  # ℓ has mean dσ² = 2 < τ_base
-ETA = 0.1  # Definition 5.4's constant step (the paper gives no value)
-STEPS = {"constant": ETA, "running": "running-mean"}
-RATIO = 10  # the regret gained over [T/10, T]
-SETTING = ("x_t = c_k + N(0, I₂), k uniform over four centres (±10, ±10), pool started at the centres "
-           f"with k_max = 4; detector μ_t-trigger, τ_base = {POOL['tau_base']:g}, κ = {POOL['kappa']:g}, "
-           f"γ = {POOL['gamma']:g}, W = {POOL['window']}")
-COMPARATOR = ("regret R_T = Σ_{t≤T} ℓ_t − Σ_{t≤T} ‖x_t − x̄_{k_t,T}‖², ℓ_t = min_e ‖x_t − c_e‖² before the "
-              "update; comparator: the best fixed four centroids in hindsight for the generating "
-              "partition (the cluster means), optimal up to points nearer another cluster (probability "
-              "~1e-23 at 20σ separation)")
-
 POLYLOG_TOL = tolerances.Systematic(0.5, "the additive constant of R_T (the comparator's Σ_k n_k‖ȳ_k‖² "
                                          "≈ K·dσ²), which bends a (log T)^p fit over T ∈ [10, 1e4]")
-
-
-def _increment_bias():
-    import numpy as np
-
-    from claims.georesolver import _dmg
-
-    grid = RATIO * np.round(np.logspace(0, 3, 13))
-    incr = _dmg.running_mean_regret(grid) - _dmg.running_mean_regret(grid / RATIO)
-    from checks.fitting import closed_form_bias
-
-    return closed_form_bias(grid, incr, 0.0)
-
-
-INCREMENT_TOL = tolerances.FitBias(_increment_bias, "E[R_T − R_{T/10}] of the running mean (closed form "
-                                   "K·dσ²·Σ_{T/40 ≤ m < T/4} m/(m+1)²) on the full grid", margin=2.0)
 
 
 def derivation():
@@ -71,20 +53,14 @@ def _log_grid(ctx):
     return _dmg.horizon_grid(ctx, 10, 1e4, 7, 13)
 
 
-def _incr_grid(ctx):
-    import numpy as np
-
-    return RATIO * np.round(np.logspace(0, 3, ctx.pick(quick=7, full=13)))
-
-
 def _runs(ctx, grid):
     import numpy as np
 
     from claims.georesolver import _dmg
 
     full = sorted(set(np.asarray(grid).tolist()) | set((np.asarray(grid) / RATIO).tolist())
-                  | set(_log_grid(ctx).tolist()) | set((_incr_grid(ctx) / RATIO).tolist())
-                  | set(_incr_grid(ctx).tolist()))
+                  | set(_log_grid(ctx).tolist()) | set((incr_grid(ctx) / RATIO).tolist())
+                  | set(incr_grid(ctx).tolist()))
     return np.asarray(full), _dmg.pool_regret(ctx, POOL, STEPS, np.asarray(full))
 
 
@@ -159,10 +135,10 @@ CLAIM = Claim(
                    grid=_log_grid, measure=_regret("constant"), family=_family("constant"), law="polylog",
                    tolerance=POLYLOG_TOL, predicted="O((log T)^1)"),
         ScalingLaw(name="regret-increment-vs-t", quantity="E[R_T − R_{T/10}]", variable="T", exponent=0.0,
-                   order="O", grid=_incr_grid, measure=_increment("constant"), family=_family("constant"),
+                   order="O", grid=incr_grid, measure=_increment("constant"), family=_family("constant"),
                    tolerance=INCREMENT_TOL, predicted="O(T^0): bounded regret per decade"),
         ScalingLaw(name="running-mean-increment-vs-t", quantity="E[R_T − R_{T/10}]", variable="T",
-                   exponent=0.0, order="O", grid=_incr_grid, measure=_increment("running"),
+                   exponent=0.0, order="O", grid=incr_grid, measure=_increment("running"),
                    family=_family("running"), tolerance=INCREMENT_TOL, reading="running-mean",
                    predicted="O(T^0): bounded regret per decade",
                    controls=(control(f"the constant step η = {ETA:g} in place of the running mean",

@@ -29,7 +29,7 @@ def test_refuted_at_d8_with_the_zador_exponent(record):
 
 def test_low_dimension_confirmed_behind_a_failing_control(record):
     readings = {r["id"]: r["verdict"] for r in record["readings"]}
-    assert readings == {"primary": "refuted", "low-dimension": "confirmed"}
+    assert readings == {"primary": "refuted", "low-dimension": "confirmed", "online-k-means": "refuted"}
     ev = evidence(record, f"distortion-vs-k-d{spec.LOW_DIM}")
     assert -1.1 < ev["fit"]["exponent"] < -0.85
     assert [c["failed"] for c in ev["controls"]] == [True]
@@ -39,3 +39,11 @@ def test_a_wrong_prediction_turns_the_confirmation_into_a_refutation():
     check = dataclasses.replace(CLAIM.check(f"distortion-vs-k-d{spec.LOW_DIM}"), reading=None,
                                 exponent=-1.5, controls=())
     assert run(only(CLAIM, check))["verdict"] == "refuted"
+
+
+def test_part_one_online_k_means_regret_is_linear_with_the_constant_step(record):
+    readings = {r["id"]: r["verdict"] for r in record["readings"]}
+    assert readings["online-k-means"] == "refuted"
+    ev = evidence(record, "online-k-means-regret-increment")
+    assert_excluded(ev)
+    assert ev["fit"]["exponent"] > 0.6
