@@ -27,9 +27,11 @@ What the paper leaves open, and the choice made here (each a keyword argument wh
   ``k_max`` slots full, the two closest prototypes merge into their activation-weighted mean
   (a = a_p + a_q, t_birth = min, t_last = max) to free a slot. The step is η (Definition 5.4's
   constant) or, with ``eta="running-mean"``, 1/(a_k + 1) (MacQueen's online k-means). E_e (the
-  stored expert/value) plays no role in any claim and is not modelled. The pool lives in ℝ^d:
-  Definition 5.4's step is Euclidean arithmetic in ball coordinates and its projection Π_B is
-  inactive for data bounded away from the boundary, which is the regime §11.5 assumes.
+  stored expert/value) plays no role in any claim and is not modelled. The pool lives in ℝ^d with
+  the squared Euclidean loss: Definition 5.4's step is Euclidean arithmetic in ball coordinates, its
+  projection Π_B is inactive for data bounded away from the boundary (the regime §11.5 assumes; a
+  bounded stream scaled by s into the ball scales losses and regret by s² and no exponent), and
+  there d_ℍ² is within constant factors of the squared Euclidean distance.
 
 Memory: :func:`dmg_detector` holds O(numel(losses)) (window statistics and margins);
 :func:`dmg_pool` O(R·(T + k_max·d)) plus an O(R·k_max²) pair table on merge steps.

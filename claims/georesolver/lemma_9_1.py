@@ -137,9 +137,10 @@ CLAIM = Claim(
     correction=_correction,
     time_limit_s=60.0,
     notes=("The adaptive term γS_t/t is at most γ, so it cannot push a stationary exceedance probability "
-           "to 0: the rate settles where r = P(μ_t − κσ_t > τ_base + γr) > 0. The proof's M_t increases "
-           "(it is a submartingale), and E[σ_t] < σ₀. Horizons are batched over independent runs; the "
-           "sequential count S is advanced event by event (operators.dmg_surprises)."),
+           "to 0: the rate settles near the r > 0 that solves r ≈ P(μ_t − κσ_t > τ_base + γr). "
+           "The proof's M_t increases (it is a submartingale), and E[σ_t] < σ₀. Horizons are batched "
+           "over independent runs; the sequential count S is advanced event by event "
+           "(operators.dmg_surprises)."),
 )
 
 CLAIMS = (CLAIM,)
