@@ -160,6 +160,8 @@ def dmg_pool(x: torch.Tensor, init: torch.Tensor, *, window: int, tau_base: floa
         raise ValueError(f"need 1 <= K0 <= k_max, got K0={k0}, k_max={k_max}")
     if trigger not in TRIGGERS:
         raise ValueError(f"trigger must be one of {TRIGGERS}, got {trigger!r}")
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        raise ValueError(f"window must be a positive int, got {window!r}")
     if isinstance(eta, torch.Tensor):
         if eta.shape != (x.shape[0],):
             raise ValueError(f"a tensor eta holds one step per run, shape ({x.shape[0]},), "

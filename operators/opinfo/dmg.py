@@ -151,6 +151,8 @@ def _pool_errors():
                    "K0 <= k_max"),
         ErrorInput("η out of range", lambda: G.dmg_pool(x, init, eta=1.5, k_max=3, **kw), ValueError,
                    "eta must"),
+        ErrorInput("window 0", lambda: G.dmg_pool(x, init, eta=0.1, k_max=3, **(kw | {"window": 0})),
+                   ValueError, "positive int"),
         ErrorInput("mixed dtypes", lambda: G.dmg_pool(x, init.float(), eta=0.1, k_max=3, **kw), ValueError,
                    "must share"),
     ]
