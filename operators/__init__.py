@@ -11,6 +11,9 @@ differentiable at coincident points, plus the maps the papers use):
   :func:`poincare_conformal_factor`, :func:`poincare_karcher_mean`.
 - Sphere (:mod:`operators.sphere`): :func:`sphere_distance`, :func:`sphere_sqdist`,
   :func:`sphere_normalize`, :func:`sphere_stereographic`, :func:`sphere_stereographic_inverse`.
+- Dynamic Memory Genesis (:mod:`operators.dmg`, GeoResolver §9): :func:`dmg_window_stats`,
+  :func:`dmg_margins`, :func:`dmg_surprises`, :func:`dmg_detector` (the surprise detector with
+  its adaptive threshold) and :func:`dmg_pool` (the prototype pool with spawn and merge).
 - Per-token metrics g_t = I + U_tU_tᵀ (:mod:`operators.metric`): :func:`metric_from_factors`,
   :func:`metric_sqdist` (low-rank form), :func:`metric_sqdist_direct` (materialised).
 
@@ -40,6 +43,7 @@ from .attention import hida_attention, sida_attention
 from .connection import connection_walk, mha_connection
 from .core import distance_attention, distance_weights
 from .distances import squared_distances
+from .dmg import dmg_detector, dmg_margins, dmg_pool, dmg_surprises, dmg_window_stats
 from .ida import effective_rank, ida_attention, ida_kernel, ida_weights
 from .metric import metric_from_factors, metric_sqdist, metric_sqdist_direct
 from .mha import mha_attention, mha_weights, rope_rotate
@@ -74,6 +78,11 @@ __all__ = [
     "rope_rotate",
     "distance_attention",
     "distance_weights",
+    "dmg_detector",
+    "dmg_margins",
+    "dmg_pool",
+    "dmg_surprises",
+    "dmg_window_stats",
     "effective_rank",
     "hida_attention",
     "ida_attention",

@@ -1,8 +1,8 @@
 """The operator registry: every public operator described once (PyTorch OpInfo style).
 
 ``REGISTRY`` lists :class:`OpInfo` records, one module per geometry (``euclidean`` and
-attention in :mod:`.attention`, :mod:`.poincare`, :mod:`.sphere` with the metrics, multi-head
-attention and connection walks in :mod:`.mha`). The
+attention in :mod:`.attention`, :mod:`.poincare`, :mod:`.sphere` with the metrics; each
+further operator family in a module of its own, imported below). The
 operator tests (``tests/test_operators.py``) are parametrised over it and the precision
 table (``benchmarks/precision.py``) measures it, so registering an operator is what
 tests it. References are mpmath at 60 digits (or loops in mpmath), independent of the
@@ -23,11 +23,13 @@ from .core import (
     reference,
     run_sample,
 )
+from .dmg import ENTRIES as _DMG
 from .mha import ENTRIES as _MHA
 from .poincare import ENTRIES as _POINCARE
 from .sphere import ENTRIES as _SPHERE
 
-REGISTRY: tuple[OpInfo, ...] = (*_ATTENTION, *_POINCARE, *_SPHERE, *_MHA)
+# One tuple per operator family; a new family adds its import above and its name here.
+REGISTRY: tuple[OpInfo, ...] = (*_ATTENTION, *_POINCARE, *_SPHERE, *_MHA, *_DMG)
 
 
 def get(name: str) -> OpInfo:

@@ -1,0 +1,156 @@
+"""GeoResolver §9.2 (Convergence Guarantee): the total regret of the DMG pool. Pool and detector:
+``operators.dmg_pool`` (its docstring quotes §9 and Definition 5.4 and states the spawn/merge rules
+the paper leaves open); simulation and comparator: ``_dmg.pool_regret``.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
+from claims.georesolver._dmg_setup import (
+    COMPARATOR,
+    ETA,
+    INCREMENT_TOL,
+    POOL,
+    RATIO,
+    SETTING,
+    STEPS,
+    incr_grid,
+)
+
+STATEMENT = (r"\text{Between spawns, standard C-HIDA regret applies. Under the lemma, total regret is } "
+             r"O(\log T).")
+
+POLYLOG_TOL = tolerances.Systematic(0.5, "the additive constant of R_T (the comparator's Σ_k n_k‖ȳ_k‖² "
+                                         "≈ K·dσ²), which bends a (log T)^p fit over T ∈ [10, 1e4]")
+
+
+def derivation():
+    T, eta, v, d, s2, c, eps_opt, r = sp.symbols("T eta v d sigma2 c epsilon_opt r", positive=True)
+    steady = sp.solve(sp.Eq(v, (1 - eta) ** 2 * v + eta**2 * d * s2), v)[0]
+    P, S = "proof", "statement"
+    return [
+        symbolic.bounded_by("standard C-HIDA regret (Theorem 5.6) O(Δ²c·log T) + O(T·ε_opt) is O(log T)",
+                            c * sp.log(T) + T * eps_opt, T, sp.log(T), role=P,
+                            note="Theorem 5.6's own bound carries a term linear in T"),
+        symbolic.exact("constant step: the prototype error e ← (1−η)e + ηy has stationary E‖e‖² = "
+                       "ηdσ²/(2−η)", eta * d * s2 / (2 - eta), steady, role=S,
+                       note="v = (1−η)²v + η²dσ² (y ~ N(0, σ²I_d) independent of e)"),
+        symbolic.bounded_by("each step then exceeds the comparator by E‖e‖² > 0: "
+                            "E[R_T] ≥ T·ηdσ²/(2−η)·(1 − o(1)) is O(log T)",
+                            T * eta * d * s2 / (2 - eta), T, sp.log(T), role=S),
+        symbolic.bounded_by("running mean (reading 'running-mean'): "
+                            "E[R_T] = K·dσ²(1 + Σ_{m<T/K} m/(m+1)²) = O(log T)",
+                            c * (1 + sp.log(T / c)), T, sp.log(T), role=S, reading="running-mean",
+                            note="Σ_{m<n} m/(m+1)² = log n + O(1)"),
+    ]
+
+
+def _log_grid(ctx):
+    from claims.georesolver import _dmg
+
+    return _dmg.horizon_grid(ctx, 10, 1e4, 7, 13)
+
+
+def _runs(ctx, grid):
+    import numpy as np
+
+    from claims.georesolver import _dmg
+
+    full = sorted(set(np.asarray(grid).tolist()) | set((np.asarray(grid) / RATIO).tolist())
+                  | set(_log_grid(ctx).tolist()) | set((incr_grid(ctx) / RATIO).tolist())
+                  | set(incr_grid(ctx).tolist()))
+    return np.asarray(full), _dmg.pool_regret(ctx, POOL, STEPS, np.asarray(full))
+
+
+def _regret(tag):
+    def measure(ctx, grid):
+        import numpy as np
+
+        full, res = _runs(ctx, grid)
+        at = np.searchsorted(full, grid)
+        return res[tag]["regret"][at], res[tag]["regret_se"][at]
+
+    return measure
+
+
+def _increment(tag):
+    def measure(ctx, grid):
+        import numpy as np
+
+        full, res = _runs(ctx, grid)
+        hi, lo = np.searchsorted(full, grid), np.searchsorted(full, np.asarray(grid) / RATIO)
+        r, se = res[tag]["regret"], res[tag]["regret_se"]
+        # The two ends come from the same runs; adding their errors in quadrature understates the
+        # error of a difference of positively correlated sums only where the increment is small.
+        return r[hi] - r[lo], np.sqrt(se[hi] ** 2 + se[lo] ** 2)
+
+    return measure
+
+
+def _family(tag):
+    step = f"C-HIDA step η = {ETA:g} (Definition 5.4)" if tag == "constant" else "running mean η = 1/(a+1)"
+    return f"{SETTING}; {step}; {COMPARATOR}"
+
+
+def _correction(evidence):
+    fits = {e["name"]: e for e in evidence if e["type"] == "scaling"}
+    if not {"regret-increment-vs-t", "regret-vs-log-t"} <= set(fits):
+        return None
+
+    def fit(name):
+        f = fits[name]["fit"]
+        return f"{f['exponent']:.3g} (95% CI [{f['ci'][0]:.3g}, {f['ci'][1]:.3g}])"
+
+    text = (f"With Definition 5.4's constant step (η = {ETA:g}) the pool's regret grows linearly "
+            f"(ηdσ²/(2−η) per step): regret gained over [T/10, T] ~ T^{fit('regret-increment-vs-t')}, "
+            f"(log T)-exponent {fit('regret-vs-log-t')}; not O(log T).")
+    if "running-mean-increment-vs-t" in fits:
+        text += (" O(log T) holds with the running-mean step η = 1/(a+1): per-decade exponent "
+                 f"{fit('running-mean-increment-vs-t')}, within its closed form's fit bias.")
+    return text
+
+
+CLAIM = Claim(
+    id="georesolver/section-9.2",
+    label="§9.2 Convergence Guarantee (DMG total regret)",
+    section="§9.2",
+    statement=STATEMENT,
+    reading=("The DMG pool as §9 and Definition 5.4 define it (operators.dmg_pool: surprise → spawn at x_t, "
+             "closest-pair merge at k_max, otherwise the C-HIDA step of constant η on the nearest prototype) "
+             "on a stationary stream with no structural change has E[R_T] = O(log T) against the best fixed "
+             "centroids in hindsight; equivalently the regret gained over [T/10, T] stays bounded "
+             "(power-law exponent ≤ 0 in T). Tested on: " + SETTING + f", η = {ETA:g}, T ∈ [10, 1e4]."),
+    reading_why=("C-HIDA's update (Definition 5.4) has a constant step η and §9 states no other; the "
+                 "comparator is the one §11.5 names ('relative to the optimal fixed centroids')"),
+    alternatives=(Reading("running-mean", "The same with the step η = 1/(a_e + 1) (MacQueen's online "
+                          "k-means), under which online k-means has logarithmic regret.",
+                          "the most favourable step rule; the paper's Theorem 5.6 appeals to online "
+                          "convex optimisation, whose log T rates need decreasing steps"),),
+    kind=Kind.ASYMPTOTIC,
+    derivation=derivation,
+    checks=(
+        ScalingLaw(name="regret-vs-log-t", quantity="E[R_T]", variable="T", exponent=1.0, order="O",
+                   grid=_log_grid, measure=_regret("constant"), family=_family("constant"), law="polylog",
+                   tolerance=POLYLOG_TOL, predicted="O((log T)^1)"),
+        ScalingLaw(name="regret-increment-vs-t", quantity="E[R_T − R_{T/10}]", variable="T", exponent=0.0,
+                   order="O", grid=incr_grid, measure=_increment("constant"), family=_family("constant"),
+                   tolerance=INCREMENT_TOL, predicted="O(T^0): bounded regret per decade"),
+        ScalingLaw(name="running-mean-increment-vs-t", quantity="E[R_T − R_{T/10}]", variable="T",
+                   exponent=0.0, order="O", grid=incr_grid, measure=_increment("running"),
+                   family=_family("running"), tolerance=INCREMENT_TOL, reading="running-mean",
+                   predicted="O(T^0): bounded regret per decade",
+                   controls=(control(f"the constant step η = {ETA:g} in place of the running mean",
+                                     measure=_increment("constant")),)),
+    ),
+    correction=_correction,
+    time_limit_s=60.0,
+    notes=("With a constant step the prototypes never stop moving: each step costs ηdσ²/(2−η) over the "
+           "comparator, so regret is linear — the O(T·ε_opt) term of Theorem 5.6 that the section drops. "
+           "Spawns are not what breaks it (with k_max = 4 every spawn merges back at once); under the "
+           "running mean the same pool has logarithmic regret. The surprise count, which the section "
+           "takes as O(log T) 'under the lemma', grows linearly (lemma-9.1)."),
+)
+
+CLAIMS = (CLAIM,)
