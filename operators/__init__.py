@@ -19,6 +19,10 @@ over key blocks, online power-of-two normaliser) and its reference path
 :func:`distance_weights`; on it :func:`ida_attention` (GeoResolver's Euclidean
 Resolver, §2.1), :func:`hida_attention` (Dense-HIDA) and :func:`sida_attention` (SIDA).
 
+LaplacianFormer (:mod:`operators.laplacian`): :func:`laplacian_kernel`, :func:`gaussian_kernel`,
+:func:`segment_means`, :func:`nystrom_kernel`, :func:`newton_schulz_inverse`; RMSNorm
+(:mod:`operators.rmsnorm`): :func:`rms_norm`.
+
 Also :func:`softmax_weights`, :func:`softmax_attention` (the baseline, same semantics as
 ``torch.nn.functional.scaled_dot_product_attention``), :func:`ida_weights`,
 :func:`ida_kernel` (the kernel of GeoResolver Theorem 2.8) and :func:`effective_rank`.
@@ -35,6 +39,13 @@ from .attention import hida_attention, sida_attention
 from .core import distance_attention, distance_weights
 from .distances import squared_distances
 from .ida import effective_rank, ida_attention, ida_kernel, ida_weights
+from .laplacian import (
+    gaussian_kernel,
+    laplacian_kernel,
+    newton_schulz_inverse,
+    nystrom_kernel,
+    segment_means,
+)
 from .metric import metric_from_factors, metric_sqdist, metric_sqdist_direct
 from .poincare import (
     mobius_add,
@@ -50,6 +61,7 @@ from .poincare import (
     poincare_sqdist,
     poincare_tanh_map,
 )
+from .rmsnorm import rms_norm
 from .softmax import softmax_attention, softmax_weights
 from .sphere import (
     sphere_distance,
@@ -63,14 +75,18 @@ __all__ = [
     "distance_attention",
     "distance_weights",
     "effective_rank",
+    "gaussian_kernel",
     "hida_attention",
     "ida_attention",
     "ida_kernel",
     "ida_weights",
+    "laplacian_kernel",
     "metric_from_factors",
     "metric_sqdist",
     "metric_sqdist_direct",
     "mobius_add",
+    "newton_schulz_inverse",
+    "nystrom_kernel",
     "poincare_conformal_factor",
     "poincare_distance",
     "poincare_distance_matrix",
@@ -82,6 +98,8 @@ __all__ = [
     "poincare_project",
     "poincare_sqdist",
     "poincare_tanh_map",
+    "rms_norm",
+    "segment_means",
     "sida_attention",
     "softmax_attention",
     "softmax_weights",

@@ -22,10 +22,12 @@ from .core import (
     reference,
     run_sample,
 )
+from .laplacian import ENTRIES as _LAPLACIAN
 from .poincare import ENTRIES as _POINCARE
+from .rmsnorm import ENTRIES as _RMSNORM
 from .sphere import ENTRIES as _SPHERE
 
-REGISTRY: tuple[OpInfo, ...] = (*_ATTENTION, *_POINCARE, *_SPHERE)
+REGISTRY: tuple[OpInfo, ...] = (*_ATTENTION, *_POINCARE, *_SPHERE, *_LAPLACIAN, *_RMSNORM)
 
 
 def get(name: str) -> OpInfo:

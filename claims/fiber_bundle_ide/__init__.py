@@ -1,0 +1,6 @@
+"""fiber-bundle-ide: TITLE OF THE PAPER (replace). Source text: where the paper lives."""
+
+from checks import Paper
+
+PAPER = Paper(key="fiber-bundle-ide", title="TITLE OF THE PAPER", authors=("AUTHOR",), arxiv=None,
+              source_file="papers/fiber-bundle-ide.txt")

@@ -1,0 +1,6 @@
+"""signal-subspace: TITLE OF THE PAPER (replace). Source text: where the paper lives."""
+
+from checks import Paper
+
+PAPER = Paper(key="signal-subspace", title="TITLE OF THE PAPER", authors=("AUTHOR",), arxiv=None,
+              source_file="papers/signal-subspace.txt")

@@ -1,0 +1,10 @@
+"""fiber-bundle-ide/attention-entropic-ot: written by 'attnaudit new'; state the verdict you expect once the claim is written."""
+
+from claimtest import run
+
+from claims.fiber_bundle_ide import attention_entropic_ot as spec
+
+
+def test_fiber_bundle_ide_attention_entropic_ot_runs():
+    record = run(spec.CLAIMS[0])
+    assert record["verdict"] == "inconclusive", record["summary"]  # TODO: the expected verdict

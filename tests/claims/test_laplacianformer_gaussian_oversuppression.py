@@ -1,0 +1,10 @@
+"""laplacianformer/gaussian-oversuppression: written by 'attnaudit new'; state the verdict you expect once the claim is written."""
+
+from claimtest import run
+
+from claims.laplacianformer import gaussian_oversuppression as spec
+
+
+def test_laplacianformer_gaussian_oversuppression_runs():
+    record = run(spec.CLAIMS[0])
+    assert record["verdict"] == "inconclusive", record["summary"]  # TODO: the expected verdict
