@@ -1,53 +1,36 @@
-"""Construction of icl-nonlinear (written by 'attnaudit new'; replace every TODO)."""
+"""ICL for nonlinear regression, abstract: "we explicitly construct transformer networks to realize
+nonlinear features, such as polynomial or spline bases". Unverifiable from the source: the
+abstract announces an explicit construction but does not give it."""
 
 from __future__ import annotations
 
-import sympy as sp
+from checks import Claim, Kind
 
-from checks import Claim, Kind, Relation, symbolic, tolerances
+STATEMENT = (r"\text{``Through the interaction mechanism in attention, we explicitly construct "
+             r"transformer networks to realize nonlinear features, such as polynomial or spline "
+             r"bases, which span a wide class of functions.''}")
 
-# TODO: the statement exactly as the paper gives it, in LaTeX.
-STATEMENT = r"f(x) = g(x) \text{ for all real } x"
-
-# TODO: the error model behind the tolerance, in words, from the operations actually performed.
-TOL = tolerances.Roundoff(condition="1: TODO the condition number of evaluating both sides")
-
-x = sp.Symbol("x", real=True)
-f, g = sp.Function("f"), sp.Function("g")  # TODO: the paper's expressions
-
-
-def derivation():
-    # Each step names its role: "statement" (the claimed relation itself) or "proof" (an
-    # intermediate result the paper's argument states). With f and g undefined SymPy cannot decide
-    # the relation, so the step is undecided and the claim inconclusive until they are written out.
-    return [symbolic.holds("the claimed relation", sp.Eq(f(x), g(x)), role="statement")]
-
-
-def evaluate(case):
-    """(lhs, rhs, tol) per case. TODO: evaluate both sides on the operators."""
-    import torch  # inside the function: importing a spec runs nothing and loads no torch
-
-    t = case["x"]
-    lhs = torch.zeros_like(t)  # TODO: f(x)
-    rhs = torch.zeros_like(t)  # TODO: g(x)
-    return lhs, rhs, torch.full_like(t, TOL(dtype=t.dtype))
-
-
-def sample(ctx, gen):
-    import torch
-
-    yield {"x": torch.randn(1000, generator=gen, dtype=ctx.dtype)}
-
+MISSING = (
+    "The abstract says the construction is explicit but does not state it. To check it the source "
+    "would have to give (1) the architecture: number of layers and heads, attention type (softmax, "
+    "ReLU or linear), MLP widths and activations; (2) the input embedding of the prompt "
+    "(x_1, y_1, …, x_N, y_N, x_query) as tokens; (3) the weight matrices (Q, K, V, MLP) as explicit "
+    "functions of the target features (polynomial degree p, or spline knots t_1..t_K); and (4) what "
+    "'realize' means: exact equality of a named output coordinate to x^j or to a B-spline B_k(x), "
+    "or an approximation error bound in terms of width/depth. With those, the suite would build the "
+    "network on operators/ and check the realised features against the bases (exactly or within "
+    "the stated error) on random prompts. Not tested: a construction the suite would invent (e.g. a "
+    "ReLU-attention head computing a hinge (x − t)_+) would be the suite's, not the paper's."
+)
 
 CLAIMS = (Claim(
-    id="icl-nonlinear/construction", label="Construction", section="§TODO", statement=STATEMENT,
-    reading="TODO: the precise proposition tested, with its hypotheses and quantifiers",
-    reading_why="TODO: why this is the primary reading (the literal statement, or the setting "
-                "of the paper's own proof)",
+    id="icl-nonlinear/construction",
+    label="Attention as featurizer (construction)",
+    section="abstract",
+    statement=STATEMENT,
+    reading="No checkable reading: the source does not state the construction (see unverifiable).",
+    reading_why="the abstract is the only source; it announces the construction without giving it",
     kind=Kind.CONSTRUCTION,
-    derivation=derivation,
-    # TODO: add controls=(control("what is changed", evaluate=...),) for which the relation fails;
-    # without a failing control this check cannot carry a confirmation.
-    checks=(Relation(name="lhs-equals-rhs", lhs="f(x)", rel="==", rhs="g(x)", evaluate=evaluate,
-                     sample=sample, tolerance=TOL, sampler="standard normal x"),),
+    unverifiable=MISSING,
+    proof_absent="only the abstract is available; the construction and its analysis are not in it",
 ),)

@@ -1,53 +1,34 @@
-"""Injective feature map of laplacianformer (written by 'attnaudit new'; replace every TODO)."""
+"""LaplacianFormer abstract: "we introduce a provably injective feature map that retains
+fine-grained token information". Unverifiable from the source: the abstract names the property
+but not the map."""
 
 from __future__ import annotations
 
-import sympy as sp
+from checks import Claim, Kind
 
-from checks import Claim, Kind, Relation, symbolic, tolerances
+STATEMENT = (r"\text{``To address expressiveness degradation under low-rank approximations, we "
+             r"introduce a provably injective feature map that retains fine-grained token "
+             r"information.''}")
 
-# TODO: the statement exactly as the paper gives it, in LaTeX.
-STATEMENT = r"f(x) = g(x) \text{ for all real } x"
-
-# TODO: the error model behind the tolerance, in words, from the operations actually performed.
-TOL = tolerances.Roundoff(condition="1: TODO the condition number of evaluating both sides")
-
-x = sp.Symbol("x", real=True)
-f, g = sp.Function("f"), sp.Function("g")  # TODO: the paper's expressions
-
-
-def derivation():
-    # Each step names its role: "statement" (the claimed relation itself) or "proof" (an
-    # intermediate result the paper's argument states). With f and g undefined SymPy cannot decide
-    # the relation, so the step is undecided and the claim inconclusive until they are written out.
-    return [symbolic.holds("the claimed relation", sp.Eq(f(x), g(x)), role="statement")]
-
-
-def evaluate(case):
-    """(lhs, rhs, tol) per case. TODO: evaluate both sides on the operators."""
-    import torch  # inside the function: importing a spec runs nothing and loads no torch
-
-    t = case["x"]
-    lhs = torch.zeros_like(t)  # TODO: f(x)
-    rhs = torch.zeros_like(t)  # TODO: g(x)
-    return lhs, rhs, torch.full_like(t, TOL(dtype=t.dtype))
-
-
-def sample(ctx, gen):
-    import torch
-
-    yield {"x": torch.randn(1000, generator=gen, dtype=ctx.dtype)}
-
+MISSING = (
+    "The abstract states that a feature map is injective but never states the map. To check it the "
+    "source would have to give (1) the map φ itself as a formula (its parameters and nonlinearity), "
+    "(2) its domain and codomain (single tokens in ℝ^d, whole sequences, or the low-rank/Nyström "
+    "factors), and (3) the sense of 'injective' claimed: φ(x) = φ(y) ⇒ x = y for all x, y in that "
+    "domain, or injectivity of the attention operator it induces after the low-rank approximation. "
+    "With those, injectivity is checkable (a symbolic inverse, or a search for colliding pairs "
+    "φ(x) = φ(y), x ≠ y). Not tested: any injective map the suite would invent (e.g. the identity "
+    "or an elu+1 feature map) would be the suite's construction, not the paper's."
+)
 
 CLAIMS = (Claim(
-    id="laplacianformer/injective-feature-map", label="Injective feature map", section="§TODO", statement=STATEMENT,
-    reading="TODO: the precise proposition tested, with its hypotheses and quantifiers",
-    reading_why="TODO: why this is the primary reading (the literal statement, or the setting "
-                "of the paper's own proof)",
+    id="laplacianformer/injective-feature-map",
+    label="Injective feature map",
+    section="abstract",
+    statement=STATEMENT,
+    reading="No checkable reading: the source does not state the feature map (see unverifiable).",
+    reading_why="the abstract is the only source; it names the property, not the construction",
     kind=Kind.CONSTRUCTION,
-    derivation=derivation,
-    # TODO: add controls=(control("what is changed", evaluate=...),) for which the relation fails;
-    # without a failing control this check cannot carry a confirmation.
-    checks=(Relation(name="lhs-equals-rhs", lhs="f(x)", rel="==", rhs="g(x)", evaluate=evaluate,
-                     sample=sample, tolerance=TOL, sampler="standard normal x"),),
+    unverifiable=MISSING,
+    proof_absent="only the abstract is available; it states 'provably' but gives no argument",
 ),)
