@@ -31,3 +31,34 @@ def ar1_tokens(ctx, gen, *shape: int):
     coef = torch.where(lag >= 0, RHO ** lag.clamp(min=0), torch.zeros((), dtype=ctx.dtype, device=ctx.device))
     coef = coef * torch.where(t[None, :] == 0, 1.0, math.sqrt(1 - RHO**2)).to(ctx.dtype)
     return coef @ z
+
+
+RESOLUTION_LENGTH = 1 / 16  # correlation length as a fraction of the sequence (resolution family)
+RESOLUTION_FAMILY = (f"tokens an Ornstein–Uhlenbeck sequence whose correlation length is a fixed "
+                     f"fraction {RESOLUTION_LENGTH:g} of the sequence (ρ = exp(−1/(ℓn))): one image "
+                     f"seen at finer patch resolution as n grows")
+
+
+def ou_tokens(ctx, gen, batch: int, n: int, d: int, rho: float, chunk: int = 64):
+    """``(batch, n, d)`` stationary AR(1) tokens x_t = ρx_{t−1} + √(1−ρ²)z_t, by a chunked scan
+    (within a chunk the closed form Σ ρ^{t−s}; chunk states carried by a short loop), so that
+    ρ^{−chunk} never overflows."""
+    import torch
+
+    z = torch.randn(batch, n, d, generator=gen, dtype=ctx.dtype, device=ctx.device)
+    c = math.sqrt(1 - rho**2)
+    size = min(chunk, n)
+    if n % size:
+        raise ValueError(f"n={n} must be a multiple of the chunk {size}")
+    t = torch.arange(size, device=ctx.device, dtype=ctx.dtype)
+    lag = t[:, None] - t[None, :]
+    tri = torch.where(lag >= 0, rho ** lag.clamp(min=0), torch.zeros((), dtype=ctx.dtype, device=ctx.device))
+    local = tri @ (c * z.reshape(batch, n // size, size, d))  # zero state at each chunk start
+    decay = (rho ** (t + 1))[:, None]
+    state = z[:, 0] * (1 - c) / rho  # so that the first token is exactly z_0 (unit variance)
+    out = []
+    for j in range(n // size):
+        block = local[:, j] + decay * state[:, None, :]
+        out.append(block)
+        state = block[:, -1]
+    return torch.cat(out, dim=1)
