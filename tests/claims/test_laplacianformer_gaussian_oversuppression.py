@@ -4,7 +4,7 @@ its control, fails), refuted under the slope matching (an alternative reading, w
 import dataclasses
 
 import pytest
-from claimtest import assert_witnessed, evidence, run
+from claimtest import assert_witnessed, evidence, only, run
 
 from claims.laplacianformer import gaussian_oversuppression as spec
 
@@ -32,5 +32,5 @@ def test_slope_matched_reading_refuted_with_witness(record):
 def test_reversed_prediction_is_refuted():
     check = CLAIM.check("mid-mass-gaussian-below-laplacian")
     flipped = dataclasses.replace(check, rel=">=", controls=())
-    record = run(dataclasses.replace(CLAIM, checks=(flipped,), alternatives=()))
+    record = run(only(CLAIM, flipped))
     assert record["verdict"] == "refuted"
