@@ -24,7 +24,7 @@ DISTINGUISHABLE = 1e-8  # relative excess that float64 fits resolve (their round
 # Excess risks are sums of n² squared entries of products of n×n matrices: each entry carries a
 # relative error ~n·u, so a compared excess is off by ~n²·u times ‖M*Σ^{1/2}‖_F² at most.
 TOL = tolerances.Roundoff(condition="n² (products of n×n matrices summed over n² entries)",
-                          scale="‖M*Σ^{1/2}‖_F²")
+                          scale="1 (every compared excess is divided by ‖M*Σ^{1/2}‖_F²)")
 
 
 def derivation():

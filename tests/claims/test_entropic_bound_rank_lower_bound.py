@@ -1,6 +1,8 @@
 """entropic-bound/rank-lower-bound: deficient models never beat the Eckart–Young excess, which is
 positive, and rank r* attains 0; each check behind a control that fails."""
 
+import dataclasses
+
 import pytest
 from claimtest import evidence, only, run, scaled_rhs
 
@@ -27,7 +29,5 @@ def test_fits_reach_the_bound(record):
 
 def test_a_larger_bound_is_refuted():
     check = CLAIM.check("deficient-excess-at-least-bound")
-    import dataclasses
-
     moved = dataclasses.replace(check, evaluate=scaled_rhs(check.evaluate, 1.5), controls=())
     assert run(only(CLAIM, moved))["verdict"] == "refuted"
