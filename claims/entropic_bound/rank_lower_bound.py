@@ -137,7 +137,8 @@ CLAIMS = (Claim(
             name="deficient-excess-at-least-bound", lhs="excess(rank r* − 1 model, ALS)/‖M*Σ^{1/2}‖²",
             rel=">=", rhs="Σ_{i≥r*} σ_i(M*Σ^{1/2})²/‖M*Σ^{1/2}‖² (Eckart–Young)", evaluate=_at_least_tail(0),
             sample=_cases, tolerance=TOL, sampler=SAMPLER,
-            controls=(control("a rank-r* model in place of a rank-(r* − 1) one", evaluate=_at_least_tail(1)),)),
+            controls=(control("a rank-r* model in place of a rank-(r* − 1) one",
+                              evaluate=_at_least_tail(1)),)),
         Relation(
             name="unavoidable-excess-positive", lhs="Σ_{i≥r*} σ_i(M*Σ^{1/2})²/‖M*Σ^{1/2}‖²", rel=">=",
             rhs=f"{DISTINGUISHABLE:g}", evaluate=_tail_positive(0), sample=_cases,

@@ -29,7 +29,8 @@ def derivation():
     eps, a, lam = sp.symbols("epsilon a lambda", positive=True)
     c = sp.symbols("c1:4", real=True)
     p = sp.symbols("p1:4", positive=True)
-    lagr = sum(ci * pi + eps * pi * (sp.log(pi) - 1) for ci, pi in zip(c, p, strict=True)) - lam * (sum(p) - a)
+    objective = sum(ci * pi + eps * pi * (sp.log(pi) - 1) for ci, pi in zip(c, p, strict=True))
+    lagr = objective - lam * (sum(p) - a)
     stationary = sp.solve(sp.diff(lagr, p[0]), p[0])[0]
     unnorm = [sp.exp((lam - ci) / eps) for ci in c]
     plan = [a * u / sum(unnorm) for u in unnorm]
@@ -45,7 +46,8 @@ def derivation():
                        sp.simplify(plan[0]), a * sp.exp(-c[0] / eps) / sum(sp.exp(-ci / eps) for ci in c),
                        role=S),
         symbolic.exact("with c_j = −q·k_j and ε = √d: p₁/a = softmax₁(q·k/√d)",
-                       (plan[0] / a).subs({ci: -si for ci, si in zip(c, q_dot_k, strict=True)} | {eps: sp.sqrt(d)}),
+                       (plan[0] / a).subs({ci: -si for ci, si in zip(c, q_dot_k, strict=True)}
+                                          | {eps: sp.sqrt(d)}),
                        softmax_1, role=S),
     ]
 
@@ -70,7 +72,8 @@ def _plans(q, k, two_marginal: bool):
         out.append(plan / a[:, None])
         # Sinkhorn stops at a tolerance: its marginal residual, in the units of n·P, joins the
         # tolerance (0 up to round-off for the row problem, which is solved in one scaling).
-        resid.append(n * max(np.abs(plan.sum(1) - a).max(), np.abs(plan.sum(0) - b).max() if two_marginal else 0))
+        col = np.abs(plan.sum(0) - b).max() if two_marginal else 0.0
+        resid.append(n * max(np.abs(plan.sum(1) - a).max(), col))
     as_t = lambda x: torch.as_tensor(np.stack(x), dtype=q.dtype, device=q.device)  # noqa: E731
     return as_t(out), as_t(resid)
 

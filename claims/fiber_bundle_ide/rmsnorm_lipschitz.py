@@ -191,7 +191,8 @@ CLAIMS = (Claim(
             controls=(control(f"the Jacobian norm at one fixed x (‖x‖²/d = {FIXED_MS:g}) in place of the "
                               "supremum over x", measure=_measure(True)),)),
         Relation(
-            name="sup-times-sqrt-eps", lhs="Lip(ε)·√ε/max|g| (worst ε of 13 in [1e-12, 1])", rel="==", rhs="1",
+            name="sup-times-sqrt-eps", lhs="Lip(ε)·√ε/max|g| (worst ε of 13 in [1e-12, 1])", rel="==",
+            rhs="1",
             evaluate=_sup_ratio, sample=_fit_cases, tolerance=SUP_TOL,
             sampler=_fit_cases.__doc__,
             controls=(control("the supremum taken over random points only (x = 0 left out)",

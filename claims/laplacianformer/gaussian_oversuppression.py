@@ -112,7 +112,8 @@ CLAIMS = (Claim(
     proof_absent="only the abstract is available; 'tend to oversuppress' is asserted, not argued",
     checks=(
         Relation(
-            name="mid-mass-gaussian-below-laplacian", lhs="mean mid-band mass: Gaussian − Laplacian (1/e-matched)",
+            name="mid-mass-gaussian-below-laplacian",
+            lhs="mean mid-band mass: Gaussian − Laplacian (1/e-matched)",
             rel="<=", rhs="0", evaluate=_mid_gap(ONE_OVER_E), sample=_sample, tolerance=MC,
             sampler=_sample.__doc__,
             controls=(control("the slope-matched Gaussian (σ = ℓ) in place of the 1/e-matched one",

@@ -41,7 +41,6 @@ def derivation():
 
 def _cores(ctx):
     """Nyström cores W = K_Lap(Q̃, K̃) (segment means of q and k), 8 per landmark count."""
-    import torch
 
     import operators
 

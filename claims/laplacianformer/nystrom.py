@@ -166,7 +166,7 @@ CLAIMS = (Claim(
             family=(_tokens.RESOLUTION_FAMILY + f"; mean over instances of a {SAMPLED_PAIRS}-entry "
                     "Monte-Carlo estimate"),
             predicted="O(n⁰): bounded at a fixed landmark budget",
-            controls=(control(f"tokens with a fixed correlation length (ρ = e^{{-0.1}}: 10 tokens) at every n, "
+            controls=(control("tokens with a fixed correlation length (ρ = e^{-0.1}: 10 tokens) at every n, "
                               "whose segment means collapse to 0 as n grows", measure=_error_vs_n(False)),)),
         ScalingLaw(
             name="error-vs-m", quantity=f"‖K − K̂‖_F/‖K‖_F at n = {M_SWEEP_N}", variable="m", exponent=0.0,

@@ -121,11 +121,13 @@ CLAIMS = (Claim(
     statement=STATEMENT,
     reading=(
         "In the model stated under 'family', the query learned by projected stochastic gradient ascent with "
-        f"η_t ∝ 1/t aligns with ±θ*: 1 − |⟨w_t, θ*⟩| → 0 as t → ∞, for d = {DIMS[0]} and d = {DIMS[1]}; the suite's "
+        f"η_t ∝ 1/t aligns with ±θ*: 1 − |⟨w_t, θ*⟩| → 0 as t → ∞, for d = {DIMS[0]} and d = {DIMS[1]}; "
+        "the suite's "
         "stochastic-approximation rate for this step size is 1/t (gap Θ(t⁻¹))."),
     reading_why=(
         "the abstract names a softmax-attention model with a learned query, informative and nuisance tokens, "
-        "a sign symmetry and stochastic gradient ascent with standard step sizes, but no formulas: the suite's "
+        "a sign symmetry and stochastic gradient ascent with standard step sizes, but no formulas: "
+        "the suite's "
         "model is the smallest with all of these (" + MODEL + "); 'almost surely' is tested on every run's "
         "mean gap (finite runs cannot show almost-sure convergence)"),
     kind=Kind.LIMIT,

@@ -22,7 +22,8 @@ def _samples(dtype):
     out = []
     for scale in (1e-3, 1.0, 1e3):
         for eps in (1e-12, 1e-6, 1.0):
-            out.append(Sample(((scale * normal(g, 3, 5)).to(dtype),), {"eps": eps}, f"|x|~{scale:g}, ε={eps:g}"))
+            x = (scale * normal(g, 3, 5)).to(dtype)
+            out.append(Sample((x,), {"eps": eps}, f"|x|~{scale:g}, ε={eps:g}"))
     out.append(Sample((torch.zeros(2, 5, dtype=dtype),), {"eps": 1e-6}, "x = 0"))
     return out
 
@@ -45,8 +46,8 @@ def _errors():
         ErrorInput("eps tensor", lambda: R.rms_norm(x, eps=torch.tensor(1.0)), TypeError, "eps must be"),
         ErrorInput("NaN", lambda: R.rms_norm(nan, eps=1e-6), ValueError, "contains NaN"),
         ErrorInput("integer dtype", lambda: R.rms_norm(x.long(), eps=1e-6), TypeError, "floating dtype"),
-        ErrorInput("weight dtype", lambda: R.rms_norm(x, eps=1e-6, weight=torch.ones(3, dtype=torch.float32)), TypeError,
-                   "weight must have"),
+        ErrorInput("weight dtype", lambda: R.rms_norm(x, eps=1e-6, weight=torch.ones(3, dtype=torch.float32)),
+                   TypeError, "weight must have"),
     ]
 
 

@@ -38,4 +38,5 @@ def test_a_wrong_rank_prediction_is_refuted():
         lhs, rhs, tol = check.evaluate(case)
         return lhs, rhs + 1, tol
 
-    assert run(only(CLAIM, dataclasses.replace(check, evaluate=one_more, controls=())))["verdict"] == "refuted"
+    moved = dataclasses.replace(check, evaluate=one_more, controls=())
+    assert run(only(CLAIM, moved))["verdict"] == "refuted"
