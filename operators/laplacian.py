@@ -143,7 +143,8 @@ def nystrom_kernel(
 
     :math:`\tilde Q, \tilde K` the :func:`segment_means` of ``q`` and ``k`` (Nyströmformer eq. 13,
     with the Laplacian kernel in place of softmax). The core is inverted by ``torch.linalg.solve``
-    when ``iterations`` is None, else by :func:`newton_schulz_inverse` with that many steps.
+    when ``iterations`` is None (``solve_ex``, unchecked: a singular core yields inf/NaN, never a
+    host sync), else by :func:`newton_schulz_inverse` with that many steps.
 
     Args: ``q`` ``(..., n_q, d)``, ``k`` ``(..., n_k, d)``, ``landmarks`` dividing both ``n``.
     Returns ``(..., n_q, n_k)``. Memory: the output plus ``(..., n, m)`` factors.
@@ -155,5 +156,6 @@ def nystrom_kernel(
     core = laplacian_kernel(qt, kt, sigma=sigma)
     right = laplacian_kernel(qt, k, sigma=sigma)
     if iterations is None:
-        return left @ torch.linalg.solve(core, right)
+        # solve_ex without its error check: no host synchronisation; a singular core gives inf/NaN
+        return left @ torch.linalg.solve_ex(core, right, check_errors=False).result
     return left @ (newton_schulz_inverse(core, iterations=iterations) @ right)

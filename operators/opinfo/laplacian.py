@@ -172,7 +172,28 @@ def _ns_errors():
     ]
 
 
+def _segment_samples(dtype):
+    g = gen(7500 + ALL_DTYPES.index(dtype))
+    return [Sample((normal(g, 12, 3).to(dtype),), {"landmarks": m}, f"n=12 m={m}") for m in (1, 3, 12)] + [
+        Sample((normal(g, 2, 8, 2).to(dtype),), {"landmarks": 4}, "batch (2,8,2) m=4")]
+
+
+def _segment_errors():
+    x = torch.zeros(6, 2, dtype=F64)
+    nan = x.clone()
+    nan[0, 0] = math.nan
+    return [
+        ErrorInput("landmarks not dividing n", lambda: L.segment_means(x, 4), ValueError, "must divide n"),
+        ErrorInput("NaN", lambda: L.segment_means(nan, 2), ValueError, "contains NaN"),
+        ErrorInput("integer dtype", lambda: L.segment_means(x.long(), 2), TypeError, "floating dtype"),
+    ]
+
+
 ENTRIES = (
+    OpInfo(name="segment_means", func=L.segment_means, op=L.segment_means,
+           ref=lambda x, landmarks: _means(x, landmarks), core_dims=(2,), samples=_segment_samples,
+           errors=_segment_errors, dtypes=ALL_DTYPES,
+           tol=Tolerance(16, "16 ulps: a sum of n/m terms in the dtype, one division")),
     OpInfo(name="laplacian_kernel", func=L.laplacian_kernel, op=L.laplacian_kernel,
            ref=_ref_kernel("laplacian"), core_dims=(2, 2), samples=_kernel_samples,
            errors=lambda: _kernel_errors(L.laplacian_kernel), dtypes=ALL_DTYPES,
