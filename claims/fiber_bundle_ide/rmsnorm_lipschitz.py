@@ -58,39 +58,33 @@ def _eps_grid(ctx):
     return np.logspace(np.log10(EPS_LOW), np.log10(EPS_HIGH), ctx.pick(quick=13, full=49))
 
 
-def _points(ctx, d: int, count: int, tag: str, include_origin: bool):
-    """x = 0 (where the supremum is attained) and random points of norm √d·10^u, u ∈ [−7, 1]."""
+def _points(ctx, gen, batch: int, d: int, count: int):
+    """(batch, count, d): x = 0 (where the supremum is attained) first, then random points of
+    root-mean-square 10^u, u uniform in [−7, 1]."""
     import torch
 
-    gen = ctx.generator(tag)
-    x = torch.randn(count, d, generator=gen, dtype=ctx.dtype, device=ctx.device)
-    rms = 10.0 ** (-7.0 + 8.0 * torch.rand(count, 1, generator=gen, dtype=ctx.dtype, device=ctx.device))
+    x = torch.randn(batch, count, d, generator=gen, dtype=ctx.dtype, device=ctx.device)
+    u = torch.rand(batch, count, 1, generator=gen, dtype=ctx.dtype, device=ctx.device)
+    rms = 10.0 ** (-7.0 + 8.0 * u)
     x = x / x.square().mean(-1, keepdim=True).sqrt() * rms
-    if include_origin:
-        x[0] = 0.0
+    x[:, 0] = 0.0
     return x
 
 
-def lipschitz(ctx, eps, weight, points):
-    """max over ``points`` of ‖J(x)‖₂ for each ε (autograd Jacobian of ``operators.rms_norm``).
+def lipschitz(eps, weight, points):
+    """max over each case's points of ‖J(x)‖₂ for each ε (autograd Jacobian of ``operators.rms_norm``).
 
-    ``eps`` (E,), ``weight`` (B, d), ``points`` (P, d) → (B, E)."""
+    ``eps`` (E,), ``weight`` (B, d), ``points`` (B, P, d) → (B, E)."""
     import torch
 
     import operators
 
-    def norm_at(e, g):
-        jac = torch.func.vmap(torch.func.jacrev(lambda x: operators.rms_norm(x, eps=e, weight=g)))(points)
+    def norm_at(e, g, pts):
+        jac = torch.func.vmap(torch.func.jacrev(lambda x: operators.rms_norm(x, eps=e, weight=g)))(pts)
         return torch.linalg.matrix_norm(jac, ord=2).amax()
 
-    return torch.stack([torch.stack([norm_at(float(e), g) for e in eps]) for g in weight])
-
-
-def _gains(ctx, batch, d, tag):
-    import torch
-
-    gen = ctx.generator(tag)
-    return 1.0 + 0.5 * torch.randn(batch, d, generator=gen, dtype=ctx.dtype, device=ctx.device)
+    return torch.stack([torch.stack([norm_at(float(e), g, pts) for e in eps])
+                        for g, pts in zip(weight, points, strict=True)])
 
 
 def _measure(fixed_point: bool):
@@ -100,35 +94,38 @@ def _measure(fixed_point: bool):
         d = 16
         g = torch.ones(1, d, dtype=ctx.dtype, device=ctx.device)
         if fixed_point:
-            pts = torch.full((1, d), FIXED_MS**0.5, dtype=ctx.dtype, device=ctx.device)
+            pts = torch.full((1, 1, d), FIXED_MS**0.5, dtype=ctx.dtype, device=ctx.device)
         else:
-            pts = _points(ctx, d, ctx.pick(quick=16, full=128), "law-points", include_origin=True)
-        return lipschitz(ctx, grid, g, pts)[0].cpu().numpy()
+            pts = _points(ctx, ctx.generator("law-points"), 1, d, ctx.pick(quick=16, full=128))
+        return lipschitz(grid, g, pts)[0].cpu().numpy()
 
     return measure
 
 
 def _fit_cases(ctx, gen):
-    """Gains g = 1 + N(0, 1/4) per case, d ∈ {4, 64}; x = 0 and 15 random points, ε on the grid."""
+    """Gains g = 1 + N(0, 1/4) per case, d ∈ {4, 64}; x = 0 and 15 random points per case, ε on 13
+    points log-spaced in [1e-12, 1]."""
+    import torch
+
     for d in (4, 64):
-        yield {"g": _gains(ctx, ctx.pick(quick=4, full=32), d, f"gains-{d}"), "d": d}
+        batch = ctx.pick(quick=4, full=32)
+        g = 1.0 + 0.5 * torch.randn(batch, d, generator=gen, dtype=ctx.dtype, device=ctx.device)
+        yield {"g": g, "x": _points(ctx, gen, batch, d, 16)}
 
 
 def _lip_table(case, include_origin=True, fixed=False):
-    """(B, E) Lipschitz constants for a case (the context is rebuilt from the case's tensors)."""
+    """(ε grid, (B, E) Lipschitz constants) over the case's points (all, without x = 0, or one
+    fixed point with ‖x‖²/d = FIXED_MS)."""
     import numpy as np
     import torch
 
-    from checks.context import Context
-
-    g = case["g"]
-    ctx = Context("fiber-bundle-ide/rmsnorm-lipschitz", seed=0, device=str(g.device))
+    g, pts = case["g"], case["x"]
     eps = np.logspace(np.log10(EPS_LOW), np.log10(EPS_HIGH), 13)
     if fixed:
-        pts = torch.full((1, g.shape[-1]), FIXED_MS**0.5, dtype=g.dtype, device=g.device)
-    else:
-        pts = _points(ctx, g.shape[-1], 16, "case-points", include_origin=include_origin)
-    return eps, lipschitz(ctx, eps, g, pts)
+        pts = torch.full_like(pts[:, :1], FIXED_MS**0.5)
+    elif not include_origin:
+        pts = pts[:, 1:]
+    return eps, lipschitz(eps, g, pts)
 
 
 def _r2_gap(case, fixed=False):
