@@ -23,16 +23,18 @@ WINDOW = (1e-5, 0.5)  # residuals fitted: below 1/2 (asymptotic regime), above 1
 
 def derivation():
     A, X = sp.symbols("A X", commutative=False)
-    e0, lam = sp.symbols("e_0 lambda", positive=True)
+    e0 = sp.Symbol("e_0", positive=True)
+    nu = sp.Symbol("nu", nonnegative=True)
     k = sp.Symbol("k", integer=True, nonnegative=True)
     S = "statement"
     return [
         symbolic.exact("E_{k+1} = I − A X_k(2I − A X_k) = (I − A X_k)² = E_k² (non-commuting A, X)",
                        sp.expand(1 - A * X * (2 - A * X)), sp.expand((1 - A * X) ** 2), role=S),
-        symbolic.holds("X₀ = Aᵀ/(‖A‖₁‖A‖_∞): each eigenvalue 1 − λ of E₀ = I − AAᵀ/(‖A‖₁‖A‖_∞) lies in "
-                       "[0, 1) (0 < λ ≤ 1 since σ_max² ≤ ‖A‖₁‖A‖_∞)",
-                       sp.And(sp.Ge(1 - lam / (1 + lam), 0), sp.Lt(1 - lam / (1 + lam), 1)), role=S,
-                       note="λ/(1+λ) parametrises (0, 1) for λ > 0"),
+        symbolic.holds("X₀ = Aᵀ/(‖A‖₁‖A‖_∞): E₀ = I − AAᵀ/(‖A‖₁‖A‖_∞) has eigenvalues 1 − μ, "
+                       "μ = σ_i²/(‖A‖₁‖A‖_∞) ∈ (0, 1] (σ_max² ≤ ‖A‖₁‖A‖_∞); with μ = 1/(1 + ν), ν ≥ 0: "
+                       "1 − μ = ν/(1 + ν) < 1", sp.Lt(nu / (1 + nu), 1), role=S),
+        symbolic.holds("… and 1 − μ = ν/(1 + ν) ≥ 0, so ‖E₀‖₂ < 1 and E_k → 0", sp.Ge(nu / (1 + nu), 0),
+                       role=S),
         symbolic.exact("E₀ symmetric ⇒ ‖E_k‖₂ = ‖E₀‖₂^{2^k}: log‖E_{k+1}‖/log‖E_k‖ = 2 (order 2)",
                        sp.Integer(2), sp.simplify(sp.log(e0 ** (2 ** (k + 1))) / sp.log(e0 ** (2**k))),
                        role=S),
