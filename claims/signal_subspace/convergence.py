@@ -111,7 +111,7 @@ def _limit(name, group, dim):
         name=name, quantity="1 − |⟨w_t, θ*⟩| (mean over runs)", variable="t", value="0", point="oo", rate=1.0,
         grid=_grid, gap=_gap(group), tolerance=RATE_TOL,
         family=f"d = {dim}; " + MODEL,
-        controls=(control("the same runs with no signal (μ = 0): nothing to align to", gap=_gap(2)),))
+        controls=(control(f"runs with no signal (μ = 0, d = {DIMS[0]}): nothing to align to", gap=_gap(2)),))
 
 
 CLAIMS = (Claim(
