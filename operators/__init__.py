@@ -27,6 +27,10 @@ Multi-head attention with explicit per-head parameters (:mod:`operators.mha`):
 :func:`rope_rotate`; and attention as a connection walk (:mod:`operators.connection`):
 :func:`connection_walk`, :func:`mha_connection`.
 
+LaplacianFormer (:mod:`operators.laplacian`): :func:`laplacian_kernel`, :func:`gaussian_kernel`,
+:func:`segment_means`, :func:`nystrom_kernel`, :func:`newton_schulz_inverse`; RMSNorm
+(:mod:`operators.rmsnorm`): :func:`rms_norm`.
+
 Also :func:`softmax_weights`, :func:`softmax_attention` (the baseline, same semantics as
 ``torch.nn.functional.scaled_dot_product_attention``), :func:`ida_weights`,
 :func:`ida_kernel` (the kernel of GeoResolver Theorem 2.8) and :func:`effective_rank`.
@@ -45,6 +49,13 @@ from .core import distance_attention, distance_weights
 from .distances import squared_distances
 from .dmg import dmg_detector, dmg_margins, dmg_pool, dmg_surprises, dmg_window_stats
 from .ida import effective_rank, ida_attention, ida_kernel, ida_weights
+from .laplacian import (
+    gaussian_kernel,
+    laplacian_kernel,
+    newton_schulz_inverse,
+    nystrom_kernel,
+    segment_means,
+)
 from .metric import metric_from_factors, metric_sqdist, metric_sqdist_direct
 from .mha import mha_attention, mha_weights, rope_rotate
 from .poincare import (
@@ -61,6 +72,7 @@ from .poincare import (
     poincare_sqdist,
     poincare_tanh_map,
 )
+from .rmsnorm import rms_norm
 from .softmax import softmax_attention, softmax_weights
 from .sphere import (
     sphere_distance,
@@ -84,14 +96,18 @@ __all__ = [
     "dmg_surprises",
     "dmg_window_stats",
     "effective_rank",
+    "gaussian_kernel",
     "hida_attention",
     "ida_attention",
     "ida_kernel",
     "ida_weights",
+    "laplacian_kernel",
     "metric_from_factors",
     "metric_sqdist",
     "metric_sqdist_direct",
     "mobius_add",
+    "newton_schulz_inverse",
+    "nystrom_kernel",
     "poincare_conformal_factor",
     "poincare_distance",
     "poincare_distance_matrix",
@@ -103,6 +119,8 @@ __all__ = [
     "poincare_project",
     "poincare_sqdist",
     "poincare_tanh_map",
+    "rms_norm",
+    "segment_means",
     "sida_attention",
     "softmax_attention",
     "softmax_weights",

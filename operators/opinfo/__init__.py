@@ -24,12 +24,16 @@ from .core import (
     run_sample,
 )
 from .dmg import ENTRIES as _DMG
+from .laplacian import ENTRIES as _LAPLACIAN
 from .mha import ENTRIES as _MHA
 from .poincare import ENTRIES as _POINCARE
+from .rmsnorm import ENTRIES as _RMSNORM
 from .sphere import ENTRIES as _SPHERE
 
 # One tuple per operator family; a new family adds its import above and its name here.
-REGISTRY: tuple[OpInfo, ...] = (*_ATTENTION, *_POINCARE, *_SPHERE, *_MHA, *_DMG)
+REGISTRY: tuple[OpInfo, ...] = (
+    *_ATTENTION, *_POINCARE, *_SPHERE, *_MHA, *_DMG, *_LAPLACIAN, *_RMSNORM,
+)
 
 
 def get(name: str) -> OpInfo:

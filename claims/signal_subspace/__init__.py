@@ -1,0 +1,12 @@
+"""signal-subspace: *Asymptotic Signal Subspace Recovery in Softmax Attention Models* (third
+abstract in ``shared/papers/001_da545f4f176a0075.txt``). Only the abstract is available."""
+
+from checks import Paper
+
+PAPER = Paper(
+    key="signal-subspace",
+    title="Asymptotic Signal Subspace Recovery in Softmax Attention Models",
+    authors=("not stated in the source",),
+    arxiv=None,
+    source_file="papers/001_da545f4f176a0075.txt",
+)

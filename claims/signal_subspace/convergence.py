@@ -1,0 +1,143 @@
+"""Signal-subspace abstract: "the learned query converges almost surely to the one-dimensional
+signal subspace spanned by the latent informative direction ... up to the intrinsic sign
+ambiguity".
+
+The abstract describes its model only in words; the suite states the smallest model that has
+every feature the abstract names (see ``MODEL``) and simulates independent runs in one batch.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from checks import Claim, Kind, Limit, control, symbolic, tolerances
+
+STATEMENT = (r"\text{``under suitable high-dimensional scaling assumptions and standard step-size "
+             r"conditions, the learned query converges almost surely to the one-dimensional signal "
+             r"subspace spanned by the latent informative direction''}")
+
+TOKENS, SIGNAL, BETA = 3, 3.0, 1.0
+ETA0, T0, STEPS, CHUNK = 10.0, 10.0, 10_000, 500
+DIMS = (8, 32)
+
+MODEL = (
+    f"each sample holds n = {TOKENS} tokens in ℝ^d: one informative token x₁ = ε·μ·θ* + z₁ (ε = ±1 with "
+    f"probability 1/2, μ = {SIGNAL:g}, θ* a fixed unit vector) and n − 1 nuisance tokens x_j = z_j, "
+    "z ~ N(0, I_d); the query w ∈ S^{d−1} scores tokens by softmax(β⟨w, x_j⟩) (β = 1); the reward is the "
+    "attention weight on the informative token, a₁(w); stochastic gradient ascent kept on the sphere: "
+    f"w ← normalise(w + η_t ∇a₁), η_t = {ETA0:g}/(t + {T0:g}) (Σ η = ∞, Σ η² < ∞), from a "
+    "uniformly random w₀"
+)
+
+
+def derivation():
+    """The reward of an informative score s against nuisance mass c > 0: f(s) = eˢ/(eˢ + c); with the
+    random sign, the expected reward g(s) = (f(s) + f(−s))/2 is even in s (the sign ambiguity) and
+    increasing in s > 0, so the population objective favours |⟨w, θ*⟩| → 1."""
+    s, c, v, w = sp.symbols("s c v w", positive=True)
+    f = sp.exp(s) / (sp.exp(s) + c)
+    g = (f + f.subs(s, -s)) / 2
+    dg = sp.diff(g, s)
+    # g′(s) = (c/2)[eˢ/(eˢ + c)² − e⁻ˢ/(e⁻ˢ + c)²], whose bracket's numerator over the common
+    # denominator is (c² − 1)(eˢ − e⁻ˢ): positive for c > 1 and s > 0.
+    bracket_num = sp.exp(s) * (sp.exp(-s) + c) ** 2 - sp.exp(-s) * (sp.exp(s) + c) ** 2
+    S = "statement"
+    return [
+        symbolic.exact("g(−s) = g(s): the model is symmetric under w → −w", g.subs(s, -s), g, role=S),
+        symbolic.exact("g′(s) = (c/2)(c² − 1)(eˢ − e⁻ˢ)/((eˢ + c)²(e⁻ˢ + c)²)", dg,
+                       c / 2 * bracket_num / ((sp.exp(s) + c) ** 2 * (sp.exp(-s) + c) ** 2), role=S),
+        symbolic.exact("the numerator: eˢ(e⁻ˢ + c)² − e⁻ˢ(eˢ + c)² = (c² − 1)(eˢ − e⁻ˢ)", bracket_num,
+                       (c**2 - 1) * (sp.exp(s) - sp.exp(-s)), role=S),
+        symbolic.holds("(c² − 1)(eˢ − e⁻ˢ) > 0 for c = 1 + w > 1, eˢ = 1 + v > 1",
+                       sp.Gt(sp.factor(((1 + w) ** 2 - 1) * ((1 + v) - 1 / (1 + v))), 0), role=S,
+                       note="so g increases in |s|: the expected reward grows with |⟨w, θ*⟩| once the "
+                            "nuisance mass c exceeds 1"),
+    ]
+
+
+def _simulate(ctx):
+    """Alignment 1 − |⟨w_t, θ*⟩| at checkpoints for three groups of runs in one batch: (small d, μ),
+    (large d, μ), (small d, μ = 0). Small-d runs live in the first coordinates of a large-d batch
+    (noise and query zero elsewhere, so they never leave them)."""
+    import numpy as np
+    import torch
+
+    def simulate():
+        runs = ctx.pick(quick=12, full=256)
+        gen = ctx.generator("runs")
+        d = max(DIMS)
+        groups = ((DIMS[0], SIGNAL), (DIMS[1], SIGNAL), (DIMS[0], 0.0))
+        mask = torch.cat([(torch.arange(d) < dim).to(ctx.dtype).expand(runs, d) for dim, _ in groups])
+        mu = torch.cat([torch.full((runs,), m, dtype=ctx.dtype) for _, m in groups])
+        w = torch.randn(len(mu), d, generator=gen, dtype=ctx.dtype) * mask
+        w = w / w.norm(dim=-1, keepdim=True)
+        checkpoints = np.unique(np.round(np.logspace(1, 4, ctx.pick(quick=13, full=25))).astype(int))
+        gaps, t = [], 0
+        while t < STEPS:
+            z = torch.randn(CHUNK, len(mu), TOKENS, d, generator=gen, dtype=ctx.dtype) * mask[:, None, :]
+            sign = torch.randint(0, 2, (CHUNK, len(mu)), generator=gen).to(ctx.dtype) * 2 - 1
+            z[:, :, 0, 0] += sign * mu  # θ* = e₁, the informative token is token 0
+            for x in z:
+                a = torch.softmax(BETA * torch.bmm(x, w[:, :, None])[..., 0], dim=-1)
+                grad = BETA * a[:, :1] * (x[:, 0] - torch.bmm(a[:, None, :], x)[:, 0])
+                w = torch.nn.functional.normalize(w + ETA0 / (t + 1 + T0) * grad, dim=-1)
+                t += 1
+                if t in checkpoints:
+                    gaps.append(1 - w[:, 0].abs())
+        return checkpoints, torch.stack(gaps).reshape(len(checkpoints), len(groups), runs)
+
+    return ctx.cached("simulation", simulate)
+
+
+def _grid(ctx):
+    return _simulate(ctx)[0].astype(float)
+
+
+def _gap(group: int):
+    def gap(ctx, grid):
+        from checks.montecarlo import means_and_errors
+
+        return means_and_errors(_simulate(ctx)[1][:, group].cpu().numpy())
+
+    return gap
+
+
+RATE_TOL = tolerances.Systematic(0.2, "the escape transient at small t inside the window and the "
+                                      "Monte-Carlo scatter of the mean over runs")
+
+
+def _limit(name, group, dim):
+    return Limit(
+        name=name, quantity="1 − |⟨w_t, θ*⟩| (mean over runs)", variable="t", value="0", point="oo", rate=1.0,
+        grid=_grid, gap=_gap(group), tolerance=RATE_TOL,
+        family=f"d = {dim}; " + MODEL,
+        controls=(control(f"runs with no signal (μ = 0, d = {DIMS[0]}): nothing to align to", gap=_gap(2)),))
+
+
+CLAIMS = (Claim(
+    id="signal-subspace/convergence",
+    label="Query converges to the signal subspace",
+    section="abstract",
+    statement=STATEMENT,
+    reading=(
+        "In the model stated under 'family', the query learned by projected stochastic gradient ascent with "
+        f"η_t ∝ 1/t aligns with ±θ*: 1 − |⟨w_t, θ*⟩| → 0 as t → ∞, for d = {DIMS[0]} and d = {DIMS[1]}; "
+        "the suite's "
+        "stochastic-approximation rate for this step size is 1/t (gap Θ(t⁻¹))."),
+    reading_why=(
+        "the abstract names a softmax-attention model with a learned query, informative and nuisance tokens, "
+        "a sign symmetry and stochastic gradient ascent with standard step sizes, but no formulas: "
+        "the suite's "
+        "model is the smallest with all of these (" + MODEL + "); 'almost surely' is tested on every run's "
+        "mean gap (finite runs cannot show almost-sure convergence)"),
+    kind=Kind.LIMIT,
+    derivation=derivation,
+    proof_absent="only the abstract is available; it describes the argument (ODE method) without it",
+    checks=(_limit(f"alignment-d{DIMS[0]}", 0, DIMS[0]), _limit(f"alignment-d{DIMS[1]}", 1, DIMS[1])),
+    notes=("The rate 1 is the Robbins–Monro rate for η_t = η₀/t when 2η₀λ > 1 (λ the curvature of the "
+           "objective at ±θ*); a rate slower than 1 would signal 2η₀λ < 1, not a failure to converge. The "
+           "escape from the random start (overlap ~1/√d) takes longer as d grows and reaches into the fitted "
+           "window t ∈ [10, 10⁴]: the larger d's fitted rate sits further below 1 (at d = 64 the same window "
+           "fits about 0.8, outside the stated tolerance), so larger d needs a longer window, which the "
+           "2-core quick profile cannot afford."),
+),)

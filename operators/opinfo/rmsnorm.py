@@ -1,0 +1,62 @@
+"""Registry entry for RMSNorm; the reference is mpmath at 60 digits on the exact input values."""
+
+import math
+
+import mpmath
+import torch
+
+from .. import rmsnorm as R
+from .core import ALL_DTYPES, ErrorInput, OpInfo, Sample, Tolerance
+from .samplers import F64, gen, normal
+
+
+def _ref(x, eps, weight=None):
+    r = mpmath.sqrt(mpmath.fsum(v * v for v in x) / len(x) + mpmath.mpf(eps))
+    g = weight if weight is not None else [1] * len(x)
+    return [gi * v / r for gi, v in zip(g, x, strict=True)]
+
+
+def _samples(dtype):
+    """Scales 1e-3..1e3 against ε from 1e-12 to 1 (ε dominating or negligible), x = 0, a gain."""
+    g = gen(7300 + ALL_DTYPES.index(dtype))
+    out = []
+    for scale in (1e-3, 1.0, 1e3):
+        for eps in (1e-12, 1e-6, 1.0):
+            x = (scale * normal(g, 3, 5)).to(dtype)
+            out.append(Sample((x,), {"eps": eps}, f"|x|~{scale:g}, ε={eps:g}"))
+    out.append(Sample((torch.zeros(2, 5, dtype=dtype),), {"eps": 1e-6}, "x = 0"))
+    return out
+
+
+def _ref_with_weight(x, weight, eps):
+    return _ref(x, eps, weight)
+
+
+def _weighted_samples(dtype):
+    g = gen(7400 + ALL_DTYPES.index(dtype))
+    return [Sample((normal(g, 3, 4).to(dtype), normal(g, 4).to(dtype)), {"eps": 1e-6}, "gain g ~ N(0,1)")]
+
+
+def _errors():
+    x = torch.ones(2, 3, dtype=F64)
+    nan = x.clone()
+    nan[0, 0] = math.nan
+    return [
+        ErrorInput("eps 0", lambda: R.rms_norm(x, eps=0.0), ValueError, "eps must be positive"),
+        ErrorInput("eps tensor", lambda: R.rms_norm(x, eps=torch.tensor(1.0)), TypeError, "eps must be"),
+        ErrorInput("NaN", lambda: R.rms_norm(nan, eps=1e-6), ValueError, "contains NaN"),
+        ErrorInput("integer dtype", lambda: R.rms_norm(x.long(), eps=1e-6), TypeError, "floating dtype"),
+        ErrorInput("weight dtype", lambda: R.rms_norm(x, eps=1e-6, weight=torch.ones(3, dtype=torch.float32)),
+                   TypeError, "weight must have"),
+    ]
+
+
+TOL = Tolerance(16, "16 ulps: the mean of d squares, one rsqrt, one product (and the gain)")
+
+ENTRIES = (
+    OpInfo(name="rms_norm", func=R.rms_norm, op=R.rms_norm, ref=_ref, core_dims=(1,), samples=_samples,
+           errors=_errors, dtypes=ALL_DTYPES, tol=TOL),
+    OpInfo(name="rms_norm[weight]", func=R.rms_norm, op=lambda x, w, eps: R.rms_norm(x, eps=eps, weight=w),
+           ref=_ref_with_weight, core_dims=(1, 1), samples=_weighted_samples, errors=lambda: [],
+           dtypes=ALL_DTYPES, tol=TOL),
+)
