@@ -12,7 +12,11 @@ differentiable at coincident points, plus the maps the papers use):
 - Sphere (:mod:`operators.sphere`): :func:`sphere_distance`, :func:`sphere_sqdist`,
   :func:`sphere_normalize`, :func:`sphere_stereographic`, :func:`sphere_stereographic_inverse`.
 - Per-token metrics g_t = I + U_tU_tᵀ (:mod:`operators.metric`): :func:`metric_from_factors`,
-  :func:`metric_sqdist` (low-rank form), :func:`metric_sqdist_direct` (materialised).
+  :func:`metric_sqdist` (low-rank form), :func:`metric_sqdist_direct` (materialised);
+  metric attention on them (:mod:`operators.metric_attention`): :func:`metric_scores`
+  (direct and Eq. 16 decomposed), :func:`woodbury_inverse`, :func:`metricnet`,
+  :func:`metric_attention`, :func:`metric_bias_attention` (fused additive bias, key-block
+  streamed), :func:`composite_norm`, :func:`composite_residual`, :func:`collapse_stack`.
 
 One distance-attention core (:mod:`operators.core`): :func:`distance_attention` (streamed
 over key blocks, online power-of-two normaliser) and its reference path
@@ -36,6 +40,16 @@ from .core import distance_attention, distance_weights
 from .distances import squared_distances
 from .ida import effective_rank, ida_attention, ida_kernel, ida_weights
 from .metric import metric_from_factors, metric_sqdist, metric_sqdist_direct
+from .metric_attention import (
+    collapse_stack,
+    composite_norm,
+    composite_residual,
+    metric_attention,
+    metric_bias_attention,
+    metric_scores,
+    metricnet,
+    woodbury_inverse,
+)
 from .poincare import (
     mobius_add,
     poincare_conformal_factor,
@@ -60,6 +74,9 @@ from .sphere import (
 )
 
 __all__ = [
+    "collapse_stack",
+    "composite_norm",
+    "composite_residual",
     "distance_attention",
     "distance_weights",
     "effective_rank",
@@ -69,7 +86,11 @@ __all__ = [
     "ida_weights",
     "metric_from_factors",
     "metric_sqdist",
+    "metric_attention",
+    "metric_bias_attention",
+    "metric_scores",
     "metric_sqdist_direct",
+    "metricnet",
     "mobius_add",
     "poincare_conformal_factor",
     "poincare_distance",
@@ -91,4 +112,5 @@ __all__ = [
     "sphere_stereographic",
     "sphere_stereographic_inverse",
     "squared_distances",
+    "woodbury_inverse",
 ]
