@@ -9,6 +9,7 @@ Cholesky factorisation and solves are not counted: each is stated where it matte
 
 from __future__ import annotations
 
+import functools
 import math
 
 DT = "float64"
@@ -35,6 +36,7 @@ def log_grid(lo: int, hi: int, n: int) -> tuple[int, ...]:
     return tuple(vals)
 
 
+@functools.lru_cache(maxsize=None)
 def score_flops(n: int, d: int, r: int, part: str = "metric") -> int:
     """FLOPs of one score matrix for n queries and n keys: ``"metric"`` (the Eq. 16 decomposed
     metric scores), ``"euclid"`` (the Euclidean part: ‖q‖², ‖k‖², qᵀk), ``"correction"`` (their
