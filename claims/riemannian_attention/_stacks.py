@@ -16,8 +16,12 @@ D, M, TAU = 4, 2, 2.0
 
 
 def stack_y(ctx, tag: str, *, batch: int, n: int, depth: int, kind: str = "distance",
-            strength: float = 0.0, d: int = D, m: int = M, tau: float = TAU):
-    """(B, depth + 1) values of y_l = −log ρ_l for ``batch`` random stacks (seeded by ``tag``)."""
+            strength: float = 0.0, d: int = D, m: int = M, tau: float = TAU, homogeneous: bool = False):
+    """(B, depth + 1) values of y_l = −log ρ_l for ``batch`` random stacks (seeded by ``tag``).
+
+    ``homogeneous``: one metric G = I + UUᵀ (E‖U‖_F² = strength) for every token, applied
+    exactly as the Euclidean distance of (q, k)·C with G = CCᵀ (Cholesky), i.e. W_Q, W_K ← W_Q C,
+    W_K C (Corollary 3.3's modified inner product)."""
     import torch
 
     import operators
@@ -29,7 +33,11 @@ def stack_y(ctx, tag: str, *, batch: int, n: int, depth: int, kind: str = "dista
     r = r - r.mean(dim=1, keepdim=True)
     ws = [torch.linalg.qr(torch.randn(batch, depth, d, d, generator=gen, dtype=dt))[0] for _ in range(3)]
     u = None
-    if strength > 0:
+    if homogeneous:
+        uh = torch.randn(batch, 1, d, m, generator=gen, dtype=dt) * math.sqrt(strength / (d * m))
+        chol = torch.linalg.cholesky(torch.eye(d, dtype=dt) + uh @ uh.transpose(-1, -2))
+        ws = [ws[0] @ chol, ws[1] @ chol, ws[2]]
+    elif strength > 0:
         u = torch.randn(batch, n, d, m, generator=gen, dtype=dt) * math.sqrt(strength / (d * m))
     log_res, log_scale = operators.collapse_stack(c, r, *ws, u=u, tau=tau, kind=kind)
     return -(log_res - log_scale)
