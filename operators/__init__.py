@@ -15,7 +15,7 @@ differentiable at coincident points, plus the maps the papers use):
   :func:`metric_sqdist` (low-rank form), :func:`metric_sqdist_direct` (materialised);
   metric attention on them (:mod:`operators.metric_attention`): :func:`metric_scores`
   (direct and Eq. 16 decomposed), :func:`woodbury_inverse`, :func:`metricnet`,
-  :func:`metric_attention`, :func:`metric_bias_attention` (fused additive bias, key-block
+  :func:`metric_attention_direct`, :func:`metric_bias_attention` (fused additive bias, key-block
   streamed), :func:`composite_norm`, :func:`composite_residual`, :func:`collapse_stack`.
 
 One distance-attention core (:mod:`operators.core`): :func:`distance_attention` (streamed
@@ -44,7 +44,7 @@ from .metric_attention import (
     collapse_stack,
     composite_norm,
     composite_residual,
-    metric_attention,
+    metric_attention_direct,
     metric_bias_attention,
     metric_scores,
     metricnet,
@@ -86,7 +86,7 @@ __all__ = [
     "ida_weights",
     "metric_from_factors",
     "metric_sqdist",
-    "metric_attention",
+    "metric_attention_direct",
     "metric_bias_attention",
     "metric_scores",
     "metric_sqdist_direct",

@@ -17,7 +17,7 @@ The Riemannian-attention paper (Song, arXiv 2608.01283; statements as its public
 - :func:`metricnet` -- Definition 5.2's MetricNet, Linear(d, d·m) → σ → Linear(d·m, d·r).
 - :func:`metric_bias_attention` -- the metric correction fused as an additive bias into a
   key-block-streamed softmax attention (online normaliser): never forms an L × L matrix;
-  :func:`metric_attention` is the direct reference (softmax of the full score matrix).
+  :func:`metric_attention_direct` is the direct reference (softmax of the full score matrix).
 - :func:`composite_residual` -- Dong et al.'s res(X) = X − 1x̄ᵀ in the composite norm
   ‖·‖_{1,∞} = sqrt(‖·‖₁‖·‖_∞), and :func:`collapse_stack` -- a pure attention stack (no
   residual, no FFN) carried in residual-exact form.
@@ -71,12 +71,12 @@ def metric_scores(q: torch.Tensor, k: torch.Tensor, *, uq: torch.Tensor, uk: tor
     _check_tau(tau)
     if path not in PATHS:
         raise ValueError(f"path must be one of {PATHS}, got {path!r}")
-    work = compute_dtype(q.dtype)
+    dtype, work = q.dtype, compute_dtype(q.dtype)
     q, k, uq, uk = (t.to(work) for t in (q, k, uq, uk))
     if path == "direct":
         d2 = metric_sqdist_direct(q, k, gq=metric_from_factors(uq), gk=metric_from_factors(uk))
-        return (-d2 / tau).to(q.dtype)
-    return (-_decomposed_sqdist(q, k, uq, uk) / tau)
+        return (-d2 / tau).to(dtype)
+    return (-_decomposed_sqdist(q, k, uq, uk) / tau).to(dtype)
 
 
 def _decomposed_sqdist(q, k, uq, uk):
@@ -155,6 +155,8 @@ def metricnet(x: torch.Tensor, w1: torch.Tensor, b1: torch.Tensor, w2: torch.Ten
         raise ValueError(f"MetricNet weights must be (d·m, d) and (d·r, d·m) for d={d}, r={r}, got "
                          f"{tuple(w1.shape)} and {tuple(w2.shape)}")
     check_not_nan("x", x)
+    if isinstance(r, bool) or not isinstance(r, int) or r < 1:
+        raise ValueError(f"r must be an int >= 1, got {r!r}")
     h = torch.nn.functional.gelu(torch.nn.functional.linear(x, w1, b1))
     return torch.nn.functional.linear(h, w2, b2).reshape(*x.shape[:-1], d, r)
 
@@ -174,7 +176,7 @@ def _bias_scores(q, k, uq, uk, tau):
     return (2.0 * qk - kk[..., None, :] - 0.5 * bias) / tau
 
 
-def metric_attention(q, k, v, *, uq, uk, tau: float = 1.0) -> torch.Tensor:
+def metric_attention_direct(q, k, v, *, uq, uk, tau: float = 1.0) -> torch.Tensor:
     """Direct reference: softmax over keys of :func:`metric_scores` (``path="direct"``), times v.
 
     Memory: the (n_q, n_k) score matrix and the (n_q, n_k, d) differences.
@@ -212,7 +214,7 @@ def metric_bias_attention(q, k, v, *, uq, uk, tau: float = 1.0, block: int = 64)
     _check_tau(tau)
     if isinstance(block, bool) or not isinstance(block, int) or block < 1:
         raise ValueError(f"block must be an int >= 1, got {block!r}")
-    work = compute_dtype(q.dtype)
+    dtype, work = q.dtype, compute_dtype(q.dtype)
     q, k, v, uq, uk = (t.to(work) for t in (q, k, v, uq, uk))
     run_max = acc = norm = None
     for start in range(0, k.shape[-2], block):
@@ -230,7 +232,7 @@ def metric_bias_attention(q, k, v, *, uq, uk, tau: float = 1.0, block: int = 64)
             norm = norm * scale + w.sum(-1)
         run_max = new_max
         del s, w, contrib
-    return (acc / norm[..., None]).to(v.dtype if v.dtype == work else q.dtype)
+    return (acc / norm[..., None]).to(dtype)
 
 
 def composite_norm(x: torch.Tensor) -> torch.Tensor:

@@ -36,7 +36,7 @@ def log_grid(lo: int, hi: int, n: int) -> tuple[int, ...]:
     return tuple(vals)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def score_flops(n: int, d: int, r: int, part: str = "metric") -> int:
     """FLOPs of one score matrix for n queries and n keys: ``"metric"`` (the Eq. 16 decomposed
     metric scores), ``"euclid"`` (the Euclidean part: ‖q‖², ‖k‖², qᵀk), ``"correction"`` (their

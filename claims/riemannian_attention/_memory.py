@@ -60,11 +60,11 @@ def peak_bytes(fn, *inputs) -> int:
     return mode.peak
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def attention_peak(n: int, d: int, r: int, form: str, block: int = 64, n_keys: int | None = None) -> int:
     """Peak extra bytes of one metric-attention call, n queries and ``n_keys`` (default n) keys,
     float64 on meta tensors: ``form`` = ``"fused"`` (metric_bias_attention) or ``"direct"``
-    (metric_attention)."""
+    (metric_attention_direct)."""
     import torch
 
     import operators
@@ -77,4 +77,4 @@ def attention_peak(n: int, d: int, r: int, form: str, block: int = 64, n_keys: i
     if form == "fused":
         return peak_bytes(lambda: operators.metric_bias_attention(q, k, v, uq=uq, uk=uk, block=block),
                           q, k, v, uq, uk)
-    return peak_bytes(lambda: operators.metric_attention(q, k, v, uq=uq, uk=uk), q, k, v, uq, uk)
+    return peak_bytes(lambda: operators.metric_attention_direct(q, k, v, uq=uq, uk=uk), q, k, v, uq, uk)

@@ -6,7 +6,8 @@ import math
 
 from checks import Claim, Kind, Reading, Relation, control, tolerances
 
-STATEMENT = r"\text{Conjecture: } \bar U^2_{\mathrm{crit}} = \Theta(\tau/L),\quad \bar U^2 = \max_t \|U_t\|_F^2."
+STATEMENT = (r"\text{Conjecture: } \bar U^2_{\mathrm{crit}} = \Theta(\tau/L),"
+             r"\quad \bar U^2 = \max_t \|U_t\|_F^2.")
 
 TAU, DEPTH, LEVEL = 2.0, 12, 20.0
 LENGTHS = (8, 16, 32, 64, 128)

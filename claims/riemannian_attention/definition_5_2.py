@@ -18,9 +18,8 @@ SPD_TOL = tolerances.Roundoff(condition="1 + ‖U‖_F²: the eigenvalues of I +
 
 
 def _count(n, d, r, m=1):
-    from claims.riemannian_attention._flops import count, meta
-
     import operators
+    from claims.riemannian_attention._flops import count, meta
 
     return count(lambda: operators.metricnet(meta(n, d), meta(d * m, d), meta(d * m), meta(d * r, d * m),
                                              meta(d * r), r=r))

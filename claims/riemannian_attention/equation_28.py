@@ -6,7 +6,8 @@ import sympy as sp
 
 from checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
 
-STATEMENT = (r"s^{\mathrm{Riem}}_{ij} - s^{\mathrm{Euc}}_{ij} = -\frac{\|q_i\|^2}{\tau} - \frac{\|k_j\|^2}{\tau}"
+STATEMENT = (r"s^{\mathrm{Riem}}_{ij} - s^{\mathrm{Euc}}_{ij} = -\frac{\|q_i\|^2}{\tau}"
+             r" - \frac{\|k_j\|^2}{\tau}"
              r" - \frac{1}{2\tau}\big(\|U_i^\top(q_i-k_j)\|^2 + \|U_j^\top(q_i-k_j)\|^2\big),"
              r"\quad s^{\mathrm{Euc}}_{ij} = \frac{2q_i^\top k_j}{\tau}")
 
@@ -34,7 +35,8 @@ def derivation():
 def _scores(case):
     import operators
 
-    return operators.metric_scores(case["q"], case["k"], uq=case["uq"], uk=case["uk"], tau=case["tau"][0].item())
+    tau = case["tau"][0].item()
+    return operators.metric_scores(case["q"], case["k"], uq=case["uq"], uk=case["uk"], tau=tau)
 
 
 def row_invariance(case, term="row"):
@@ -56,7 +58,8 @@ def column_shift(case, term="column"):
     s = _scores(case)
     tau = case["tau"][0].item()
     kk = case["k"].square().sum(-1) / tau
-    add = kk[..., None, :].expand_as(s) if term == "column" else case["q"].square().sum(-1)[..., :, None] / tau
+    qq = case["q"].square().sum(-1)[..., :, None] / tau
+    add = kk[..., None, :].expand_as(s) if term == "column" else qq
     lp0, lp1 = torch.log_softmax(s, -1), torch.log_softmax(s + add, -1)
     shift = (lp1 - lp0)
     lhs = (shift.amax(-1) - shift.amin(-1)).amax(-1)

@@ -30,7 +30,7 @@ def _gap(case, drop_bias=False):
 
     q, k, v, uq, uk, tau = (case[x] for x in ("q", "k", "v", "uq", "uk", "tau"))
     tau = tau[0].item()
-    direct = operators.metric_attention(q, k, v, uq=uq, uk=uk, tau=tau)
+    direct = operators.metric_attention_direct(q, k, v, uq=uq, uk=uk, tau=tau)
     if drop_bias:
         uq, uk = torch.zeros_like(uq), torch.zeros_like(uk)
     fused = operators.metric_bias_attention(q, k, v, uq=uq, uk=uk, tau=tau, block=5)
@@ -61,7 +61,8 @@ def _shortcut(case, form="fused"):
         full.append(attention_peak(n, D, R, form))
         short.append(attention_peak(n, D, R, form, n_keys=3 * BLOCK))
     t = torch.tensor
-    return t(full, dtype=torch.float64), t(short, dtype=torch.float64), torch.zeros(len(full), dtype=torch.float64)
+    f64 = torch.float64
+    return t(full, dtype=f64), t(short, dtype=f64), torch.zeros(len(full), dtype=f64)
 
 
 def _shortcut_sample(ctx, gen):  # noqa: ARG001 - deterministic sizes
@@ -128,7 +129,7 @@ CLAIMS = (Claim(
                                      measure=_direct_peaks),)),
         ScalingLaw(name="direct-peak-vs-l", quantity="peak extra bytes (direct)", variable="L",
                    exponent=2.0, order="Θ", grid=lambda ctx: L_DIRECT, measure=_direct_peaks,
-                   family=f"metric_attention (materialised scores), d = {D}, r = {R}",
+                   family=f"metric_attention_direct (materialised scores), d = {D}, r = {R}",
                    predicted="Θ(L²)", tolerance=MEM_TOL,
                    controls=(control("prediction Θ(L)", exponent=1.0),)),
     ),

@@ -62,17 +62,15 @@ def _sample(ctx, gen):
 
 
 def _flops_d(ctx, grid):
-    from claims.riemannian_attention._flops import count, meta
-
     import operators
+    from claims.riemannian_attention._flops import count, meta
 
     return [count(lambda d=int(d): operators.woodbury_inverse(meta(d, 4), meta(d, 1))) for d in grid]
 
 
 def _flops_r(ctx, grid):
-    from claims.riemannian_attention._flops import count, meta
-
     import operators
+    from claims.riemannian_attention._flops import count, meta
 
     return [count(lambda r=int(r): operators.woodbury_inverse(meta(D_FOR_R, r), meta(D_FOR_R, 1)))
             for r in grid]
@@ -116,7 +114,7 @@ CLAIMS = (Claim(
                                                   "that are linear in d"),
                    controls=(control("prediction O(d⁰)", exponent=0.0),)),
         ScalingLaw(name="flops-vs-r", quantity="FLOPs of g⁻¹v", variable="r", exponent=2.0, order="O",
-                   grid=lambda ctx: R_GRID, measure=_flops_r, family=f"d = 2^20, one vector, exact counts",
+                   grid=lambda ctx: R_GRID, measure=_flops_r, family="d = 2^20, one vector, exact counts",
                    predicted="O(r²) at fixed d (O(d r²))",
                    tolerance=tolerances.FitBias(_bias_r, "2dr² + 4dr on the r grid (d = 2^20)"),
                    controls=(control("prediction O(r)", exponent=1.0),)),
