@@ -46,7 +46,8 @@ def _ref_attention(q, k, v, uq, uk, tau=1.0, block=None):  # noqa: ARG001 - bloc
         m = max(row)
         w = [mpmath.exp(x - m) for x in row]
         z = mpmath.fsum(w)
-        out.append([mpmath.fsum(wj * vj[c] for wj, vj in zip(w, v, strict=True)) / z for c in range(len(v[0]))])
+        out.append([mpmath.fsum(wj * vj[c] for wj, vj in zip(w, v, strict=True)) / z
+                    for c in range(len(v[0]))])
     return out
 
 
@@ -75,7 +76,8 @@ def _score_samples(dtype, seed, with_v=False):
         k[1] = q[0]  # a coincident pair
         uq, uk = 0.7 * normal(g, nq, d, r), 0.7 * normal(g, nk, d, r)
         args = (q, k, normal(g, nk, 2), uq, uk) if with_v else (q, k, uq, uk)
-        out.append(Sample(tuple(t.to(dtype) for t in args), {"tau": tau}, f"n=({nq},{nk}) d={d} r={r} τ={tau}"))
+        label = f"n=({nq},{nk}) d={d} r={r} τ={tau}"
+        out.append(Sample(tuple(t.to(dtype) for t in args), {"tau": tau}, label))
     return out
 
 
@@ -103,7 +105,8 @@ def _score_errors(fn, with_v=False):
 
 def _inverse_samples(dtype):
     g = gen(4700 + DTYPES.index(dtype))
-    return [Sample(((s * normal(g, 2, 4, 2)).to(dtype),), {}, f"d=4 r=2 scale {s:g}") for s in (0.1, 1.0, 5.0)]
+    return [Sample(((s * normal(g, 2, 4, 2)).to(dtype),), {}, f"d=4 r=2 scale {s:g}")
+            for s in (0.1, 1.0, 5.0)]
 
 
 def _metricnet_samples(dtype):
