@@ -9,7 +9,7 @@ from checks import Claim, Kind, Reading, Relation, control, tolerances
 STATEMENT = (r"\text{Conjecture: } \bar U^2_{\mathrm{crit}} = \Theta(\tau/L),"
              r"\quad \bar U^2 = \max_t \|U_t\|_F^2.")
 
-TAU, DEPTH, LEVEL = 2.0, 12, 20.0
+TAU, DEPTH, LEVEL = 2.0, 10, 20.0
 LENGTHS = (8, 16, 32, 64, 128)
 STRENGTHS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)  # Ū², absolute: spans τ/L·{0.5 … 512}
 DELAY = 1.0  # the transition: heterogeneous metrics delay the collapse by one layer
