@@ -251,8 +251,8 @@ TINY = 1e-30  # below this relative residual a layer is propagated at leading or
 
 
 def collapse_stack(c: torch.Tensor, r: torch.Tensor, wq: torch.Tensor, wk: torch.Tensor, wv: torch.Tensor,
-                   *, u: torch.Tensor | None = None, tau: float = 1.0, kind: str = "distance"
-                   ) -> tuple[torch.Tensor, torch.Tensor]:
+                   *, u: torch.Tensor | None = None, tau: float = 1.0, kind: str = "distance",
+                   with_erank: bool = False):
     r"""A pure attention stack (no residual, no FFN) on X = 1cᵀ + R, in residual-exact form.
 
     Each layer: X ← softmax(S(XW_Q, XW_K)) X W_V, with S the dot product qᵀk/τ (``kind="dot"``)
@@ -271,7 +271,10 @@ def collapse_stack(c: torch.Tensor, r: torch.Tensor, wq: torch.Tensor, wk: torch
 
     Returns:
         (log residuals ``(B, depth + 1)``: log ‖R_l‖_{1,∞}, log scales ``(B, depth + 1)``:
-        log ‖1c_lᵀ‖_{1,∞} = log(√L·‖c_l‖₁)).
+        log ‖1c_lᵀ‖_{1,∞} = log(√L·‖c_l‖₁)), and with ``with_erank`` a third ``(B, depth + 1)``:
+        log(r_eff(X_lᵀX_l) − 1), the effective rank (tr K)²/tr(K²) of K = XᵀX = L·ccᵀ + RᵀR
+        (1ᵀR = 0) less 1, in log form: (tr K)² − ‖K‖_F² = 2L(‖c‖²‖R‖_F² − ‖Rc‖²) + ‖R‖_F⁴ − ‖RᵀR‖_F²,
+        each part ≥ 0 and formed from R̂ with the scale e^{2λ}, e^{4λ} kept apart.
     """
     if kind not in ("dot", "distance"):
         raise ValueError(f"kind must be 'dot' or 'distance', got {kind!r}")
@@ -279,6 +282,7 @@ def collapse_stack(c: torch.Tensor, r: torch.Tensor, wq: torch.Tensor, wk: torch
     norm0 = composite_norm(r)
     lam, rhat = torch.log(norm0), r / norm0[:, None, None]
     out_res, out_scale = [lam], [torch.log(math.sqrt(n) * c.abs().sum(-1))]
+    out_erank = [_log_erank_excess(c, rhat, lam, n)]
     for layer in range(wq.shape[1]):
         w_q, w_k, w_v = wq[:, layer], wk[:, layer], wv[:, layer]
         mq, mk = torch.einsum("bd,bde->be", c, w_q), torch.einsum("bd,bde->be", c, w_k)
@@ -313,7 +317,23 @@ def collapse_stack(c: torch.Tensor, r: torch.Tensor, wq: torch.Tensor, wk: torch
         c = new_c
         out_res.append(lam)
         out_scale.append(torch.log(math.sqrt(n) * c.abs().sum(-1)))
-    return torch.stack(out_res, dim=-1), torch.stack(out_scale, dim=-1)
+        out_erank.append(_log_erank_excess(c, rhat, lam, n))
+    res, scale = torch.stack(out_res, dim=-1), torch.stack(out_scale, dim=-1)
+    return (res, scale, torch.stack(out_erank, dim=-1)) if with_erank else (res, scale)
+
+
+def _log_erank_excess(c, rhat, lam, n):
+    """log(r_eff(XᵀX) − 1) for X = 1cᵀ + e^λ R̂ (1ᵀR̂ = 0), without forming X."""
+    cc = c.square().sum(-1)
+    rr = rhat.square().sum((-1, -2))
+    rc = torch.einsum("bld,bd->bl", rhat, c).square().sum(-1)
+    gram = rhat.transpose(-1, -2) @ rhat
+    gg = gram.square().sum((-1, -2))
+    e2 = torch.exp(2 * lam)
+    num1 = 2 * n * (cc * rr - rc)
+    num2 = (rr.square() - gg).clamp_min(0.0)
+    den = (n * cc).square() + e2 * 2 * n * rc + e2.square() * gg
+    return 2 * lam + torch.log(num1 + e2 * num2) - torch.log(den)
 
 
 def _leading(kind, m, a, b, u, tau):

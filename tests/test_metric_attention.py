@@ -81,3 +81,18 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="kind must be"):
         collapse_stack(q[:1], q[None], w, w, w, kind="cosine")
     assert math.isfinite(float(operators.composite_norm(q)))
+
+
+def test_collapse_stack_effective_rank_matches_direct():
+    g = torch.Generator().manual_seed(11)
+    b, n, d, depth = 2, 6, 3, 2
+    x = torch.randn(b, n, d, generator=g, dtype=F64)
+    wq, wk, wv = (torch.randn(b, depth, d, d, generator=g, dtype=F64) / 2 for _ in range(3))
+    c = x.mean(1)
+    _, _, log_er = collapse_stack(c, x - c[:, None], wq, wk, wv, tau=2.0, kind="dot", with_erank=True)
+    want = [operators.effective_rank(x.transpose(1, 2) @ x)]
+    for layer in range(depth):
+        s = (x @ wq[:, layer]) @ (x @ wk[:, layer]).transpose(1, 2) / 2.0
+        x = torch.softmax(s, -1) @ x @ wv[:, layer]
+        want.append(operators.effective_rank(x.transpose(1, 2) @ x))
+    torch.testing.assert_close(log_er.exp() + 1, torch.stack(want, -1), rtol=1e-9, atol=1e-12)

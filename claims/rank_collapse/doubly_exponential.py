@@ -52,23 +52,23 @@ def derivation():
     ]
 
 
-def _measure(ctx, grid, *, kind="dot", strength=0.0):
+def _measure(ctx, grid, *, kind="dot", strength=0.0, erank=False):
     from claims.riemannian_attention._stacks import asymptotic_depths, stack_y
 
-    y = ctx.cached(("y", kind, strength), lambda: stack_y(
+    y = ctx.cached(("y", kind, strength, erank), lambda: stack_y(
         ctx, f"{kind}:{strength}", batch=ctx.pick(quick=6, full=24), n=N_TOKENS, depth=DEPTH,
-        kind=kind, strength=strength))
+        kind=kind, strength=strength, erank=erank))
     depths, mean, sem = asymptotic_depths(y, Y_MIN)
     keep = [i for i, dep in enumerate(depths.tolist()) if dep in set(float(g) for g in grid)]
     return mean[keep], sem[keep]
 
 
-def _grid(ctx, kind="dot", strength=0.0):
+def _grid(ctx, kind="dot", strength=0.0, erank=False):
     from claims.riemannian_attention._stacks import asymptotic_depths, stack_y
 
-    y = ctx.cached(("y", kind, strength), lambda: stack_y(
+    y = ctx.cached(("y", kind, strength, erank), lambda: stack_y(
         ctx, f"{kind}:{strength}", batch=ctx.pick(quick=6, full=24), n=N_TOKENS, depth=DEPTH,
-        kind=kind, strength=strength))
+        kind=kind, strength=strength, erank=erank))
     return asymptotic_depths(y, Y_MIN)[0]
 
 
@@ -97,8 +97,10 @@ CLAIMS = (Claim(
         "law on y = −log ρ), i.e. of log log(1/ρ) against depth. The control replaces the Euclidean "
         "scores by heterogeneous per-position metric scores: the order per layer becomes 2 (the "
         "metric couples the first-order terms of the queries and keys), the rate log 2, and the "
-        "check fails as it must. Depth-wise plots: this claim's check (no metric) and "
-        "riemannian-attention/conjecture-3.4's (with metrics)."
+        "check fails as it must. The effective rank (tr K)²/tr(K²) of K = X_lᵀX_l reaches 1 at the "
+        "same rate (its excess over 1 is Θ(ρ_l²), computed in log form from c and R̂). Depth-wise "
+        "plots: this claim's checks (no metric) and riemannian-attention/conjecture-3.4's (with "
+        "metrics)."
     ),
     checks=(
         ScalingLaw(
@@ -109,5 +111,16 @@ CLAIMS = (Claim(
             predicted="Θ(exp(log 3 · l)), i.e. −log ρ_l ∝ 3^l", tolerance=RATE_TOL,
             controls=(control(METRIC, grid=lambda ctx: _grid(ctx, "distance", 1.0),
                               measure=lambda ctx, g: _measure(ctx, g, kind="distance", strength=1.0)),)),
+        ScalingLaw(
+            name="erank-vs-depth", quantity="−log(r_eff(X_lᵀX_l) − 1)", variable="l", exponent=LOG3,
+            order="Θ", law="exponential", grid=lambda ctx: _grid(ctx, erank=True),
+            measure=lambda ctx, g: _measure(ctx, g, erank=True),
+            family="the same stacks; r_eff = (tr K)²/tr(K²) of K = X_lᵀX_l, whose excess over 1 is "
+                   "Θ(ρ_l²); mean ± s.e. over the stacks",
+            predicted="Θ(exp(log 3 · l)): the effective rank reaches 1 doubly exponentially",
+            tolerance=RATE_TOL,
+            controls=(control(METRIC, grid=lambda ctx: _grid(ctx, "distance", 1.0, True),
+                              measure=lambda ctx, g: _measure(ctx, g, kind="distance", strength=1.0,
+                                                              erank=True)),)),
     ),
 ),)

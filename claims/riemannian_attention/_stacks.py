@@ -16,8 +16,10 @@ D, M, TAU = 4, 2, 2.0
 
 
 def stack_y(ctx, tag: str, *, batch: int, n: int, depth: int, kind: str = "distance",
-            strength: float = 0.0, d: int = D, m: int = M, tau: float = TAU, homogeneous: bool = False):
-    """(B, depth + 1) values of y_l = −log ρ_l for ``batch`` random stacks (seeded by ``tag``).
+            strength: float = 0.0, d: int = D, m: int = M, tau: float = TAU, homogeneous: bool = False,
+            erank: bool = False):
+    """(B, depth + 1) values of y_l = −log ρ_l for ``batch`` random stacks (seeded by ``tag``);
+    with ``erank``, z_l = −log(r_eff(X_lᵀX_l) − 1) instead (the effective rank's excess over 1).
 
     ``homogeneous``: one metric G = I + UUᵀ (E‖U‖_F² = strength) for every token, applied
     exactly as the Euclidean distance of (q, k)·C with G = CCᵀ (Cholesky), i.e. W_Q, W_K ← W_Q C,
@@ -39,8 +41,9 @@ def stack_y(ctx, tag: str, *, batch: int, n: int, depth: int, kind: str = "dista
         ws = [ws[0] @ chol, ws[1] @ chol, ws[2]]
     elif strength > 0:
         u = torch.randn(batch, n, d, m, generator=gen, dtype=dt) * math.sqrt(strength / (d * m))
-    log_res, log_scale = operators.collapse_stack(c, r, *ws, u=u, tau=tau, kind=kind)
-    return -(log_res - log_scale)
+    log_res, log_scale, log_er = operators.collapse_stack(c, r, *ws, u=u, tau=tau, kind=kind,
+                                                          with_erank=True)
+    return -log_er if erank else -(log_res - log_scale)
 
 
 def asymptotic_depths(y, y_min: float):

@@ -21,34 +21,35 @@ RATE_TOL = tolerances.Systematic(
           "metrics), which move log y by ≤ 5/y ≤ 0.25 at the first fitted depth (y ≥ 20) only")
 
 
-def _y(ctx, strength):
+def _y(ctx, strength, erank=False):
     from claims.riemannian_attention._stacks import stack_y
 
-    return ctx.cached(("y", strength), lambda: stack_y(
+    return ctx.cached(("y", strength, erank), lambda: stack_y(
         ctx, f"metric:{strength}", batch=ctx.pick(quick=6, full=24), n=N_TOKENS, depth=DEPTH,
-        kind="distance", strength=strength, tau=TAU))
+        kind="distance", strength=strength, tau=TAU, erank=erank))
 
 
-def _grid(ctx, strength):
+def _grid(ctx, strength, erank=False):
     from claims.riemannian_attention._stacks import asymptotic_depths
 
-    return asymptotic_depths(_y(ctx, strength), Y_MIN)[0]
+    return asymptotic_depths(_y(ctx, strength, erank), Y_MIN)[0]
 
 
-def _measure(ctx, grid, strength):
+def _measure(ctx, grid, strength, erank=False):
     from claims.riemannian_attention._stacks import asymptotic_depths
 
-    depths, mean, sem = asymptotic_depths(_y(ctx, strength), Y_MIN)
+    depths, mean, sem = asymptotic_depths(_y(ctx, strength, erank), Y_MIN)
     want = {float(g) for g in grid}
     keep = [i for i, dep in enumerate(depths.tolist()) if dep in want]
     return mean[keep], sem[keep]
 
 
-def _law(name, strength, exponent, predicted, reading=None, controls=()):
+def _law(name, strength, exponent, predicted, reading=None, controls=(), erank=False):
+    quantity = "−log(r_eff(X_lᵀX_l) − 1)" if erank else "−log ρ_l (relative res(X_l))"
     return ScalingLaw(
-        name=name, quantity="−log ρ_l (relative res(X_l))", variable="l", exponent=exponent, order="Θ",
-        law="exponential", grid=lambda ctx: _grid(ctx, strength),
-        measure=lambda ctx, g: _measure(ctx, g, strength),
+        name=name, quantity=quantity, variable="l", exponent=exponent, order="Θ",
+        law="exponential", grid=lambda ctx: _grid(ctx, strength, erank),
+        measure=lambda ctx, g: _measure(ctx, g, strength, erank),
         family=f"random pure metric-attention stacks, L = {N_TOKENS}, d = 4, τ = {TAU:g}, per-position "
                f"U_t ∈ R^(4×2) fixed over depth with E‖U_t‖_F² = Ū² = {strength:g} "
                f"({strength / CRIT:g}·τ/L), Haar W per layer; mean ± s.e. over the stacks",
@@ -70,7 +71,9 @@ CLAIMS = (Claim(
         "heterogeneous per-position metrics g_t = I + U_tU_tᵀ (fixed over depth) at strengths "
         "Ū² = 10·τ/L and 100·τ/L, above the conjectured threshold. 'Prevent collapse' read as: "
         "the relative residual ρ_l = ‖res(X_l)‖_{1,∞}/‖1c_lᵀ‖_{1,∞} stays bounded away from 0, "
-        "i.e. y_l = −log ρ_l does not grow with depth (exponential rate 0 in l)."
+        "i.e. y_l = −log ρ_l does not grow with depth (exponential rate 0 in l); likewise the "
+        "effective rank r_eff = (tr K)²/tr(K²) of K = X_lᵀX_l stays above 1 + δ "
+        "(−log(r_eff − 1) does not grow)."
     ),
     reading_why="the review's own test: doubly-exponential decay to rank 1 refutes, a residual "
                 "stabilising above 0 supports; random untrained weights are the stated family",
@@ -95,6 +98,8 @@ CLAIMS = (Claim(
         _law(f"no-collapse-strength-{i}", s, 0.0, "Θ(exp(0·l)): −log ρ_l bounded (no collapse)")
         for i, s in enumerate(STRENGTHS, start=1)
     ) + (
+        _law("erank-no-collapse", STRENGTHS[0], 0.0,
+             "Θ(exp(0·l)): the effective rank of X_lᵀX_l stays above 1 + δ", erank=True),
         _law("order-two-collapse", STRENGTHS[0], LOG2, "Θ(exp(log 2 · l)): −log ρ_l ∝ 2^l",
              reading="slower-collapse",
              controls=(control(EUCLID, grid=lambda ctx: _grid(ctx, 0.0),

@@ -26,3 +26,15 @@ def test_independent_of_l_reading_confirmed(record):
     reading = next(r for r in record["readings"] if r["id"] == "independent-of-l")
     assert reading["verdict"] == "confirmed"
     assert [c["failed"] for c in evidence(record, "transition-slope-zero")["controls"]] == [True]
+
+
+def test_located_transitions_do_not_follow_tau_over_l():
+    import numpy as np
+
+    from checks.context import Context
+    from claims.riemannian_attention.conjecture_3_6 import LENGTHS, delays, transitions
+
+    d = delays(Context(CLAIM.id, seed=0)).numpy()
+    located = np.exp(transitions(d.mean(-1)))
+    assert np.all((located > 1.0) & (located < 2.5)), located  # the values quoted in the notes
+    assert located[-1] / located[0] > 0.5 and LENGTHS[-1] / LENGTHS[0] == 16
