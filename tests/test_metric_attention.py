@@ -96,3 +96,26 @@ def test_collapse_stack_effective_rank_matches_direct():
         x = torch.softmax(s, -1) @ x @ wv[:, layer]
         want.append(operators.effective_rank(x.transpose(1, 2) @ x))
     torch.testing.assert_close(log_er.exp() + 1, torch.stack(want, -1), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("path", ["decomposed", "direct"])
+def test_metric_scores_gradcheck(path):
+    g = torch.Generator().manual_seed(13)
+    q, k = torch.randn(3, 2, generator=g, dtype=F64), torch.randn(4, 2, generator=g, dtype=F64)
+    uq, uk = torch.randn(3, 2, 1, generator=g, dtype=F64), torch.randn(4, 2, 1, generator=g, dtype=F64)
+    args = tuple(t.requires_grad_() for t in (q, k, uq, uk))
+    assert torch.autograd.gradcheck(
+        lambda a, b, c, d: operators.metric_scores(a, b, uq=c, uk=d, tau=0.7, path=path), args)
+
+
+def test_metric_bias_attention_gradcheck_and_blocks():
+    g = torch.Generator().manual_seed(17)
+    q, k, v = (torch.randn(n, 2, generator=g, dtype=F64) for n in (3, 5, 5))
+    uq, uk = torch.randn(3, 2, 1, generator=g, dtype=F64), torch.randn(5, 2, 1, generator=g, dtype=F64)
+    ref = operators.metric_attention_direct(q, k, v, uq=uq, uk=uk, tau=0.5)
+    for block in (1, 2, 5, 64):
+        out = operators.metric_bias_attention(q, k, v, uq=uq, uk=uk, tau=0.5, block=block)
+        torch.testing.assert_close(out, ref, rtol=1e-12, atol=1e-12)
+    args = tuple(t.requires_grad_() for t in (q, k, v))
+    assert torch.autograd.gradcheck(
+        lambda a, b, c: operators.metric_bias_attention(a, b, c, uq=uq, uk=uk, block=2), args)

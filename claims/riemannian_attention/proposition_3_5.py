@@ -74,6 +74,17 @@ def softmax_lipschitz(case):
     return lhs, rhs, SV_TOL(s_r.shape[-1] * (1 + s_r.abs().amax(dim=(-1, -2))), lhs.dtype)
 
 
+def weyl(case):
+    """Proof step: max_k |σ_k(A_Riem) − σ_k(A_Euc)| ≤ ‖A_Riem − A_Euc‖₂ (Weyl)."""
+    import torch
+
+    s_r, s_e, *_ = _parts(case)
+    a_r, a_e = torch.softmax(s_r, -1), torch.softmax(s_e, -1)
+    lhs = (torch.linalg.svdvals(a_r) - torch.linalg.svdvals(a_e)).abs().amax(-1)
+    rhs = torch.linalg.matrix_norm(a_r - a_e, ord=2)
+    return lhs, rhs, SV_TOL(s_r.shape[-1] ** 1.5 * (1 + s_r.abs().amax(dim=(-1, -2))), lhs.dtype)
+
+
 def _sample(ctx, gen):
     batch = ctx.pick(quick=200, full=2000)
     for n, d, r, tau in ((4, 2, 1, 1.0), (8, 4, 2, 2.0), (16, 4, 1, 4.0)):
@@ -107,7 +118,9 @@ CLAIMS = (Claim(
     proof_absent=None,
     notes=("The entrywise bound is attained by the tight family (closest relative margin ≈ 0). The "
            "transferred bound is loose on random instances by orders of magnitude (see the closest "
-           "margin): it is a sufficient condition for a small spectral change, not a location of one."),
+           "margin): it is a sufficient condition for a small spectral change, not a location of one. "
+           "Ū² here is the running maximum max_t ‖U_t‖_F², not Conjecture 3.6's critical value (the "
+           "review's minor comment 1 on the overloaded symbol; the suite keeps them apart)."),
     checks=(
         Relation(name="entrywise-bound", lhs="max_ij |δs_ij|/(Ū²‖Δ_ij‖²/τ)", rel="<=", rhs="1",
                  evaluate=entrywise, sample=_sample, tolerance=ENTRY_TOL, sampler=SAMPLER,
@@ -117,6 +130,8 @@ CLAIMS = (Claim(
                  sampler=SAMPLER,
                  controls=(control("the bound with Ū² = 0 (no metric effect)",
                                    evaluate=lambda c: singular_shift(c, 0.0)),)),
+        Relation(name="weyl", lhs="max_k |σ_k(A_Riem) − σ_k(A_Euc)|", rel="<=", rhs="‖A_Riem − A_Euc‖₂",
+                 evaluate=weyl, sample=_sample, tolerance=SV_TOL, sampler=SAMPLER, role="proof"),
         Relation(name="softmax-lipschitz", lhs="max_i ‖δA_i‖₂", rel="<=", rhs="max_i ‖δs_i‖₂",
                  evaluate=softmax_lipschitz, sample=_sample, tolerance=SV_TOL, sampler=SAMPLER,
                  role="proof"),

@@ -133,7 +133,9 @@ CLAIMS = (Claim(
            "the cross terms (2q_i + A_iq_i)ᵀk_j and q_iᵀA_jk_j, and the pairings k_jᵀA_ik_j, "
            "q_iᵀA_jq_i of dimension ≤ min(span, d(d+1)/2) each. The suite agrees "
            "with the review on both objections: a span of 2 gives rank O(d) (the 'nonconstant-family' "
-           "reading is refuted for d ≥ 6), and homogeneous metrics need ≥ d."),
+           "reading is refuted for d ≥ 6), and homogeneous metrics need ≥ d. The growth in d is "
+           "given exactly (rank (d+1)(d+2), pinned by the test for d = 3, 6) rather than fitted: "
+           "the engine's 3-decade fit in d would need L ≥ d² ≈ 10⁶ tokens per score matrix."),
     checks=(
         Relation(name="rank-lower-bound", lhs="numerical rank of S", rel=">=",
                  rhs="min{dim span{U_tU_tᵀ}, d(d+1)/2}", evaluate=rank_vs_bound,
