@@ -339,7 +339,8 @@ def _log_erank_excess(c, rhat, lam, n):
 def _leading(kind, m, a, b, u, tau):
     """(degree k, coupled part of degree k in (a, b), column part at R = 0) of the scores."""
     if kind == "dot":
-        return 2, torch.einsum("bid,bjd->bij", a, b) / tau, torch.zeros(a.shape[:2], dtype=a.dtype)
+        zero = torch.zeros(a.shape[:2], dtype=a.dtype, device=a.device)
+        return 2, torch.einsum("bid,bjd->bij", a, b) / tau, zero
     if u is None:
         col0 = (-0.5 * m.square().sum(-1) / tau)[:, None].expand(a.shape[:2])
         return 2, 2.0 * torch.einsum("bid,bjd->bij", a, b) / tau, col0
