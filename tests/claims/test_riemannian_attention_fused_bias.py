@@ -28,3 +28,21 @@ def test_three_sizes_in_the_note_are_measured():
     for n in (1024, 4096):  # 16384 is pinned too, but costs seconds: the two smaller ones suffice
         assert (attention_peak(n, 16, 4, "fused"), attention_peak(n, 16, 4, "direct")) == THREE_SIZES[n]
     assert f"{THREE_SIZES[4096][0]:,}" in CLAIM.notes
+
+
+def test_accounting_on_real_tensors_equals_meta():
+    """The allocation accounting gives the same peak on real CPU tensors as on meta tensors (so
+    meta sizes stand for real allocations), and counts a known allocation exactly."""
+    import torch
+
+    import operators
+    from claims.riemannian_attention._memory import attention_peak, peak_bytes
+
+    g = torch.Generator().manual_seed(0)
+    n, d, r = 256, 16, 4
+    q, k, v = (torch.randn(n, d, generator=g, dtype=torch.float64) for _ in range(3))
+    uq, uk = (torch.randn(n, d, r, generator=g, dtype=torch.float64) for _ in range(2))
+    real = peak_bytes(lambda: operators.metric_bias_attention(q, k, v, uq=uq, uk=uk, block=64),
+                      q, k, v, uq, uk)
+    assert real == attention_peak(n, d, r, "fused")
+    assert peak_bytes(lambda: torch.empty(1000, dtype=torch.float64) + 1.0) == 16000
