@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from claimtest import evidence, only, run, scaled_rhs
+from claimtest import assert_witnessed, evidence, only, run
 
 from claims.riemannian_attention.proposition_4_1 import CLAIMS
 
@@ -30,6 +30,8 @@ def test_wrong_predictions_refute():
     assert run(only(CLAIM, check))["verdict"] == "refuted"
     rel = CLAIM.check("woodbury-is-inverse")
     bad = dataclasses.replace(rel, evaluate=lambda c: (lambda lhs, rhs, tol: (lhs + 1e-3, rhs, tol))(
-        *rel.evaluate(c)), controls=(), strategy=None)
-    assert run(only(CLAIM, bad))["verdict"] == "refuted"
-    assert scaled_rhs  # helper available for relation variants
+        *rel.evaluate(c)), controls=())
+    claim = only(CLAIM, bad)
+    record = run(claim)
+    assert record["verdict"] == "refuted"
+    assert_witnessed(record, bad.name, claim)
