@@ -15,7 +15,11 @@ differentiable at coincident points, plus the maps the papers use):
   :func:`dmg_margins`, :func:`dmg_surprises`, :func:`dmg_detector` (the surprise detector with
   its adaptive threshold) and :func:`dmg_pool` (the prototype pool with spawn and merge).
 - Per-token metrics g_t = I + U_tU_tᵀ (:mod:`operators.metric`): :func:`metric_from_factors`,
-  :func:`metric_sqdist` (low-rank form), :func:`metric_sqdist_direct` (materialised).
+  :func:`metric_sqdist` (low-rank form), :func:`metric_sqdist_direct` (materialised);
+  metric attention on them (:mod:`operators.metric_attention`): :func:`metric_scores`
+  (direct and Eq. 16 decomposed), :func:`woodbury_inverse`, :func:`metricnet`,
+  :func:`metric_attention_direct`, :func:`metric_bias_attention` (fused additive bias, key-block
+  streamed), :func:`composite_norm`, :func:`composite_residual`, :func:`collapse_stack`.
 
 One distance-attention core (:mod:`operators.core`): :func:`distance_attention` (streamed
 over key blocks, online power-of-two normaliser) and its reference path
@@ -57,6 +61,16 @@ from .laplacian import (
     segment_means,
 )
 from .metric import metric_from_factors, metric_sqdist, metric_sqdist_direct
+from .metric_attention import (
+    collapse_stack,
+    composite_norm,
+    composite_residual,
+    metric_attention_direct,
+    metric_bias_attention,
+    metric_scores,
+    metricnet,
+    woodbury_inverse,
+)
 from .mha import mha_attention, mha_weights, rope_rotate
 from .poincare import (
     mobius_add,
@@ -88,6 +102,9 @@ __all__ = [
     "mha_connection",
     "mha_weights",
     "rope_rotate",
+    "collapse_stack",
+    "composite_norm",
+    "composite_residual",
     "distance_attention",
     "distance_weights",
     "dmg_detector",
@@ -104,7 +121,11 @@ __all__ = [
     "laplacian_kernel",
     "metric_from_factors",
     "metric_sqdist",
+    "metric_attention_direct",
+    "metric_bias_attention",
+    "metric_scores",
     "metric_sqdist_direct",
+    "metricnet",
     "mobius_add",
     "newton_schulz_inverse",
     "nystrom_kernel",
@@ -130,4 +151,5 @@ __all__ = [
     "sphere_stereographic",
     "sphere_stereographic_inverse",
     "squared_distances",
+    "woodbury_inverse",
 ]

@@ -25,6 +25,7 @@ from .core import (
 )
 from .dmg import ENTRIES as _DMG
 from .laplacian import ENTRIES as _LAPLACIAN
+from .metric_attention import ENTRIES as _METRIC_ATTENTION
 from .mha import ENTRIES as _MHA
 from .poincare import ENTRIES as _POINCARE
 from .rmsnorm import ENTRIES as _RMSNORM
@@ -33,6 +34,7 @@ from .sphere import ENTRIES as _SPHERE
 # One tuple per operator family; a new family adds its import above and its name here.
 REGISTRY: tuple[OpInfo, ...] = (
     *_ATTENTION, *_POINCARE, *_SPHERE, *_MHA, *_DMG, *_LAPLACIAN, *_RMSNORM,
+    *_METRIC_ATTENTION,
 )
 
 

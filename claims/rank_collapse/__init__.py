@@ -1,0 +1,13 @@
+"""Attention is Not All You Need: Pure Attention Loses Rank Doubly Exponentially with Depth
+(Y. Dong, J.-B. Cordonnier, A. Loukas, ICML 2021, arXiv 2103.03404), cited by the Riemannian-attention
+sources (``shared/papers/002``, ``003``, ``004``); its theorem is stated from the paper itself."""
+
+from checks import Paper
+
+PAPER = Paper(
+    key="rank-collapse",
+    title="Attention is Not All You Need: Pure Attention Loses Rank Doubly Exponentially with Depth",
+    authors=("Yihe Dong", "Jean-Baptiste Cordonnier", "Andreas Loukas"),
+    arxiv="2103.03404",
+    source_file="papers/003_ab316e6303a93667.txt",
+)

@@ -1,0 +1,162 @@
+"""Riemannian attention, Conjecture 3.6: the critical metric strength is Ū²_crit = Θ(τ/L)."""
+
+from __future__ import annotations
+
+import math
+
+from checks import Claim, Kind, Reading, Relation, control, tolerances
+
+STATEMENT = (r"\text{Conjecture: } \bar U^2_{\mathrm{crit}} = \Theta(\tau/L),"
+             r"\quad \bar U^2 = \max_t \|U_t\|_F^2.")
+
+TAU, DEPTH, LEVEL = 2.0, 10, 20.0
+LENGTHS = (8, 16, 32, 64, 128)
+STRENGTHS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)  # Ū², absolute: spans τ/L·{0.5 … 512}
+DELAY = 1.0  # the transition: heterogeneous metrics delay the collapse by one layer
+FIT_SEED = 20260815  # the engine fit's bootstrap generator (fixed: a replayed witness gets the same CI)
+TOL = tolerances.MonteCarlo(
+    "the log-log slope of the located transitions Ū²_*(L) against L: the engine's power-law fit "
+    "(checks.fitting.fit_power_law, parametric bootstrap from each point's standard error over "
+    "the stacks; min_decades lowered to 1 for the 1.2 decades of L), 95% half-width")
+
+
+def _crossing(y, level=LEVEL):
+    """Fractional depth at which −log ρ_l first reaches ``level``, per stack (censored at DEPTH)."""
+    import torch
+
+    ly = torch.log(y.clamp_min(1e-6))
+    t = math.log(level)
+    above = ly >= t
+    first = torch.where(above.any(-1), above.int().argmax(-1), torch.full_like(above[:, 0], DEPTH,
+                                                                               dtype=torch.long))
+    k = first.clamp(1, DEPTH)
+    a, b = ly.gather(-1, (k - 1)[:, None])[:, 0], ly.gather(-1, k[:, None])[:, 0]
+    frac = (k - 1).to(y.dtype) + ((t - a) / (b - a)).clamp(0.0, 1.0)
+    return torch.where(above.any(-1), frac, torch.full_like(frac, float(DEPTH)))
+
+
+def delays(ctx):
+    """(len(LENGTHS), len(STRENGTHS), B) collapse delays (in layers) against the metric-free stack."""
+    import torch
+
+    from claims.riemannian_attention._stacks import stack_y
+
+    batch = ctx.pick(quick=6, full=24)
+
+    def run():
+        out = []
+        for n in LENGTHS:
+            base = _crossing(stack_y(ctx, f"L{n}", batch=batch, n=n, depth=DEPTH, tau=TAU))
+            out.append(torch.stack([_crossing(stack_y(ctx, f"L{n}", batch=batch, n=n, depth=DEPTH,
+                                                      strength=s, tau=TAU)) - base for s in STRENGTHS]))
+        return torch.stack(out)
+
+    return ctx.cached("delays", run)
+
+
+def transitions(d):
+    """log Ū²_* per (L, stack) from delays ``(L, S, B)``: where the stack's delay first reaches
+    DELAY, interpolated in log Ū²; censored to the grid's ends (below the smallest strength when
+    the delay is reached there already, the largest when never)."""
+    import numpy as np
+
+    d = np.asarray(d, dtype=float)
+    logs = np.log(np.asarray(STRENGTHS))
+    reached = d >= DELAY
+    j = np.argmax(reached, axis=1)                                     # (L, B) first index reaching
+    never = ~reached.any(axis=1)
+    jj = np.clip(j, 1, len(STRENGTHS) - 1)
+    lo = np.take_along_axis(d, (jj - 1)[:, None, :], 1)[:, 0]
+    hi = np.take_along_axis(d, jj[:, None, :], 1)[:, 0]
+    frac = np.clip((DELAY - lo) / np.where(hi > lo, hi - lo, 1.0), 0.0, 1.0)
+    out = logs[jj - 1] + frac * (logs[jj] - logs[jj - 1])
+    out = np.where(j == 0, logs[0], out)
+    return np.where(never, logs[-1], out)
+
+
+def located(d):
+    """(geometric mean of Ū²_*(L) over the stacks, standard error of its log) per L."""
+    import numpy as np
+
+    from checks.montecarlo import means_and_errors
+
+    mean, se = means_and_errors(transitions(d))
+    return np.exp(mean), se
+
+
+def slope_and_interval(d):
+    """The engine's power-law fit of Ū²_*(L) against L: (exponent, 95% half-width)."""
+    import numpy as np
+
+    from checks.fitting import fit_power_law
+
+    y, se = located(d)
+    fit = fit_power_law(np.asarray(LENGTHS, dtype=float), y, y * se, rng=np.random.default_rng(FIT_SEED),
+                        min_decades=1.0)
+    return fit.exponent, max(fit.exponent - fit.ci[0], fit.ci[1] - fit.exponent)
+
+
+def evaluate(case):
+    import torch
+
+    slope, half = slope_and_interval(case["delays"][0].numpy())
+    one = torch.ones(1, dtype=torch.float64)
+    return one * slope, -one, one * half
+
+
+def evaluate_flat(case):
+    lhs, _, tol = evaluate(case)
+    return lhs, 0.0 * lhs, tol
+
+
+def sample(ctx, gen):  # noqa: ARG001 - the stacks are seeded by their own tags
+    yield {"delays": delays(ctx)[None]}
+
+
+CLAIMS = (Claim(
+    id="riemannian-attention/conjecture-3.6", label="Conjecture 3.6 (critical metric strength)",
+    section="§3.3", statement=STATEMENT, kind=Kind.CONJECTURE,
+    no_derivation="a conjecture: the record is an evidence run (evidence, not proof); the τ/L scale "
+                  "comes from Proposition 3.5's Frobenius bound (checked there)",
+    proof_absent="stated as a conjecture; the review says Θ(τ/L) is read off Proposition 3.5's bound",
+    reading=(
+        "Evidence run on the stacks of conjecture-3.4 (pure metric attention, d = 4, τ = 2, random "
+        "Haar weights, per-position metrics of strength Ū² = E‖U_t‖_F²): the critical strength is "
+        "where heterogeneous metrics begin to change the depth-wise collapse, located as the Ū² at "
+        "which they delay the entry into the collapsed regime (−log ρ_l ≥ 20) by one layer, "
+        f"interpolated on the grid Ū² ∈ {{{', '.join(f'{s:g}' for s in STRENGTHS)}}}, for "
+        f"L ∈ {{{', '.join(map(str, LENGTHS))}}}. Θ(τ/L) read over this range: Ū²_*(L) ∝ 1/L, "
+        "i.e. the log-log slope of Ū²_* against L is −1."
+    ),
+    reading_why="the review's 'sweep metric strength around τ/L for several L; locate the transition "
+                "in depth-wise effective rank'; Θ is asymptotic, so only a local slope over the "
+                "reachable L can be measured",
+    notes=(
+        "Evidence, not proof: finite L (8…128, 1.2 decades) cannot settle an asymptotic Θ; the "
+        "record gives the local slope with its bootstrap interval. Prop. 3.5's transferred bound "
+        "|Δσ_k| ≤ (L/τ)·Ū²·max‖Δ_ij‖² makes Ū² ≲ τ/L sufficient for a small perturbation of the "
+        "attention spectrum (checked in proposition-3.5), which does not make τ/L the point where "
+        "the depth-wise behaviour changes. Located transitions Ū²_*(L), geometric mean over the stacks "
+        "with a 95% interval (quick profile, seed 0): L = 8: 1.78 [0.87, 3.66]; 16: 2.06 [1.44, 2.95]; "
+        "32: 1.43 [1.13, 1.82]; 64: 1.57 [1.17, 2.11]; 128: 1.90 [1.58, 2.28] (full profile: 2.31, "
+        "1.50, 1.84, 1.77, 1.78), while τ/L runs from 0.25 to 0.016: the transition sits at "
+        "Ū² ≈ 1.4–2.3, where the metric term is comparable to the Euclidean ‖Δ‖², for every L; "
+        "fitted slope −0.02 ± 0.23 (full: −0.05 ± 0.10)."
+    ),
+    alternatives=(Reading(
+        "independent-of-l",
+        "The transition strength Ū²_* does not depend on L over L = 8…128 (log-log slope 0).",
+        "the alternative to τ/L that the scores suggest: the metric term ½(‖U_iᵀΔ‖² + ‖U_jᵀΔ‖²)/τ "
+        "competes with the Euclidean ‖Δ‖²/τ entry by entry, with no factor L"),),
+    checks=(Relation(
+        name="transition-slope-zero", lhs="slope of log Ū²_*(L) against log L", rel="==", rhs="0",
+        evaluate=evaluate_flat, sample=sample, tolerance=TOL, reading="independent-of-l",
+        sampler=f"{len(LENGTHS)} sequence lengths × {len(STRENGTHS)} strengths × B random stacks "
+                f"(6 quick, 24 full), depth {DEPTH}",
+        controls=(control("the conjectured slope −1 in place of 0", evaluate=evaluate),)),
+        Relation(
+        name="transition-slope-in-l", lhs="slope of log Ū²_*(L) against log L", rel="==", rhs="−1",
+        evaluate=evaluate, sample=sample, tolerance=TOL,
+        sampler=f"{len(LENGTHS)} sequence lengths × {len(STRENGTHS)} strengths × B random stacks "
+                f"(6 quick, 24 full), depth {DEPTH}"),),
+),)

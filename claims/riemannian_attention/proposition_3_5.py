@@ -1,0 +1,139 @@
+"""Riemannian attention, Proposition 3.5: metric score perturbation through Ū², transferred to the
+singular values of the attention matrix (Weyl's inequality, softmax Lipschitzness)."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
+
+STATEMENT = (
+    r"|s^{\mathrm{Riem}}_{ij} - s^{\mathrm{Euc}}_{ij}| \le \frac{\bar U^2}{\tau}\|q_i-k_j\|^2,\ "
+    r"\bar U^2 = \max_t\|U_t\|_F^2;\quad |\sigma_k(A^{\mathrm{Riem}}) - \sigma_k(A^{\mathrm{Euc}})| "
+    r"\le \|A^{\mathrm{Riem}} - A^{\mathrm{Euc}}\|_2 \le \frac{L\,\bar U^2}{\tau}\max_{ij}\|q_i-k_j\|^2"
+)
+
+# The metric term ½(‖U_iᵀΔ‖² + ‖U_jᵀΔ‖²)/τ is a sum of 2r squares of d-term products: relative
+# error ≲ (d + 2r)·u of its own size ≤ Ū²‖Δ‖²/τ.
+ENTRY_TOL = tolerances.Roundoff(condition="(d + 2r): squares of d-term projections, relative to the "
+                                          "bound Ū²‖Δ‖²/τ", scale="Ū²‖Δ‖²/τ")
+# Singular values of L × L row-stochastic matrices (‖A‖₂ ≤ √L) to ~L·u·‖A‖₂ each (LAPACK SVD).
+SV_TOL = tolerances.Roundoff(condition="L^{3/2}: two L × L SVDs of matrices with ‖A‖₂ ≤ √L, plus the "
+                                       "softmax of scores of size ≤ max|s|", scale="1 + max|s|")
+
+
+def derivation():
+    # Frobenius bound of one projection: ‖uᵀΔ‖² ≤ ‖u‖²‖Δ‖² (Cauchy–Schwarz), d = 2, r = 1.
+    u1, u2, x1, x2 = sp.symbols("u1 u2 x1 x2", real=True)
+    gap = (u1**2 + u2**2) * (x1**2 + x2**2) - (u1 * x1 + u2 * x2) ** 2
+    return [symbolic.exact("‖u‖²‖Δ‖² − (uᵀΔ)² = (u₁x₂ − u₂x₁)² ≥ 0 (Cauchy–Schwarz, d = 2)",
+                           (u1 * x2 - u2 * x1) ** 2, gap, role="proof")]
+
+
+def _parts(case):
+    import torch
+
+    import operators
+
+    q, k, uq, uk, tau = case["q"], case["k"], case["uq"], case["uk"], case["tau"][0].item()
+    s_r = operators.metric_scores(q, k, uq=uq, uk=uk, tau=tau, path="direct")
+    zq, zk = torch.zeros_like(uq), torch.zeros_like(uk)
+    s_e = operators.metric_scores(q, k, uq=zq, uk=zk, tau=tau, path="direct")
+    ubar = torch.maximum(uq.square().sum((-1, -2)).amax(-1), uk.square().sum((-1, -2)).amax(-1))
+    delta2 = (q[..., :, None, :] - k[..., None, :, :]).square().sum(-1)
+    return s_r, s_e, ubar, delta2, tau
+
+
+def entrywise(case, factor=1.0):
+    """max_ij |δs_ij| / (Ū²‖Δ_ij‖²/τ) ≤ 1."""
+    s_r, s_e, ubar, delta2, tau = _parts(case)
+    bound = factor * ubar[:, None, None] * delta2 / tau
+    ratio = ((s_r - s_e).abs() / bound.clamp_min(1e-300)).amax(dim=(-1, -2))
+    d, r = case["q"].shape[-1], case["uq"].shape[-1]
+    return ratio, 0.0 * ratio + 1.0, ENTRY_TOL(d + 2 * r, ratio.dtype) + 0.0 * ratio
+
+
+def singular_shift(case, factor=1.0):
+    import torch
+
+    s_r, s_e, ubar, delta2, tau = _parts(case)
+    a_r, a_e = torch.softmax(s_r, -1), torch.softmax(s_e, -1)
+    shift = (torch.linalg.svdvals(a_r) - torch.linalg.svdvals(a_e)).abs().amax(-1)
+    n = s_r.shape[-1]
+    bound = factor * n * ubar * delta2.amax(dim=(-1, -2)) / tau
+    return shift, bound, SV_TOL(n**1.5 * (1 + s_r.abs().amax(dim=(-1, -2))), shift.dtype)
+
+
+def softmax_lipschitz(case):
+    """Proof step: ‖softmax(s_i) − softmax(s'_i)‖₂ ≤ ‖s_i − s'_i‖₂ per row (1-Lipschitz)."""
+    import torch
+
+    s_r, s_e, *_ = _parts(case)
+    lhs = (torch.softmax(s_r, -1) - torch.softmax(s_e, -1)).norm(dim=-1).amax(-1)
+    rhs = (s_r - s_e).norm(dim=-1).amax(-1)
+    return lhs, rhs, SV_TOL(s_r.shape[-1] * (1 + s_r.abs().amax(dim=(-1, -2))), lhs.dtype)
+
+
+def weyl(case):
+    """Proof step: max_k |σ_k(A_Riem) − σ_k(A_Euc)| ≤ ‖A_Riem − A_Euc‖₂ (Weyl)."""
+    import torch
+
+    s_r, s_e, *_ = _parts(case)
+    a_r, a_e = torch.softmax(s_r, -1), torch.softmax(s_e, -1)
+    lhs = (torch.linalg.svdvals(a_r) - torch.linalg.svdvals(a_e)).abs().amax(-1)
+    rhs = torch.linalg.matrix_norm(a_r - a_e, ord=2)
+    return lhs, rhs, SV_TOL(s_r.shape[-1] ** 1.5 * (1 + s_r.abs().amax(dim=(-1, -2))), lhs.dtype)
+
+
+def _sample(ctx, gen):
+    batch = ctx.pick(quick=200, full=2000)
+    for n, d, r, tau in ((4, 2, 1, 1.0), (8, 4, 2, 2.0), (16, 4, 1, 4.0)):
+        scale = sampling.log_uniform(ctx, gen, batch, 1, 1, 1, low=1e-3, high=1.0)
+        yield {"q": sampling.gaussian(ctx, gen, batch, n, d), "k": sampling.gaussian(ctx, gen, batch, n, d),
+               "uq": scale * sampling.gaussian(ctx, gen, batch, n, d, r),
+               "uk": scale * sampling.gaussian(ctx, gen, batch, n, d, r), "tau": ctx.tensor([tau] * batch)}
+    # the tight family: one rank-1 factor u for every token and Δ ∥ u (the bound is attained)
+    n, d = 4, 3
+    u = sampling.gaussian(ctx, gen, batch, 1, d, 1)
+    q = sampling.gaussian(ctx, gen, batch, n, d)
+    k = q - sampling.gaussian(ctx, gen, batch, n, 1, 1)[..., 0] * u[..., 0]
+    yield {"q": q, "k": k, "uq": u.expand(batch, n, d, 1).clone(), "uk": u.expand(batch, n, d, 1).clone(),
+           "tau": ctx.tensor([1.0] * batch)}
+
+
+SAMPLER = ("Gaussian q, k, U_t scaled log-uniformly in [1e-3, 1], (L, d, r, τ) ∈ {(4,2,1,1), (8,4,2,2), "
+           "(16,4,1,4)}, plus the tight family U_t = u (rank 1, shared) with Δ_ii ∥ u")
+
+CLAIMS = (Claim(
+    id="riemannian-attention/proposition-3.5", label="Proposition 3.5 (metric perturbation)",
+    section="§3.3", statement=STATEMENT, kind=Kind.INEQUALITY, derivation=derivation,
+    reading=(
+        "For g_t = I + U_tU_tᵀ and Ū² = max_t ‖U_t‖_F²: every score moves by at most "
+        "|s_Riem − s_Euc|_ij ≤ Ū²‖q_i − k_j‖²/τ (s_Euc = −‖q_i − k_j‖²/τ); and the singular values of "
+        "the row-softmax attention matrix move by at most (L/τ)·Ū²·max_ij‖q_i − k_j‖² (Weyl, then "
+        "the 1-Lipschitz row softmax in ℓ2 and ‖·‖₂ ≤ ‖·‖_F over L rows)."
+    ),
+    reading_why="the review quotes the ingredients (Ū², Weyl, softmax Lipschitz), not the constants: "
+                "this is the bound they give; its L/τ factor is where Conjecture 3.6's τ/L comes from",
+    proof_absent=None,
+    notes=("The entrywise bound is attained by the tight family (closest relative margin ≈ 0). The "
+           "transferred bound is loose on random instances by orders of magnitude (see the closest "
+           "margin): it is a sufficient condition for a small spectral change, not a location of one. "
+           "Ū² here is the running maximum max_t ‖U_t‖_F², not Conjecture 3.6's critical value (the "
+           "review's minor comment 1 on the overloaded symbol; the suite keeps them apart)."),
+    checks=(
+        Relation(name="entrywise-bound", lhs="max_ij |δs_ij|/(Ū²‖Δ_ij‖²/τ)", rel="<=", rhs="1",
+                 evaluate=entrywise, sample=_sample, tolerance=ENTRY_TOL, sampler=SAMPLER,
+                 controls=(control("the bound with Ū² halved", evaluate=lambda c: entrywise(c, 0.5)),)),
+        Relation(name="singular-value-transfer", lhs="max_k |σ_k(A_Riem) − σ_k(A_Euc)|", rel="<=",
+                 rhs="(L/τ)·Ū²·max‖Δ‖²", evaluate=singular_shift, sample=_sample, tolerance=SV_TOL,
+                 sampler=SAMPLER,
+                 controls=(control("the bound with Ū² = 0 (no metric effect)",
+                                   evaluate=lambda c: singular_shift(c, 0.0)),)),
+        Relation(name="weyl", lhs="max_k |σ_k(A_Riem) − σ_k(A_Euc)|", rel="<=", rhs="‖A_Riem − A_Euc‖₂",
+                 evaluate=weyl, sample=_sample, tolerance=SV_TOL, sampler=SAMPLER, role="proof"),
+        Relation(name="softmax-lipschitz", lhs="max_i ‖δA_i‖₂", rel="<=", rhs="max_i ‖δs_i‖₂",
+                 evaluate=softmax_lipschitz, sample=_sample, tolerance=SV_TOL, sampler=SAMPLER,
+                 role="proof"),
+    ),
+),)

@@ -1,0 +1,33 @@
+"""Equation (28): the row term cancels in the softmax, the key-norm term shifts the log-odds."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from claimtest import assert_witnessed, evidence, only, run, scaled_rhs
+
+from claims.riemannian_attention.equation_28 import CLAIMS
+
+CLAIM = CLAIMS[0]
+
+
+@pytest.fixture(scope="module")
+def record():
+    return run(CLAIM)
+
+
+def test_confirmed(record):
+    assert record["verdict"] == "confirmed"
+    assert record["derivation"]["steps"][0]["status"] == "agrees"
+    for name in ("row-term-cancels", "key-norm-shifts-log-odds"):
+        assert [c["failed"] for c in evidence(record, name)["controls"]] == [True]
+
+
+def test_wrong_shift_is_witnessed():
+    rel = CLAIM.check("key-norm-shifts-log-odds")
+    bad = dataclasses.replace(rel, evaluate=scaled_rhs(rel.evaluate, 0.5), controls=())
+    claim = only(CLAIM, bad)
+    rec = run(claim)
+    assert rec["verdict"] == "refuted"
+    assert_witnessed(rec, bad.name, claim)

@@ -1,0 +1,31 @@
+"""Proposition 4.3: the correction is O(L² d r), the overhead O(r) (the review's reading confirmed)."""
+
+from __future__ import annotations
+
+import pytest
+from claimtest import assert_excluded, evidence, run
+
+from claims.riemannian_attention.proposition_4_3 import CLAIMS
+
+CLAIM = CLAIMS[0]
+
+
+@pytest.fixture(scope="module")
+def record():
+    return run(CLAIM)
+
+
+def test_paper_refuted_referee_confirmed(record):
+    assert record["verdict"] == "refuted"
+    assert_excluded(evidence(record, "correction-vs-d"))
+    assert_excluded(evidence(record, "overhead-vs-d"))
+    referee = next(r for r in record["readings"] if r["id"] == "referee")
+    assert referee["verdict"] == "confirmed"
+    assert abs(evidence(record, "referee-overhead-vs-d")["fit"]["exponent"]) < 0.1
+
+
+def test_overhead_ratio_is_about_r():
+    from claims.riemannian_attention._flops import score_flops
+
+    ratio = score_flops(1024, 4096, 8, "correction") / score_flops(1024, 4096, 8, "standard")
+    assert 7.5 < ratio < 8.5
