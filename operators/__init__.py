@@ -19,6 +19,10 @@ over key blocks, online power-of-two normaliser) and its reference path
 :func:`distance_weights`; on it :func:`ida_attention` (GeoResolver's Euclidean
 Resolver, §2.1), :func:`hida_attention` (Dense-HIDA) and :func:`sida_attention` (SIDA).
 
+HyperGate (:mod:`operators.hypergate`): :func:`hypergate`, :func:`hypergate_jacobian`. Routing
+(:mod:`operators.routing`): :func:`sphere_mlp_map`, :func:`gsr_weights`, :func:`gsr_topk`,
+:func:`gsr_attention`, :func:`gsr_exact`.
+
 Also :func:`softmax_weights`, :func:`softmax_attention` (the baseline, same semantics as
 ``torch.nn.functional.scaled_dot_product_attention``), :func:`ida_weights`,
 :func:`ida_kernel` (the kernel of GeoResolver Theorem 2.8) and :func:`effective_rank`.
@@ -34,6 +38,7 @@ and the precision table.
 from .attention import hida_attention, sida_attention
 from .core import distance_attention, distance_weights
 from .distances import squared_distances
+from .hypergate import hypergate, hypergate_jacobian
 from .ida import effective_rank, ida_attention, ida_kernel, ida_weights
 from .metric import metric_from_factors, metric_sqdist, metric_sqdist_direct
 from .poincare import (
@@ -50,6 +55,7 @@ from .poincare import (
     poincare_sqdist,
     poincare_tanh_map,
 )
+from .routing import gsr_attention, gsr_exact, gsr_topk, gsr_weights, sphere_mlp_map
 from .softmax import softmax_attention, softmax_weights
 from .sphere import (
     sphere_distance,
@@ -60,6 +66,13 @@ from .sphere import (
 )
 
 __all__ = [
+    "sphere_mlp_map",
+    "hypergate_jacobian",
+    "hypergate",
+    "gsr_weights",
+    "gsr_topk",
+    "gsr_exact",
+    "gsr_attention",
     "distance_attention",
     "distance_weights",
     "effective_rank",

@@ -23,9 +23,10 @@ from .core import (
     run_sample,
 )
 from .poincare import ENTRIES as _POINCARE
+from .routing import ENTRIES as _ROUTING
 from .sphere import ENTRIES as _SPHERE
 
-REGISTRY: tuple[OpInfo, ...] = (*_ATTENTION, *_POINCARE, *_SPHERE)
+REGISTRY: tuple[OpInfo, ...] = (*_ATTENTION, *_POINCARE, *_SPHERE, *_ROUTING)
 
 
 def get(name: str) -> OpInfo:
