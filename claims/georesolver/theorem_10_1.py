@@ -154,7 +154,7 @@ BOUND_CLAIM = Claim(
     correction=lambda evidence: (
         "‖o − o*‖₂ ≤ Σ_{e>K} w_(e)‖v_(e)‖₂ ≤ ‖V‖_F·Σ_{e>K}w_(e)/Σ_{e≤K}w_(e) (linear in V); the stated "
         "bound is quadratic in V and fails whenever 2·max_{e≤K}‖v_e‖₂ < 1 on enough tail weight. "
-        + next(e["summary"] for e in evidence if e["name"] == "paper-bound")),
+        + next((e["summary"] for e in evidence if e["name"] == "paper-bound"), "")),
     time_limit_s=30.0,
     notes=("The proof's chain (triangle inequality, ‖v_e‖ ≤ ‖V‖_F, Σ_{e≤K} w ≤ 1) is right and ends at "
            "‖V‖_F·tail/head; the statement multiplies that by 2·max_{e≤K}‖v_e‖₂ without derivation, "
@@ -258,7 +258,7 @@ LIMIT_CLAIM = Claim(
     correction=lambda evidence: (
         "For q not on a prototype the SIDA weights tend to d_e⁻²/Σ_l d_l⁻² as ε → 0⁺, so the error "
         "tends to ‖Σ_{e>K} w_e⁰ v_e‖₂ > 0; it vanishes (like ε) only when q coincides with a prototype. "
-        + next(e["summary"] for e in evidence if e["name"] == "error-to-zero-generic-query")),
+        + next((e["summary"] for e in evidence if e["name"] == "error-to-zero-generic-query"), "")),
     time_limit_s=30.0,
     notes=("The proof cites exact retrieval (Lemma 2.1), whose hypothesis is q = c_{e*}; 'a unique "
            "nearest prototype' does not make the inverse-distance weights concentrate."),
