@@ -196,7 +196,7 @@ def derivation():
                        "W_g = [[0, 1], [0, 0]]", (sig[0] + dsig[0] * z[0]).subs(at),
                        jac[0, 0].subs(at),
                        role="proof",
-                       note="the diagonal is σ(z_k) + σ′(z_k)x_k(W_g)_kk: the proof multiplies by z_k instead"),
+                       note="the diagonal is σ(z_k) + σ′(z_k)x_k(W_g)_kk: the proof has z_k for x_k(W_g)_kk"),
         symbolic.holds("σ′(z) = σ(1 − σ) ≤ 1/4: 1/4 − s(1 − s) = (s − 1/2)² ≥ 0",
                        sp.GreaterThan(sp.Rational(1, 4) - s_ * (1 - s_), 0), role="proof",
                        note="so ‖diag(σ′(z)⊙x)‖₂ ≤ ‖x‖_∞/4 ≤ ‖x‖₂/4 and, by Weyl, C = 1/4 suffices"),
