@@ -112,7 +112,8 @@ def derivation():
         symbolic.leading_order("μ_SIDA = Θ(ε²/θ⁴) as ε → 0 at fixed θ", mu, eps, eps**2 / th**4, point=0,
                                role="statement", note="μ_SIDA = 8θ²ε²/(θ² + 2ε)⁴ ~ 8ε²/θ⁶"),
         symbolic.leading_order("μ_SIDA = Θ(ε²/θ⁴) uniformly in θ: along ε = ηθ², θ → 0",
-                               mu.subs(eps, eta * th**2), th, (eps**2 / th**4).subs(eps, eta * th**2), point=0, role="statement",
+                               mu.subs(eps, eta * th**2), th, (eps**2 / th**4).subs(eps, eta * th**2),
+                               point=0, role="statement",
                                note="μ·θ⁴/ε² = 8/(θ²(1 + 2η)⁴) is unbounded as θ → 0 at any fixed ε/θ²"),
     ]
 
