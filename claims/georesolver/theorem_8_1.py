@@ -94,7 +94,7 @@ def _ratio_vs_inverse_eps(ctx, grid):
 
 SIDA_FIT = tolerances.Systematic(0.02, "the exact constant's factor (1 + 2ε/θ²)⁻⁴ and the grid in t "
                                        "(the infimum sits at the key t = θ, a grid point)")
-SOFT_FIT = tolerances.Systematic(0.1, "a bounded, non-constant factor (allowed by Θ) across θ ∈ [3e-3, 3]")
+SOFT_FIT = tolerances.Systematic(0.1, "a bounded, non-constant factor (allowed by Θ) across θ ∈ [1e-3, 1]")
 
 
 def derivation():
@@ -152,8 +152,8 @@ CLAIMS = (
                  controls=(control("softmax's PL constant in place of SIDA's", measure=_mu_vs_eps("soft")),)),
             _law("sida-pl-vs-theta", "θ", -4.0, "Θ", _grid(3e-3, 3.0), _mu_vs_theta("sida"), SIDA_FIT,
                  f"{SEGMENT}; ε = {EPS_THETA:g}, θ ∈ [3e-3, 3]", "Θ(θ⁻⁴)", "μ_SIDA"),
-            _law("soft-pl-vs-theta", "θ", 0.0, "Θ", _grid(3e-3, 3.0), _mu_vs_theta("soft", _paper_soft_form),
-                 SOFT_FIT, f"{SEGMENT}; logits q·k, θ ∈ [3e-3, 3]", "Θ(1)",
+            _law("soft-pl-vs-theta", "θ", 0.0, "Θ", _grid(1e-3, 1.0), _mu_vs_theta("soft", _paper_soft_form),
+                 SOFT_FIT, f"{SEGMENT}; logits q·k, θ ∈ [1e-3, 1]", "Θ(1)",
                  "μ_soft / (e^{−(1−cos θ)}/θ²)"),
             _law("ratio-vs-inverse-eps", "1/ε", 0.0, "Ω", _grid(1e5, 1e9), _ratio_vs_inverse_eps, SIDA_FIT,
                  f"{SEGMENT}; θ = {THETA_EPS:g}, ε ∈ [1e-9, 1e-5]", "Ω(e^{1−cos θ}/θ²): no ε, exponent ≥ 0",
