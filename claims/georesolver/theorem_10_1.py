@@ -144,10 +144,10 @@ BOUND_CLAIM = Claim(
         Relation(name="paper-bound", lhs="‖o(q) − o*(q)‖₂", rel="<=",
                  rhs="2‖V‖_F·(Σ_{e>K}w_(e)/Σ_{e≤K}w_(e))·max_{e≤K}‖v_e‖₂", evaluate=paper_bound,
                  sample=sample_routing, strategy=_strategy, tolerance=ERR_TOL, sampler=ROUTING_FAMILY,
-                 max_examples=60),
+                 max_examples=30),
         Relation(name="proof-bound", lhs="‖o(q) − o*(q)‖₂", rel="<=", rhs="‖V‖_F·Σ_{e>K}w_(e)/Σ_{e≤K}w_(e)",
                  evaluate=proof_bound, sample=sample_routing, strategy=_strategy, tolerance=ERR_TOL,
-                 sampler=ROUTING_FAMILY, reading="proof-bound", max_examples=100,
+                 sampler=ROUTING_FAMILY, reading="proof-bound", max_examples=60,
                  controls=(control("the bound without its ‖V‖_F factor", evaluate=_without_frobenius),)),
     ),
     correction=lambda evidence: (

@@ -233,7 +233,7 @@ CLAIMS = (
         checks=(
             Relation(name="constant-quarter", lhs="(λ_min(G) − σ_min(∂h/∂x))/(‖W_g‖₂‖x‖₂)", rel="<=",
                      rhs="C = 1/4", evaluate=ratio_gap, sample=sample_all, strategy=_strategy,
-                     tolerance=RATIO_TOL, sampler=FAMILY, max_examples=40,
+                     tolerance=RATIO_TOL, sampler=FAMILY, max_examples=25,
                      controls=(control("C = 0 (the O(·) term dropped)",
                                        evaluate=lambda case: ratio_gap(case, 0.0)),
                                control("C = 0.24 (just below the derived 1/4)",
