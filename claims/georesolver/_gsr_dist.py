@@ -1,10 +1,11 @@
 """GeoResolver §10.3 over real ``torch.distributed`` (gloo) processes: the GSR protocol and an
 All-to-All MoE baseline, with every message and byte counted at the communication call.
 
-The parent (:func:`run_grid`) hosts a ``TCPStore`` on a port the OS picks, forks ``world``
-worker processes (``os.fork``: no ``__main__`` re-import, no pickling, so it works the same in a
-main process and in a child process), waits with a timeout and kills every worker still alive
-in ``finally``; the workers' collectives carry the same timeout. Groups of P < world ranks are prefix
+The parent (:func:`run_grid`) asks the OS for a free port, then forks ``world`` worker processes
+(``os.fork``: no ``__main__`` re-import, no pickling, so it works the same in a main process and
+in a child process; the parent holds no store or other thread when it forks); rank 0 hosts the
+rendezvous store on that port. The parent waits with a timeout and kills every worker still
+alive in ``finally``; the workers' rendezvous and collectives carry the same timeout. Groups of P < world ranks are prefix
 subgroups (``dist.new_group(range(P))``) of one spawn.
 
 Counting model (:class:`CountingComm`, per rank, what the calling rank SENDS to other ranks):
@@ -21,6 +22,7 @@ import datetime
 import json
 import os
 import signal
+import socket
 import tempfile
 import time
 import traceback
@@ -192,8 +194,8 @@ def worker(rank: int, world: int, port: int, spec: dict) -> list[dict]:
 
     torch.set_num_threads(1)
     timeout = datetime.timedelta(seconds=spec["timeout_s"])
-    store = dist.TCPStore("127.0.0.1", port, world + 1, is_master=False, timeout=timeout)
-    dist.init_process_group("gloo", store=store, rank=rank, world_size=world, timeout=timeout)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world,
+                            timeout=timeout)  # rank 0 hosts the store
     rows = []
     try:
         groups = {p: dist.new_group(list(range(p))) for p in spec["P"]}  # every rank creates each
@@ -237,12 +239,11 @@ def run_grid(spec: dict, world: int) -> list[dict]:
     start with torch already imported (a fresh interpreter costs seconds of imports per rank).
     Every worker still alive when this returns or raises is killed and reaped.
     """
-    import torch.distributed as dist
-
     _warm_up()
     timeout = float(spec["timeout_s"])
-    store = dist.TCPStore("127.0.0.1", 0, world + 1, is_master=True, wait_for_workers=False,
-                          timeout=datetime.timedelta(seconds=timeout))
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:  # a free port, from the OS
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     pids: dict[int, int] = {}
     codes: dict[int, int] = {}
     with tempfile.TemporaryDirectory(prefix="gsr-dist-") as tmp:
@@ -251,7 +252,7 @@ def run_grid(spec: dict, world: int) -> list[dict]:
             for r in range(world):
                 pid = os.fork()
                 if pid == 0:
-                    _child(r, world, store.port, spec, tmp_path)
+                    _child(r, world, port, spec, tmp_path)
                 pids[r] = pid
             deadline = time.monotonic() + timeout
             while len(codes) < world and time.monotonic() < deadline:
@@ -275,7 +276,6 @@ def run_grid(spec: dict, world: int) -> list[dict]:
                         os.kill(pid, signal.SIGKILL)
                     with contextlib.suppress(ChildProcessError):
                         os.waitpid(pid, 0)
-            del store
     return _sum_ranks(rows)
 
 
