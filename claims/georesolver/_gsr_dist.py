@@ -5,8 +5,8 @@ The parent (:func:`run_grid`) asks the OS for a free port, then forks ``world`` 
 (``os.fork``: no ``__main__`` re-import, no pickling, so it works the same in a main process and
 in a child process; the parent holds no store or other thread when it forks); rank 0 hosts the
 rendezvous store on that port. The parent waits with a timeout and kills every worker still
-alive in ``finally``; the workers' rendezvous and collectives carry the same timeout. Groups of P < world ranks are prefix
-subgroups (``dist.new_group(range(P))``) of one spawn.
+alive in ``finally``; the workers' rendezvous and collectives carry the same timeout. Groups of
+P < world ranks are prefix subgroups (``dist.new_group(range(P))``) of one start.
 
 Counting model (:class:`CountingComm`, per rank, what the calling rank SENDS to other ranks):
 ``send`` 1 message of the tensor's bytes; ``all_gather`` P − 1 messages of the input's bytes
