@@ -23,7 +23,10 @@ import json
 import os
 import signal
 import socket
+import subprocess
+import sys
 import tempfile
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -231,36 +234,61 @@ def _child(rank: int, world: int, port: int, spec: dict, tmp: Path) -> None:
         os._exit(code)
 
 
-def run_grid(spec: dict, world: int) -> list[dict]:
+def _start(rank: int, world: int, port: int, spec: dict, tmp: Path, fresh: bool):
+    """Start one worker; returns (pid, Popen or None)."""
+    if fresh:  # a new interpreter: the package root on its path, this module as the program
+        root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ, OMP_NUM_THREADS="1",
+                   PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+        with open(tmp / f"err{rank}", "w") as err:
+            proc = subprocess.Popen([sys.executable, "-m", "claims.georesolver._gsr_dist", str(rank),
+                                     str(world), str(port), str(tmp)], cwd=root, env=env,
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        return proc.pid, proc
+    pid = os.fork()
+    if pid == 0:
+        _child(rank, world, port, spec, tmp)
+    return pid, None
+
+
+def run_grid(spec: dict, world: int, *, fresh: bool | None = None) -> list[dict]:
     """Run ``spec`` on ``world`` worker processes; rows per (protocol, P, config), summed over
     ranks. Raises RuntimeError (with the workers' tracebacks) if a worker fails or times out.
 
-    Workers are forked (``os.fork``) from the calling process, main or child alike, so they
-    start with torch already imported (a fresh interpreter costs seconds of imports per rank).
+    Workers are forked (``os.fork``) from the calling process, main or child alike, so they start
+    with torch imported and warm (a fresh interpreter costs seconds of imports per rank). Where the
+    caller runs other threads (``fresh=None`` checks), forking could copy a lock another thread
+    holds, so fresh interpreters are started instead (``python -m claims.georesolver._gsr_dist``).
     Every worker still alive when this returns or raises is killed and reaped.
     """
-    _warm_up()
+    if fresh is None:
+        fresh = threading.active_count() > 1
+    if not fresh:
+        _warm_up()
     timeout = float(spec["timeout_s"])
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:  # a free port, from the OS
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    pids: dict[int, int] = {}
+    workers: dict[int, tuple[int, subprocess.Popen | None]] = {}
     codes: dict[int, int] = {}
     with tempfile.TemporaryDirectory(prefix="gsr-dist-") as tmp:
         tmp_path = Path(tmp)
+        (tmp_path / "spec.json").write_text(json.dumps(spec))
         try:
             for r in range(world):
-                pid = os.fork()
-                if pid == 0:
-                    _child(r, world, port, spec, tmp_path)
-                pids[r] = pid
+                workers[r] = _start(r, world, port, spec, tmp_path, fresh)
             deadline = time.monotonic() + timeout
             while len(codes) < world and time.monotonic() < deadline:
-                for r, pid in pids.items():
-                    if r not in codes:
-                        done, status = os.waitpid(pid, os.WNOHANG)
-                        if done:
-                            codes[r] = os.waitstatus_to_exitcode(status)
+                for r, (pid, proc) in workers.items():
+                    if r in codes:
+                        continue
+                    if proc is not None:
+                        if proc.poll() is not None:
+                            codes[r] = proc.returncode
+                        continue
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                    if done:
+                        codes[r] = os.waitstatus_to_exitcode(status)
                 time.sleep(0.005)
             if len(codes) < world:
                 raise RuntimeError(f"distributed run exceeded {timeout:g} s (ranks done: {sorted(codes)})")
@@ -270,12 +298,17 @@ def run_grid(spec: dict, world: int) -> list[dict]:
                 raise RuntimeError(f"distributed run failed on ranks {failed}: {tails}")
             rows = [row for r in range(world) for row in json.loads((tmp_path / f"out{r}.json").read_text())]
         finally:
-            for r, pid in pids.items():
-                if r not in codes:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, signal.SIGKILL)
-                    with contextlib.suppress(ChildProcessError):
-                        os.waitpid(pid, 0)
+            for r, (pid, proc) in workers.items():
+                if r in codes:
+                    continue
+                if proc is not None:
+                    proc.kill()
+                    proc.wait()
+                    continue
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
     return _sum_ranks(rows)
 
 
@@ -311,3 +344,16 @@ def _sum_ranks(rows: list[dict]) -> list[dict]:
             if f in row:
                 acc[f] = max(acc.get(f, 0.0), row[f])
     return [out[k] for k in sorted(out)]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """One worker in a fresh interpreter: ``RANK WORLD PORT TMP`` (the spec in TMP/spec.json)."""
+    rank, world, port, tmp = (argv if argv is not None else sys.argv[1:])
+    tmp_path = Path(tmp)
+    spec = json.loads((tmp_path / "spec.json").read_text())
+    rows = worker(int(rank), int(world), int(port), spec)  # a traceback goes to stderr, err{rank}
+    (tmp_path / f"out{rank}.json").write_text(json.dumps(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -78,3 +78,27 @@ def test_wrong_growth_prediction_is_refuted():
     law = dataclasses.replace(CLAIM.check("a2a-bytes-vs-b"), exponent=0.0, controls=())
     rec = run(only(CLAIM, law))
     assert rec["verdict"] == "refuted"
+
+
+SMALL = {"timeout_s": 60, "P": [2], "reference_max_B": 12,
+         "configs": [{"B": 12, "K_pool": 8, "K": 2, "eps": 1e-2, "seed": 7}]}
+
+
+def _counts(rows):
+    return [(r["protocol"], r["P"], r["messages"], r["bytes"]) for r in rows]
+
+
+def test_fresh_interpreters_and_forked_workers_count_the_same():
+    forked = _gsr_dist.run_grid(SMALL, 2, fresh=False)
+    fresh = _gsr_dist.run_grid(SMALL, 2, fresh=True)
+    assert _counts(fresh) == _counts(forked)
+    assert all(r["max_abs_error"] < 1e-12 for r in fresh)
+    _no_children_left()
+
+
+def test_runs_inside_a_child_process():
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(1) as pool:  # a (daemonic) pool worker
+        rows = pool.apply(_gsr_dist.run_grid, (SMALL, 2))
+    assert _counts(rows) == _counts(_gsr_dist.run_grid(SMALL, 2))
