@@ -49,7 +49,10 @@ def test_gsr_with_the_whole_pool_is_sida_and_weights_are_a_distribution():
 def test_gsr_attention_gradcheck():
     q, c = unit(8, 3, 3).requires_grad_(), unit(9, 5, 3).requires_grad_()
     v = randn(10, 5, 2).requires_grad_()
-    assert torch.autograd.gradcheck(lambda a, b, d: operators.gsr_attention(a, b, d, eps=1e-2, k=2), (q, c, v))
+    def gsr(a, b, d):
+        return operators.gsr_attention(a, b, d, eps=1e-2, k=2)
+
+    assert torch.autograd.gradcheck(gsr, (q, c, v))
 
 
 def test_sphere_mlp_map_is_unit_and_differentiable():
