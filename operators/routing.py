@@ -6,8 +6,8 @@ sphere and Geodesic Sparse Routing (GSR) with Top-K prototypes.
   The other two maps of §8.2 are :func:`operators.sphere_normalize` (φ_A) and
   :func:`operators.sphere_stereographic` (φ_B).
 - :func:`gsr_weights`: the SIDA weights :math:`w_e = (d_S(q,c_e)^2+\varepsilon)^{-1}/
-  \sum_l (d_S(q,c_l)^2+\varepsilon)^{-1}` over the whole pool (by :func:`sida_attention` with
-  the identity as values, so they are exactly SIDA's weights).
+  \sum_l (d_S(q,c_l)^2+\varepsilon)^{-1}` over the whole pool (from :func:`sphere_sqdist`, the
+  squared distances :func:`sida_attention` uses; tested against it and against mpmath).
 - :func:`gsr_topk`: the Top-K set :math:`S(q)` and its weights.
 - :func:`gsr_attention`: :math:`o(q) = \sum_{e\in S(q)} w_e v_e` with the pool-normalised
   weights, not renormalised over S(q) (§10.1's definition); :func:`gsr_exact` is
@@ -16,9 +16,18 @@ sphere and Geodesic Sparse Routing (GSR) with Top-K prototypes.
 
 import torch
 
-from ._checks import FLOAT_DTYPES, check_float, check_float_dtype, check_not_nan, check_same_dtype
+from ._checks import (
+    FLOAT_DTYPES,
+    broadcastable_eps,
+    check_eps,
+    check_float,
+    check_float_dtype,
+    check_not_nan,
+    check_same_dtype,
+    compute_dtype,
+)
 from .attention import sida_attention
-from .sphere import sphere_normalize
+from .sphere import sphere_normalize, sphere_sqdist
 
 
 def sphere_mlp_map(c: torch.Tensor, w1: torch.Tensor, b1: torch.Tensor, w2: torch.Tensor,
@@ -53,10 +62,16 @@ def _check_k(k: int, pool: int) -> None:
 
 
 def gsr_weights(q: torch.Tensor, c: torch.Tensor, *, eps: float | torch.Tensor) -> torch.Tensor:
-    r"""SIDA weights of every prototype, ``(..., n_q, K_pool)``: :func:`sida_attention` with the
-    identity matrix as values (so row sums are 1 up to rounding)."""
-    eye = torch.eye(c.shape[-2], dtype=c.dtype, device=c.device)
-    return sida_attention(q, c, eye.expand(*c.shape[:-2], *eye.shape), eps=eps)
+    r"""SIDA weights of every prototype, ``(..., n_q, K_pool)``:
+    :math:`w_e = D_e^{-1}/\sum_l D_l^{-1}`, :math:`D_e = d_S(q, c_e)^2 + \varepsilon` (the weights
+    of :func:`sida_attention`, from :func:`sphere_sqdist`), formed as
+    :math:`(D_{\min}/D_e)/\sum_l (D_{\min}/D_l)` so that no inverse overflows for tiny ε."""
+    check_eps(eps)
+    work = compute_dtype(q.dtype)
+    d = sphere_sqdist(q.to(work), c.to(work))
+    d = d + broadcastable_eps(eps, d)
+    ratio = d.amin(dim=-1, keepdim=True).detach() / d
+    return (ratio / ratio.sum(dim=-1, keepdim=True)).to(q.dtype)
 
 
 def gsr_topk(q: torch.Tensor, c: torch.Tensor, *, eps: float | torch.Tensor, k: int

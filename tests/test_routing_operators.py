@@ -61,3 +61,12 @@ def test_sphere_mlp_map_is_unit_and_differentiable():
     out = operators.sphere_mlp_map(c, *params)
     torch.testing.assert_close(out.norm(dim=-1), torch.ones(6, dtype=F64))
     assert torch.autograd.gradcheck(lambda a: operators.sphere_mlp_map(a, *params), (c,))
+
+
+def test_gsr_weights_are_sida_attentions_weights():
+    q, c = unit(16, 2, 5, 4), unit(17, 2, 9, 4)
+    eye = torch.eye(9, dtype=F64)
+    for eps in (1e-12, 1e-2, 3.0):
+        torch.testing.assert_close(operators.gsr_weights(q, c, eps=eps),
+                                   operators.sida_attention(q, c, eye.expand(2, 9, 9), eps=eps),
+                                   rtol=1e-12, atol=1e-15)

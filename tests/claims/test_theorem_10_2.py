@@ -10,7 +10,7 @@ import pytest
 from claimtest import evidence, only, run
 
 from claims.georesolver import _gsr_dist
-from claims.georesolver.theorem_10_2 import CLAIM, GRID
+from claims.georesolver.theorem_10_2 import CLAIM, GRID, POOL_SWEEP
 
 
 def _no_children_left():
@@ -41,7 +41,8 @@ def test_record_holds_measured_bytes_and_messages_per_grid_point(record):
     grid = GRID["quick"]
     keys = {(r["protocol"], r["P"], r["K_pool"], r["B"]) for r in rows}
     assert keys == {(p, n, kp, b) for p in ("gsr", "a2a") for n in grid["P"] for kp in grid["K_pool"]
-                    for b in grid["B"]}
+                    for b in grid["B"]} | {(p, n, kp, POOL_SWEEP["B"]) for p in ("gsr", "a2a")
+                                           for n in grid["P"] for kp in POOL_SWEEP["K_pool"]}
     assert all(isinstance(r["bytes"], int) and r["bytes"] > 0 and r["messages"] > 0 for r in rows)
     gsr = {(r["P"], r["B"]): r for r in rows if r["protocol"] == "gsr" and r["K_pool"] == 8}
     assert gsr[(4, 12000)]["bytes"] == 1000 * gsr[(4, 12)]["bytes"]  # linear per batch
