@@ -221,10 +221,20 @@ def worker(rank: int, world: int, port: int, spec: dict) -> list[dict]:
     return rows
 
 
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this worker if the parent dies (no orphan outlives a killed run)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 def _child(rank: int, world: int, port: int, spec: dict, tmp: Path) -> None:
     """The forked worker: never returns (``os._exit``), so nothing of the parent runs twice."""
     code = 1
     try:
+        _die_with_parent()
         rows = worker(rank, world, port, spec)
         (tmp / f"out{rank}.json").write_text(json.dumps(rows))
         code = 0
