@@ -99,7 +99,7 @@ def singular_search(ctx, d):
         import torch
 
         gen = ctx.generator(f"singular-search:{d}")
-        batch = ctx.pick(quick=128, full=1024)
+        batch = ctx.pick(quick=96, full=1024)
         w = sampling.gaussian(ctx, gen, batch, d, d)
         w = w / torch.linalg.matrix_norm(w, ord=2)[:, None, None] * sampling.log_uniform(
             ctx, gen, batch, 1, 1, low=0.5, high=BOUND)
@@ -233,7 +233,7 @@ CLAIMS = (
         checks=(
             Relation(name="constant-quarter", lhs="(λ_min(G) − σ_min(∂h/∂x))/(‖W_g‖₂‖x‖₂)", rel="<=",
                      rhs="C = 1/4", evaluate=ratio_gap, sample=sample_all, strategy=_strategy,
-                     tolerance=RATIO_TOL, sampler=FAMILY, max_examples=25,
+                     tolerance=RATIO_TOL, sampler=FAMILY, max_examples=20,
                      controls=(control("C = 0 (the O(·) term dropped)",
                                        evaluate=lambda case: ratio_gap(case, 0.0)),
                                control("C = 0.24 (just below the derived 1/4)",
