@@ -30,6 +30,9 @@ class Context:
     # Per-claim-run memo: measurements shared by several checks of one claim are computed once
     # per run (never across runs, never at import). Keys are the spec's own tuples.
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    # Measurements a spec attaches to its record (``record["attached"]``), e.g. a table of raw
+    # counts that no single check's evidence holds. JSON-serialisable values only.
+    attached: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -40,6 +43,10 @@ class Context:
         if key not in self.memo:
             self.memo[key] = compute()
         return self.memo[key]
+
+    def attach(self, key: str, value: Any) -> None:
+        """Put ``value`` (JSON-serialisable) into the record under ``attached[key]``."""
+        self.attached[key] = value
 
     @property
     def dtype(self):

@@ -133,6 +133,8 @@ def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
         record["proof"], record["readings"] = decision["proof"], decision["readings"]
         record["corrected"] = corrected_statement(claim, verdict, evidence)
         record["figure"] = key_figure(verdict.value, steps, evidence)
+        if ctx.attached:
+            record["attached"] = ctx.attached
     except ClaimTimeout as exc:
         verdict, summary = Verdict.ERROR, f"{exc}"
         record["error"] = {"file": spec_file, "reason": str(exc)}

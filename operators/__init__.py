@@ -35,6 +35,10 @@ LaplacianFormer (:mod:`operators.laplacian`): :func:`laplacian_kernel`, :func:`g
 :func:`segment_means`, :func:`nystrom_kernel`, :func:`newton_schulz_inverse`; RMSNorm
 (:mod:`operators.rmsnorm`): :func:`rms_norm`.
 
+HyperGate (:mod:`operators.hypergate`): :func:`hypergate`, :func:`hypergate_jacobian`. Routing
+(:mod:`operators.routing`): :func:`sphere_mlp_map`, :func:`gsr_weights`, :func:`gsr_topk`,
+:func:`gsr_attention`, :func:`gsr_exact`.
+
 Also :func:`softmax_weights`, :func:`softmax_attention` (the baseline, same semantics as
 ``torch.nn.functional.scaled_dot_product_attention``), :func:`ida_weights`,
 :func:`ida_kernel` (the kernel of GeoResolver Theorem 2.8) and :func:`effective_rank`.
@@ -52,6 +56,7 @@ from .connection import connection_walk, mha_connection
 from .core import distance_attention, distance_weights
 from .distances import squared_distances
 from .dmg import dmg_detector, dmg_margins, dmg_pool, dmg_surprises, dmg_window_stats
+from .hypergate import hypergate, hypergate_jacobian
 from .ida import effective_rank, ida_attention, ida_kernel, ida_weights
 from .laplacian import (
     gaussian_kernel,
@@ -87,6 +92,7 @@ from .poincare import (
     poincare_tanh_map,
 )
 from .rmsnorm import rms_norm
+from .routing import gsr_attention, gsr_exact, gsr_topk, gsr_weights, sphere_mlp_map
 from .softmax import softmax_attention, softmax_weights
 from .sphere import (
     sphere_distance,
@@ -105,6 +111,13 @@ __all__ = [
     "collapse_stack",
     "composite_norm",
     "composite_residual",
+    "sphere_mlp_map",
+    "hypergate_jacobian",
+    "hypergate",
+    "gsr_weights",
+    "gsr_topk",
+    "gsr_exact",
+    "gsr_attention",
     "distance_attention",
     "distance_weights",
     "dmg_detector",

@@ -158,3 +158,24 @@ def test_the_context_memo_computes_once_per_claim_run():
     assert ctx.cached(("k", 2), lambda: calls.append(1) or len(calls)) == 2
     assert Context("toy/memo", seed=0).memo == {}  # a new run starts empty
     assert Context("toy/memo", seed=0) == ctx  # the memo takes no part in equality
+
+
+def test_attached_measurements_reach_the_record(claims_package):
+    import dataclasses
+
+    from checks.runner import run_claim
+
+    cat = discover(claims_package({"good": GOOD}))
+    claim = cat.claims[0]
+    check = claim.checks[0]
+    inner = check.sample
+
+    def sample(ctx, gen):
+        ctx.attach("table", [{"B": 1, "bytes": 8}])
+        yield from inner(ctx, gen)
+
+    record, _ = run_claim(dataclasses.replace(claim, checks=(dataclasses.replace(check, sample=sample),)),
+                          seed=0, profile="quick", device="cpu")
+    assert record["attached"] == {"table": [{"B": 1, "bytes": 8}]}
+    plain, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
+    assert "attached" not in plain  # records of specs that attach nothing are unchanged

@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 from operators import (
     effective_rank,
+    gsr_attention,
     hida_attention,
+    hypergate,
     ida_attention,
     ida_kernel,
     ida_weights,
@@ -344,6 +346,8 @@ OPERATORS = {
     "sphere_distance": lambda q, k, v: sphere_distance(q, k),
     "sphere_stereographic": lambda q, k, v: sphere_stereographic(q),
     "metric_sqdist": lambda q, k, v: metric_sqdist(q, k, uq=q[..., None], uk=v[..., None]),
+    "hypergate": lambda q, k, v: hypergate(q, (k.transpose(-1, -2) @ v)[:, None] / 4),
+    "gsr_attention": lambda q, k, v: gsr_attention(q, k, v, eps=1e-2, k=2),
 }
 
 

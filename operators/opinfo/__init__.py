@@ -29,12 +29,13 @@ from .metric_attention import ENTRIES as _METRIC_ATTENTION
 from .mha import ENTRIES as _MHA
 from .poincare import ENTRIES as _POINCARE
 from .rmsnorm import ENTRIES as _RMSNORM
+from .routing import ENTRIES as _ROUTING
 from .sphere import ENTRIES as _SPHERE
 
 # One tuple per operator family; a new family adds its import above and its name here.
 REGISTRY: tuple[OpInfo, ...] = (
     *_ATTENTION, *_POINCARE, *_SPHERE, *_MHA, *_DMG, *_LAPLACIAN, *_RMSNORM,
-    *_METRIC_ATTENTION,
+    *_METRIC_ATTENTION, *_ROUTING,
 )
 
 

@@ -1,0 +1,369 @@
+"""GeoResolver §10.3 over real ``torch.distributed`` (gloo) processes: the GSR protocol and an
+All-to-All MoE baseline, with every message and byte counted at the communication call.
+
+The parent (:func:`run_grid`) asks the OS for a free port, then forks ``world`` worker processes
+(``os.fork``: no ``__main__`` re-import, no pickling, so it works the same in a main process and
+in a child process; the parent holds no store or other thread when it forks); rank 0 hosts the
+rendezvous store on that port. The parent waits with a timeout and kills every worker still
+alive in ``finally``; the workers' rendezvous and collectives carry the same timeout. Groups of
+P < world ranks are prefix subgroups (``dist.new_group(range(P))``) of one start.
+
+Counting model (:class:`CountingComm`, per rank, what the calling rank SENDS to other ranks):
+``send`` 1 message of the tensor's bytes; ``all_gather`` P − 1 messages of the input's bytes
+(the tensor reaches every peer); ``all_to_all_single`` one message per peer with a non-empty
+split, of that split's bytes; ``broadcast`` P − 1 messages at the root. Receives are tallied
+apart. Totals are summed over ranks by the parent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from pathlib import Path
+
+D_H, D_V = 16, 16  # query/prototype dimension d_h and value dimension
+
+
+class CountingComm:
+    """The only way the protocols communicate: wraps torch.distributed and counts each call."""
+
+    def __init__(self, group, rank: int, size: int):
+        self.group, self.rank, self.size = group, rank, size
+        self.messages = self.bytes = self.recv_messages = self.recv_bytes = 0
+        self.calls: dict[str, list[int]] = {}
+
+    def _count(self, op: str, messages: int, nbytes: int) -> None:
+        self.messages += messages
+        self.bytes += nbytes
+        entry = self.calls.setdefault(op, [0, 0])
+        entry[0] += messages
+        entry[1] += nbytes
+
+    def send(self, tensor, dst: int) -> None:
+        import torch.distributed as dist
+
+        dist.send(tensor, dst=dst, group=self.group)
+        self._count("send", 1, tensor.numel() * tensor.element_size())
+
+    def recv(self, tensor, src: int) -> None:
+        import torch.distributed as dist
+
+        dist.recv(tensor, src=src, group=self.group)
+        self.recv_messages += 1
+        self.recv_bytes += tensor.numel() * tensor.element_size()
+
+    def broadcast(self, tensor, src: int) -> None:
+        import torch.distributed as dist
+
+        dist.broadcast(tensor, src=src, group=self.group)
+        if self.rank == src:
+            self._count("broadcast", self.size - 1, (self.size - 1) * tensor.numel() * tensor.element_size())
+
+    def all_gather(self, tensor) -> list:
+        import torch
+        import torch.distributed as dist
+
+        out = [torch.empty_like(tensor) for _ in range(self.size)]
+        dist.all_gather(out, tensor.contiguous(), group=self.group)
+        self._count("all_gather", self.size - 1, (self.size - 1) * tensor.numel() * tensor.element_size())
+        return out
+
+    def all_to_all_rows(self, rows, splits: list[int]):
+        """Rows ``(n, m)`` split by destination (``splits`` rows to rank j); returns the received
+        rows (grouped by source) and the received splits. The split sizes travel first."""
+        import torch
+        import torch.distributed as dist
+
+        send_counts = torch.tensor(splits, dtype=torch.int64)
+        recv_counts = torch.empty_like(send_counts)
+        dist.all_to_all_single(recv_counts, send_counts, group=self.group)
+        self._count("all_to_all(sizes)", self.size - 1, (self.size - 1) * send_counts.element_size())
+        got = [int(c) for c in recv_counts.tolist()]
+        out = torch.empty(sum(got), rows.shape[1], dtype=rows.dtype)
+        dist.all_to_all_single(out, rows.contiguous(), got, splits, group=self.group)
+        row_bytes = rows.shape[1] * rows.element_size()
+        peers = [j for j in range(self.size) if j != self.rank and splits[j] > 0]
+        self._count("all_to_all", len(peers), sum(splits[j] for j in peers) * row_bytes)
+        return out, got
+
+
+def make_instance(seed: int, batch: int, pool: int):
+    """Queries and prototypes uniform on S^{d_h−1}, values N(0, I): identical on every rank."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(batch, D_H, generator=g, dtype=torch.float64)
+    c = torch.randn(pool, D_H, generator=g, dtype=torch.float64)
+    v = torch.randn(pool, D_V, generator=g, dtype=torch.float64)
+    return q / q.norm(dim=-1, keepdim=True), c / c.norm(dim=-1, keepdim=True), v
+
+
+def _shards(n: int, parts: int):
+    import torch
+
+    return torch.tensor_split(torch.arange(n), parts)
+
+
+def gsr(comm: CountingComm, q_local, c, v, eps: float, k: int):
+    """§10.3's four steps for this rank's query shard and prototype shard; returns the outputs
+    o(q) of this rank's queries."""
+    import torch
+
+    import operators
+
+    rank, size = comm.rank, comm.size
+    mine = _shards(c.shape[0], size)[rank]
+    q_all = torch.cat(comm.all_gather(q_local))  # the queries reach every worker (the "scatter")
+    u = 1.0 / (operators.sphere_sqdist(q_all, c[mine]) + eps)  # 1. local SIDA scores
+    kk = min(k, mine.numel())
+    top, idx = torch.topk(u, kk, dim=-1)
+    pad = k - kk  # candidates padded with score 0 (never selected: every true score is > 0)
+    cand = torch.cat([torch.nn.functional.pad(top, (0, pad)),
+                      torch.nn.functional.pad(mine[idx].to(u.dtype), (0, pad), value=-1.0),
+                      u.sum(dim=-1, keepdim=True)], dim=-1)
+    gathered = torch.stack(comm.all_gather(cand))  # 2. All-Gather of the top scores (+ local sums)
+    scores = gathered[:, :, :k].permute(1, 0, 2).reshape(q_all.shape[0], -1)
+    ids = gathered[:, :, k:2 * k].permute(1, 0, 2).reshape(q_all.shape[0], -1)
+    total = gathered[:, :, 2 * k].sum(dim=0)
+    best, where = torch.topk(scores, k, dim=-1)
+    chosen = torch.gather(ids, 1, where).long()
+    weight = torch.zeros(q_all.shape[0], c.shape[0], dtype=u.dtype)  # 3. local outputs
+    weight.scatter_(1, chosen, best / total[:, None])
+    partial = weight[:, mine] @ v[mine]
+    summed = torch.stack(comm.all_gather(partial)).sum(dim=0)  # 4. aggregation (an all-reduce)
+    return summed[_shards(q_all.shape[0], size)[rank]]
+
+
+def all_to_all_moe(comm: CountingComm, q_local, c, v, eps: float, k: int):
+    """All-to-All MoE: route each local token to its Top-K experts (prototypes, sharded by owner),
+    dispatch token + (expert id, weight) to the owners, experts return w_e·v_e, the token's owner
+    sums them."""
+    import torch
+
+    import operators
+
+    size = comm.size
+    owner = torch.empty(c.shape[0], dtype=torch.int64)
+    for j, part in enumerate(_shards(c.shape[0], size)):
+        owner[part] = j
+    w, idx = operators.gsr_topk(q_local, c, eps=eps, k=k)
+    n = q_local.shape[0]
+    token = torch.arange(n).repeat_interleave(k)
+    expert, weight = idx.reshape(-1), w.reshape(-1)
+    dest = owner[expert]
+    order = torch.argsort(dest, stable=True)
+    rows = torch.cat([q_local[token[order]], expert[order, None].to(q_local.dtype),
+                      weight[order, None]], dim=-1)
+    splits = torch.bincount(dest, minlength=size).tolist()
+    got, got_splits = comm.all_to_all_rows(rows, splits)  # dispatch
+    outs = got[:, -1:] * v[got[:, D_H].long()]  # the experts' outputs
+    back, _ = comm.all_to_all_rows(outs, got_splits)  # combine: rows return in dispatch order
+    result = torch.zeros(n, v.shape[1], dtype=v.dtype)
+    result.index_add_(0, token[order], back)
+    return result
+
+
+def _one(comm, protocol: str, cfg: dict, reference: bool) -> dict:
+    import operators
+
+    q, c, v = make_instance(cfg["seed"], cfg["B"], cfg["K_pool"])
+    q_local = q[_shards(cfg["B"], comm.size)[comm.rank]]
+    fn = gsr if protocol == "gsr" else all_to_all_moe
+    out = fn(comm, q_local, c, v, cfg["eps"], cfg["K"])
+    row = {"messages": comm.messages, "bytes": comm.bytes, "calls": comm.calls,
+           "recv_messages": comm.recv_messages, "recv_bytes": comm.recv_bytes}
+    if reference:  # the single-process Top-K output and the exact all-prototype output
+        ref = operators.gsr_attention(q_local, c, v, eps=cfg["eps"], k=cfg["K"])
+        exact = operators.gsr_exact(q_local, c, v, eps=cfg["eps"])
+        row |= {"max_abs_error": float((out - ref).abs().max()),
+                "max_abs_vs_exact": float((out - exact).abs().max()),
+                "max_abs_v": float(v.abs().max())}
+    return row
+
+
+def worker(rank: int, world: int, port: int, spec: dict) -> list[dict]:
+    import torch
+    import torch.distributed as dist
+
+    torch.set_num_threads(1)
+    timeout = datetime.timedelta(seconds=spec["timeout_s"])
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world,
+                            timeout=timeout)  # rank 0 hosts the store
+    rows = []
+    try:
+        groups = {p: dist.new_group(list(range(p))) for p in spec["P"]}  # every rank creates each
+        for p in spec["P"]:
+            if rank < p:
+                for cfg in spec["configs"]:
+                    for protocol in ("gsr", "a2a"):
+                        comm = CountingComm(groups[p], rank, p)
+                        row = _one(comm, protocol, cfg, cfg["B"] <= spec["reference_max_B"])
+                        if protocol == "gsr" and spec.get("extra_send") and p >= 2 and rank < 2:
+                            extra = torch.zeros(spec["extra_send"] // 8, dtype=torch.float64)
+                            comm.send(extra, 1) if rank == 0 else comm.recv(extra, 0)
+                            row |= {"messages": comm.messages, "bytes": comm.bytes, "calls": comm.calls,
+                                    "recv_messages": comm.recv_messages, "recv_bytes": comm.recv_bytes}
+                        rows.append(row | {"protocol": protocol, "P": p, "rank": rank,
+                                           **{k: cfg[k] for k in ("B", "K_pool", "K", "seed")}})
+            dist.barrier()
+    finally:
+        dist.destroy_process_group()
+    return rows
+
+
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this worker if the parent dies (no orphan outlives a killed run)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _child(rank: int, world: int, port: int, spec: dict, tmp: Path) -> None:
+    """The forked worker: never returns (``os._exit``), so nothing of the parent runs twice."""
+    code = 1
+    try:
+        _die_with_parent()
+        rows = worker(rank, world, port, spec)
+        (tmp / f"out{rank}.json").write_text(json.dumps(rows))
+        code = 0
+    except BaseException:  # noqa: BLE001 - reported to the parent through the file
+        (tmp / f"err{rank}").write_text(traceback.format_exc())
+    finally:
+        os._exit(code)
+
+
+def _start(rank: int, world: int, port: int, spec: dict, tmp: Path, fresh: bool):
+    """Start one worker; returns (pid, Popen or None)."""
+    if fresh:  # a new interpreter: the package root on its path, this module as the program
+        root = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ, OMP_NUM_THREADS="1",
+                   PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+        with open(tmp / f"err{rank}", "w") as err:
+            proc = subprocess.Popen([sys.executable, "-m", "claims.georesolver._gsr_dist", str(rank),
+                                     str(world), str(port), str(tmp)], cwd=root, env=env,
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        return proc.pid, proc
+    pid = os.fork()
+    if pid == 0:
+        _child(rank, world, port, spec, tmp)
+    return pid, None
+
+
+def run_grid(spec: dict, world: int, *, fresh: bool | None = None) -> list[dict]:
+    """Run ``spec`` on ``world`` worker processes; rows per (protocol, P, config), summed over
+    ranks. Raises RuntimeError (with the workers' tracebacks) if a worker fails or times out.
+
+    Workers are forked (``os.fork``) from the calling process, main or child alike, so they start
+    with torch imported and warm (a fresh interpreter costs seconds of imports per rank). Where the
+    caller runs other threads (``fresh=None`` checks), forking could copy a lock another thread
+    holds, so fresh interpreters are started instead (``python -m claims.georesolver._gsr_dist``).
+    Every worker still alive when this returns or raises is killed and reaped.
+    """
+    if fresh is None:
+        fresh = threading.active_count() > 1
+    if not fresh:
+        _warm_up()
+    timeout = float(spec["timeout_s"])
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:  # a free port, from the OS
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    workers: dict[int, tuple[int, subprocess.Popen | None]] = {}
+    codes: dict[int, int] = {}
+    with tempfile.TemporaryDirectory(prefix="gsr-dist-") as tmp:
+        tmp_path = Path(tmp)
+        (tmp_path / "spec.json").write_text(json.dumps(spec))
+        try:
+            for r in range(world):
+                workers[r] = _start(r, world, port, spec, tmp_path, fresh)
+            deadline = time.monotonic() + timeout
+            while len(codes) < world and time.monotonic() < deadline:
+                for r, (pid, proc) in workers.items():
+                    if r in codes:
+                        continue
+                    if proc is not None:
+                        if proc.poll() is not None:
+                            codes[r] = proc.returncode
+                        continue
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                    if done:
+                        codes[r] = os.waitstatus_to_exitcode(status)
+                time.sleep(0.005)
+            if len(codes) < world:
+                raise RuntimeError(f"distributed run exceeded {timeout:g} s (ranks done: {sorted(codes)})")
+            failed = [r for r, c in codes.items() if c != 0]
+            if failed:
+                tails = "; ".join(f"rank {r}: " + _read(tmp_path / f"err{r}")[-800:] for r in failed)
+                raise RuntimeError(f"distributed run failed on ranks {failed}: {tails}")
+            rows = [row for r in range(world) for row in json.loads((tmp_path / f"out{r}.json").read_text())]
+        finally:
+            for r, (pid, proc) in workers.items():
+                if r in codes:
+                    continue
+                if proc is not None:
+                    proc.kill()
+                    proc.wait()
+                    continue
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
+    return _sum_ranks(rows)
+
+
+def _warm_up() -> None:
+    """One tiny call of each operator the workers use, before forking: their lazy imports and first-
+    call set-up then happen once, in the parent, instead of once per worker."""
+    import operators
+
+    q, c, v = make_instance(0, 4, 4)
+    operators.sphere_sqdist(q, c)
+    operators.gsr_attention(q, c, v, eps=1e-2, k=2)
+    operators.gsr_exact(q, c, v, eps=1e-2)
+
+
+def _read(path: Path) -> str:
+    return path.read_text() if path.exists() else "(no traceback: killed or exited early)"
+
+
+def _sum_ranks(rows: list[dict]) -> list[dict]:
+    out: dict[tuple, dict] = {}
+    for row in rows:
+        key = (row["protocol"], row["P"], row["B"], row["K_pool"], row["K"])
+        acc = out.setdefault(key, {"protocol": row["protocol"], "P": row["P"], "B": row["B"],
+                                   "K_pool": row["K_pool"], "K": row["K"], "messages": 0, "bytes": 0,
+                                   "recv_messages": 0, "recv_bytes": 0, "calls": {}})
+        for f in ("messages", "bytes", "recv_messages", "recv_bytes"):
+            acc[f] += row[f]
+        for op, (m, b) in row["calls"].items():
+            slot = acc["calls"].setdefault(op, [0, 0])
+            slot[0] += m
+            slot[1] += b
+        for f in ("max_abs_error", "max_abs_vs_exact", "max_abs_v"):
+            if f in row:
+                acc[f] = max(acc.get(f, 0.0), row[f])
+    return [out[k] for k in sorted(out)]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """One worker in a fresh interpreter: ``RANK WORLD PORT TMP`` (the spec in TMP/spec.json)."""
+    rank, world, port, tmp = (argv if argv is not None else sys.argv[1:])
+    tmp_path = Path(tmp)
+    spec = json.loads((tmp_path / "spec.json").read_text())
+    rows = worker(int(rank), int(world), int(port), spec)  # a traceback goes to stderr, err{rank}
+    (tmp_path / f"out{rank}.json").write_text(json.dumps(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""GeoResolver §8.2 (Cross-Geometric Mapping): the three maps of prototype centroids onto the unit
+sphere. Operators: ``operators.sphere_normalize`` (φ_A), ``operators.sphere_stereographic`` (φ_B),
+``operators.sphere_mlp_map`` (φ_C, a two-layer tanh MLP: §8.2 says only "MLP_θ")."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
+
+STATEMENT = (
+    r"\text{Three methods map prototype centroids to the sphere: } \phi_A(c)=c/\|c\|,\quad "
+    r"\phi_B(c)=\Bigl(\frac{2c}{1+\|c\|^2},\frac{1-\|c\|^2}{1+\|c\|^2}\Bigr),\quad "
+    r"\phi_C(c)=\mathrm{MLP}_\theta(c)/\|\mathrm{MLP}_\theta(c)\|.")
+
+DIMS = (2, 8, 32)
+HIDDEN, D_OUT = 16, 8
+# ‖φ(c)‖ is a d-term sum of squares and a square root (≤ (d+2)u) of a map correct to a few ulps.
+NORM_TOL = tolerances.Roundoff(condition="d + 8 (the norm's d-term sum of squares and square root, "
+                                         "the map's own few rounded operations)")
+
+
+def _norm_gap(phi):
+    def evaluate(case):
+        import torch
+
+        out = phi(case)
+        lhs = torch.linalg.vector_norm(out, dim=-1)
+        return lhs, torch.ones_like(lhs), torch.full_like(lhs, NORM_TOL(out.shape[-1] + 8, lhs.dtype))
+
+    return evaluate
+
+
+def _normalize(case):
+    import operators
+
+    return operators.sphere_normalize(case["c"])
+
+
+def _l1_normalize(case):  # control: the 1-norm in place of the 2-norm
+    return case["c"] / case["c"].abs().sum(dim=-1, keepdim=True)
+
+
+def _stereo(case):
+    import operators
+
+    return operators.sphere_stereographic(case["c"])
+
+
+def _stereo_wrong(case):  # control: 1 + ‖c‖ in place of 1 + ‖c‖² in the denominators
+    import torch
+
+    c = case["c"]
+    n = c.norm(dim=-1, keepdim=True)
+    return torch.cat([2 * c, 1 - n.square()], dim=-1) / (1 + n)
+
+
+def _mlp(case, normalise=True):
+    import operators
+
+    args = (case["c"], case["w1"][0], case["b1"][0], case["w2"][0], case["b2"][0])
+    if normalise:
+        return operators.sphere_mlp_map(*args)
+    c, w1, b1, w2, b2 = args
+    import torch
+
+    return torch.tanh(c @ w1.T + b1) @ w2.T + b2
+
+
+def sample_centroids(ctx, gen):
+    """Per d in DIMS: Gaussian directions times a radius log-uniform in [1e-6, 1e6] (the whole
+    float64-safe range of ‖c‖² with room), 1000 centroids."""
+    batch = ctx.pick(quick=1000, full=20000)
+    for d in DIMS:
+        yield {"c": sampling.unit_vectors(ctx, gen, batch, d)
+               * sampling.log_uniform(ctx, gen, batch, 1, low=1e-6, high=1e6)}
+
+
+def sample_mlp(ctx, gen):
+    """As sample_centroids, with one random MLP per batch (weights N(0, 1/fan-in), biases N(0, 1),
+    hidden 16, output 8); the parameters are stored once per batch (leading dim 1)."""
+    batch = ctx.pick(quick=1000, full=20000)
+    for d in DIMS:
+        yield {"c": sampling.unit_vectors(ctx, gen, batch, d)
+               * sampling.log_uniform(ctx, gen, batch, 1, low=1e-6, high=1e6),
+               "w1": sampling.gaussian(ctx, gen, 1, HIDDEN, d, scale=d**-0.5),
+               "b1": sampling.gaussian(ctx, gen, 1, HIDDEN),
+               "w2": sampling.gaussian(ctx, gen, 1, D_OUT, HIDDEN, scale=HIDDEN**-0.5),
+               "b2": sampling.gaussian(ctx, gen, 1, D_OUT)}
+
+
+def derivation():
+    c = sp.Matrix(sp.symbols("c1:4", real=True))
+    m = sp.Matrix(sp.symbols("m1:4", real=True))
+    n2 = c.dot(c)
+    phi_b = sp.Matrix([*(2 * c / (1 + n2)), (1 - n2) / (1 + n2)])
+    phi_a = c / sp.sqrt(n2)
+    return [
+        symbolic.exact("‖φ_B(c)‖² = 1 for every c ∈ ℝ³ (so φ_B: ℝ^d → S^d ⊂ ℝ^{d+1})", sp.Integer(1),
+                       sp.simplify(phi_b.dot(phi_b)), role="statement",
+                       note="(4‖c‖² + (1 − ‖c‖²)²) = (1 + ‖c‖²)²; the image has one more coordinate"),
+        symbolic.exact("‖φ_A(c)‖² = 1 for c ≠ 0", sp.Integer(1), sp.simplify(phi_a.dot(phi_a)),
+                       role="statement", note="φ_A(0) is undefined (the operator raises)"),
+        symbolic.exact("‖φ_C(c)‖² = 1 where m = MLP_θ(c) ≠ 0 (φ_A applied to m)", sp.Integer(1),
+                       sp.simplify((m / sp.sqrt(m.dot(m))).dot(m / sp.sqrt(m.dot(m)))), role="statement"),
+    ]
+
+
+def _relation(name, phi, sample, sampler, wrong, variant):
+    return Relation(name=name, lhs=f"‖{name.split('-')[0]}(c)‖₂", rel="==", rhs="1", evaluate=_norm_gap(phi),
+                    sample=sample, tolerance=NORM_TOL, sampler=sampler,
+                    controls=(control(variant, evaluate=_norm_gap(wrong)),))
+
+
+CENTROIDS = "d ∈ {2, 8, 32}, Gaussian directions, radius log-uniform in [1e-6, 1e6]"
+
+CLAIMS = (
+    Claim(
+        id="georesolver/section-8.2/maps",
+        label="§8.2 (Cross-Geometric Mapping), the three maps onto the sphere",
+        section="§8.2",
+        statement=STATEMENT,
+        reading=("Each map sends every centroid c ∈ ℝ^d at which it is defined onto a unit sphere: "
+                 "‖φ_A(c)‖₂ = 1 for c ≠ 0; ‖φ_B(c)‖₂ = 1 for every c (φ_B: ℝ^d → S^d ⊂ ℝ^{d+1}, the "
+                 "inverse stereographic projection); ‖φ_C(c)‖₂ = 1 wherever MLP_θ(c) ≠ 0, for any "
+                 "parameters θ (here a two-layer tanh MLP with random weights)."),
+        reading_why=("the literal statement; 'the sphere' is the unit sphere of the map's codomain, and "
+                     "φ_A, φ_C are undefined where they divide by 0"),
+        kind=Kind.IDENTITY,
+        derivation=derivation,
+        checks=(
+            _relation("phi_a-norm", _normalize, sample_centroids, CENTROIDS, _l1_normalize,
+                      "the 1-norm in place of ‖c‖₂"),
+            _relation("phi_b-norm", _stereo, sample_centroids, CENTROIDS, _stereo_wrong,
+                      "1 + ‖c‖ in place of 1 + ‖c‖² in the denominators"),
+            _relation("phi_c-norm", _mlp, sample_mlp, CENTROIDS + "; one random MLP (16 hidden, 8 out) per d",
+                      lambda case: _mlp(case, normalise=False), "the MLP output without its normalisation"),
+        ),
+        time_limit_s=30.0,
+        proof_absent="§8.2 lists the three maps without an argument that they land on the sphere",
+        notes=("φ_B maps ℝ^d into S^d ⊂ ℝ^{d+1} (one coordinate more than the centroid), φ_A and φ_C into "
+               "S^{d−1} and S^{d_out−1}; φ_A(0) and φ_C where the MLP output vanishes are undefined "
+               "(the operators raise a ValueError there). The statement says nothing about injectivity or "
+               "distortion, and nothing of that is tested."),
+    ),
+)
