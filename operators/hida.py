@@ -257,6 +257,26 @@ def nystrom_hida_attention(q, k, v, anchors, *, eps, c: float = 1.0) -> torch.Te
 
 
 # ---------------------------------------------------------------- C-HIDA (Definition 5.4)
+def c_hida_step(x: torch.Tensor, s: torch.Tensor, counts: torch.Tensor, *, lr: float, c: float = 1.0,
+                margin: float = 1e-5) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    r"""One token of Definition 5.4 for B independent runs: ``x (B, 1, d)``, summaries ``s (B, c, d)``,
+    assignment counts ``counts (B, c)``. Returns ``(loss (B,), s, counts)`` with the loss
+    :math:`\min_k d_c(x, s_k)^2` taken *before* the update, and the nearest summary moved by
+    :math:`s_{k^*} \leftarrow \Pi_{\mathbb B}(s_{k^*} + \eta/|I_{k^*}|\,(x - s_{k^*}))`. Work O(c·d),
+    independent of how many tokens came before."""
+    ax, as_ = _gap_or_meta("x", x, c), _gap_or_meta("summaries", s, c)
+    d2 = _gram_sqdist(x, ax, s, as_, c, "...id,...jd->...ij")[:, 0, :]  # (B, c)
+    best, arg = d2.min(dim=-1)
+    rows = torch.arange(x.shape[0], device=x.device)
+    counts = counts.index_put((rows, arg), counts.new_ones(()), accumulate=True)
+    step = (lr / counts[rows, arg])[:, None]
+    chosen = s[rows, arg]
+    moved = chosen + step * (x[:, 0] - chosen)
+    if x.device.type != "meta":
+        moved = poincare_project(moved, c=c, margin=margin)
+    return best, s.index_put((rows, arg), moved), counts
+
+
 def c_hida_online(keys: torch.Tensor, init: torch.Tensor, *, lr: float, c: float = 1.0,
                   margin: float = 1e-5) -> tuple[torch.Tensor, torch.Tensor]:
     r"""Online hyperbolic k-means of Definition 5.4 over a stream, batched over runs.
@@ -264,16 +284,15 @@ def c_hida_online(keys: torch.Tensor, init: torch.Tensor, *, lr: float, c: float
     For t = 1..T: assign k_t to the nearest summary :math:`k^* = \arg\min_k d_c(k_t, s_k)`
     (the loss :math:`f_t = \min_k d_c(k_t, s_k^{(t)})^2` is recorded *before* the update),
     then :math:`s_{k^*} \leftarrow \Pi_{\mathbb B}(s_{k^*} + \eta_t (k_t - s_{k^*}))` with
-    :math:`\eta_t` = ``lr`` / (number of keys assigned to k* so far) — the running-mean step
-    1/|I_k| of the definition times η. Π projects onto the ball (``margin`` inside).
+    :math:`\eta_t` = ``lr`` / (number of keys assigned to k* so far) -- the running-mean step
+    1/|I_k| of the definition times η (:func:`c_hida_step`). Π projects onto the ball.
 
     Args:
         keys: ``(B, T, d)`` B independent streams of points of the ball.
         init: ``(B, c, d)`` initial summaries.
 
     Returns:
-        ``(losses (B, T), summaries (B, c, d))``. Per token: c distances and one update, O(c·d)
-        work independent of T and of n.
+        ``(losses (B, T), summaries (B, c, d))``. Per token O(c·d) work, independent of T.
     """
     check_float("keys", keys, min_dim=3)
     check_float("init", init, min_dim=3)
@@ -283,16 +302,9 @@ def c_hida_online(keys: torch.Tensor, init: torch.Tensor, *, lr: float, c: float
     s = init.clone()
     counts = torch.zeros(s.shape[:2], dtype=keys.dtype, device=keys.device)
     losses = []
-    rows = torch.arange(keys.shape[0], device=keys.device)
     for t in range(keys.shape[1]):
-        x = keys[:, t : t + 1, :]
-        d2 = poincare_sqdist(x, s, c=c)[:, 0, :]  # (B, c)
-        best, arg = d2.min(dim=-1)
-        losses.append(best)
-        counts[rows, arg] += 1
-        step = (lr / counts[rows, arg])[:, None]
-        chosen = s[rows, arg]
-        s[rows, arg] = poincare_project(chosen + step * (x[:, 0] - chosen), c=c, margin=margin)
+        loss, s, counts = c_hida_step(keys[:, t : t + 1, :], s, counts, lr=lr, c=c, margin=margin)
+        losses.append(loss)
     return torch.stack(losses, dim=1), s
 
 
