@@ -27,7 +27,7 @@ import math
 import torch
 
 from ._checks import check_curvature, check_eps, check_float, check_not_nan, check_qkv
-from .poincare import _gap, poincare_project, poincare_sqdist
+from .poincare import _gap, poincare_sqdist
 
 
 # ---------------------------------------------------------------- shared kernel pieces
@@ -264,7 +264,9 @@ def c_hida_step(x: torch.Tensor, s: torch.Tensor, counts: torch.Tensor, *, lr: f
     :math:`\min_k d_c(x, s_k)^2` taken *before* the update, and the nearest summary moved by
     :math:`s_{k^*} \leftarrow \Pi_{\mathbb B}(s_{k^*} + \eta/|I_{k^*}|\,(x - s_{k^*}))`. Work O(c·d),
     independent of how many tokens came before."""
-    ax, as_ = _gap_or_meta("x", x, c), _gap_or_meta("summaries", s, c)
+    # Plain α = 1 − c‖·‖² (no double-double): the stream's points stay ``margin`` inside the ball,
+    # where float64 α keeps ≥ 10 digits, and the step must stay cheap.
+    ax, as_ = 1.0 - c * x.square().sum(-1), 1.0 - c * s.square().sum(-1)
     d2 = _gram_sqdist(x, ax, s, as_, c, "...id,...jd->...ij")[:, 0, :]  # (B, c)
     best, arg = d2.min(dim=-1)
     rows = torch.arange(x.shape[0], device=x.device)
@@ -272,8 +274,9 @@ def c_hida_step(x: torch.Tensor, s: torch.Tensor, counts: torch.Tensor, *, lr: f
     step = (lr / counts[rows, arg])[:, None]
     chosen = s[rows, arg]
     moved = chosen + step * (x[:, 0] - chosen)
-    if x.device.type != "meta":
-        moved = poincare_project(moved, c=c, margin=margin)
+    limit = (1.0 - margin) / math.sqrt(c)  # Π: radial clamp onto the ball of radius (1 − margin)/√c
+    norm = torch.linalg.vector_norm(moved, dim=-1, keepdim=True)
+    moved = moved * torch.clamp(limit / norm.clamp_min(torch.finfo(moved.dtype).tiny), max=1.0)
     return best, s.index_put((rows, arg), moved), counts
 
 
