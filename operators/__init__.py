@@ -27,13 +27,26 @@ All accept float16/bfloat16/float32/float64 (half types computed in float32) on 
 device, take geometry parameters keyword-only, and never synchronise with the device
 (value checks are device-side asserts off the CPU), except where a docstring says so
 (the Karcher mean's stopping test; an explicitly requested fast path on an accelerator).
+The sub-quadratic HIDA family of GeoResolver §5.4–§5.6 (:mod:`operators.hida`: FP-, L-,
+Nyström- and C-HIDA) and the HCC quantiser with its bit-packed key cache (:mod:`operators.hcc`).
 The operator registry (:mod:`operators.opinfo`) describes each operator once for the tests
 and the precision table.
 """
 
+from . import hcc, hida
 from .attention import hida_attention, sida_attention
 from .core import distance_attention, distance_weights
 from .distances import squared_distances
+from .hcc import HCCKeyCache, hcc_dequantize, hcc_quantize, hcc_roundtrip
+from .hida import (
+    c_hida_attention,
+    c_hida_online,
+    dense_hida_gram,
+    fp_hida_attention,
+    fp_hida_index_sets,
+    l_hida_attention,
+    nystrom_hida_attention,
+)
 from .ida import effective_rank, ida_attention, ida_kernel, ida_weights
 from .metric import metric_from_factors, metric_sqdist, metric_sqdist_direct
 from .poincare import (
@@ -60,6 +73,19 @@ from .sphere import (
 )
 
 __all__ = [
+    "HCCKeyCache",
+    "c_hida_attention",
+    "c_hida_online",
+    "dense_hida_gram",
+    "fp_hida_attention",
+    "fp_hida_index_sets",
+    "hcc",
+    "hcc_dequantize",
+    "hcc_quantize",
+    "hcc_roundtrip",
+    "hida",
+    "l_hida_attention",
+    "nystrom_hida_attention",
     "distance_attention",
     "distance_weights",
     "effective_rank",

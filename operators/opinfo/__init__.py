@@ -1,7 +1,8 @@
 """The operator registry: every public operator described once (PyTorch OpInfo style).
 
 ``REGISTRY`` lists :class:`OpInfo` records, one module per geometry (``euclidean`` and
-attention in :mod:`.attention`, :mod:`.poincare`, :mod:`.sphere` with the metrics). The
+attention in :mod:`.attention`, :mod:`.poincare`, :mod:`.sphere` with the metrics,
+:mod:`.hida` for the sub-quadratic HIDA family and HCC). The
 operator tests (``tests/test_operators.py``) are parametrised over it and the precision
 table (``benchmarks/precision.py``) measures it, so registering an operator is what
 tests it. References are mpmath at 60 digits (or loops in mpmath), independent of the
@@ -22,10 +23,11 @@ from .core import (
     reference,
     run_sample,
 )
+from .hida import ENTRIES as _HIDA
 from .poincare import ENTRIES as _POINCARE
 from .sphere import ENTRIES as _SPHERE
 
-REGISTRY: tuple[OpInfo, ...] = (*_ATTENTION, *_POINCARE, *_SPHERE)
+REGISTRY: tuple[OpInfo, ...] = (*_ATTENTION, *_POINCARE, *_SPHERE, *_HIDA)
 
 
 def get(name: str) -> OpInfo:
