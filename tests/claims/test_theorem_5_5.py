@@ -52,4 +52,5 @@ def test_proof_object_differs_from_the_operator(error):
 
 
 def test_error_correction_comes_from_the_fit(error):
-    assert "n^" in error["corrected"] and "Definition 5.3" in error["corrected"]
+    text = error["corrected"]["statement"]
+    assert "n^" in text and "Definition 5.3" in text
