@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
+from checks import Claim, Kind, ScalingLaw, control, symbolic, tolerances
 
 STATEMENT = (
     r"\sum_{t=1}^T\min_k d_{\mathbb H}(k_t,s_k^{(t)})^2\le O(\Delta_{\mathbb H}^2\cdot c\cdot\log T)+"
@@ -21,11 +21,11 @@ STATEMENT = (
 
 C, D, RADIUS, SPREAD = 3, 2, 0.6, 0.2
 QUICK_T = (4, 16, 64, 256, 1024, 4096)
-# An additive O(1) term in a regret a·log T + b bends log R against log log T; the worst case with
-# |b| ≤ a is b = −a, whose exact law a(ln T − 1) fits a polylog exponent 0.64 too steep on the grid.
-POLYLOG = tolerances.FitBias(
+# O(log T) on log-log axes: an exact a·log T + b regret fits a power exponent above 0; the worst case
+# with |b| ≤ a is b = −a, whose law a(ln T − 1) fits an exponent of 0.42 on the grid (the tolerance).
+LOG_BIAS = tolerances.FitBias(
     lambda: _log_bias(), "the exact law a(ln T − 1) (a log T regret with an additive constant −a) on T = 4 "
-                         "… 4096", margin=1.0)
+                         "… 4096, fitted as a power of T", margin=1.0)
 
 
 def _log_bias() -> float:
@@ -34,7 +34,7 @@ def _log_bias() -> float:
     from checks.fitting import closed_form_bias
 
     t = np.array(QUICK_T, dtype=float)
-    return closed_form_bias(t, np.log(t) - 1, 1.0, law="polylog")
+    return closed_form_bias(t, np.log(t) - 1, 0.0)
 COUNT = tolerances.Systematic(1e-6, "round-off of a log-log fit of exact integer FLOP counts")
 
 
@@ -122,6 +122,13 @@ def measure_regret(which: str):
     return run
 
 
+def info_seeded(ctx, grid_):
+    """The regret when the summaries start at one token per cluster (same streams): informational."""
+    mean, se = measure_regret("seeded")(ctx, grid_)
+    return {"columns": {"regret, one token per cluster to start": mean, "its s.e.": se},
+            "series": [{"label": "regret, one token per cluster to start", "x": list(grid_), "y": mean}]}
+
+
 def measure_token_flops(ctx, grid_):
     import numpy as np
 
@@ -151,22 +158,12 @@ CLAIMS = (
         reading_why=("ε_opt is not defined in the text; the proof's own display is a regret O(log T) against "
                      "the best fixed summaries, which the catalogue names; the definition gives no "
                      "initialisation, and the first c tokens are the standard online choice"),
-        alternatives=(
-            Reading("seeded", "The same regret bound when the summaries start at one token of each cluster.",
-                    "the most favourable initialisation: no summary starts in a shared cluster"),
-        ),
         checks=(
             ScalingLaw(
                 name="regret-vs-t", quantity="regret R_T (first-c-tokens initialisation)", variable="T",
-                exponent=1.0, order="O", law="polylog", grid=grid_t, measure=measure_regret("first"),
-                family=FAMILY, tolerance=POLYLOG, predicted="O(log T): polylog exponent ≤ 1"),
-            ScalingLaw(
-                name="seeded-regret-vs-t", quantity="regret R_T (one token per cluster to start)",
-                variable="T", exponent=1.0, order="O", law="polylog", grid=grid_t,
-                measure=measure_regret("seeded"), family=FAMILY, tolerance=POLYLOG, reading="seeded",
-                predicted="O(log T): polylog exponent ≤ 1",
-                controls=(control("the first-c-tokens runs' regret in its place",
-                                  measure=measure_regret("first")),)),
+                exponent=0.0, order="O", grid=grid_t, measure=measure_regret("first"), family=FAMILY,
+                tolerance=LOG_BIAS, info=info_seeded,
+                predicted="O(log T): a power exponent of T at most that of a(ln T − 1) on the grid"),
             ScalingLaw(
                 name="per-token-flops-vs-n", quantity="FLOPs for token n / d_h (attend, assign, update)",
                 variable="n", exponent=0.0, order="Θ", grid=grid_n, measure=measure_token_flops,
@@ -175,7 +172,11 @@ CLAIMS = (
                 controls=(control("a per-token cost growing like √n predicted", exponent=0.5),)),
         ),
         time_limit_s=120.0,
-        notes=("The update moves a summary by a Euclidean step in ball coordinates (the running coordinate "
+        notes=("Started at one token per cluster instead, the regret on the same streams grows like "
+               "a·ln T + b (measured ≈ 0.32 ln T − 0.3, in the record's informational column), consistent "
+               "with O(log T); that reading is not decided (an additive constant bends a three-decade fit "
+               "by as much as the distinction between log T and T^0.4). "
+               "The update moves a summary by a Euclidean step in ball coordinates (the running coordinate "
                "mean), not along the geodesic: its fixed point is the cluster's coordinate mean, not its "
                "Karcher mean, which the comparator uses."),
     ),
