@@ -211,7 +211,8 @@ def l_hida_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, anchors:
                      eps: float | torch.Tensor, c: float = 1.0, normalise: bool = False) -> torch.Tensor:
     r"""L-HIDA (GeoResolver Definition 5.3) with m anchors ``a_1..a_m``.
 
-    .. math:: \tilde W^{KA}_{ik} = \frac{(d(k_i,a_k)^2+\varepsilon)^{-1}}{\sum_l (d(k_i,a_l)^2+\varepsilon)^{-1}},
+    .. math:: \tilde W^{KA}_{ik} = \frac{(d(k_i,a_k)^2+\varepsilon)^{-1}}
+        {\sum_l (d(k_i,a_l)^2+\varepsilon)^{-1}},
         \quad \tilde v_k = \sum_{i=1}^n \tilde W^{KA}_{ik} v_i, \quad
         o_j = \sum_{k=1}^m \tilde W^{QA}_{jk}\tilde v_k
 

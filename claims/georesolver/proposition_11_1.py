@@ -54,7 +54,8 @@ def measure(kind: str, per_log: bool = False):
     return run
 
 
-LABELS = {"fp": "FP-HIDA (w = g = ⌈log₂n⌉)", "l": f"L-HIDA (m = {M_ANCHORS})", "c": f"C-HIDA (c = {C_SUMMARIES})"}
+LABELS = {"fp": "FP-HIDA (w = g = ⌈log₂n⌉)", "l": f"L-HIDA (m = {M_ANCHORS})",
+          "c": f"C-HIDA (c = {C_SUMMARIES})"}
 
 
 def info_all(ctx, grid_):
@@ -76,8 +77,9 @@ def info_all(ctx, grid_):
     }
     small = [n for n in grid_ if n <= ctx.pick(quick=1024, full=4096)]
     pad = [float("nan")] * (len(grid_) - len(small))
-    columns = {f"{name} wall s/token": [t / n for t, n in zip(C.wall_times(ctx, fn, small), small, strict=True)]
-               + pad for name, fn in calls.items()}
+    columns = {f"{name} wall s/token": [t / n for t, n in zip(C.wall_times(ctx, fn, small), small,
+                                                                 strict=True)] + pad
+               for name, fn in calls.items()}
     return {"columns": columns, "series": series}
 
 
@@ -94,10 +96,13 @@ CLAIMS = (
                  "FP-HIDA's, divided by log₂ n, grow at most like n⁰ (O(n log n · d_h) in all, w = g = "
                  "⌈log₂ n⌉); L-HIDA's with m = 8 fixed are O(n⁰) (O(n d_h) in all); C-HIDA's with c = 8 "
                  "fixed are Θ(n⁰) (Θ(1) per token)."),
-        reading_why="the literal statement in one unit (FLOPs per query token) so that one plot shows all four",
+        reading_why=("the literal statement in one unit (FLOPs per query token) so that one plot shows "
+                     "all four"),
         checks=(
             ScalingLaw(
-                name="dense-flops-vs-n", quantity="FLOPs per token / d_h (Dense-HIDA; the other three as labelled)", variable="n", exponent=1.0,
+                name="dense-flops-vs-n",
+                quantity="FLOPs per token / d_h (Dense-HIDA; the other three as labelled)", variable="n",
+                exponent=1.0,
                 order="Θ", grid=grid, measure=measure("dense"), family="Dense-HIDA; " + FAMILY,
                 tolerance=COUNT, predicted="Θ(n² d_h) in all: Θ(n) per token", info=info_all,
                 controls=(control("an O(n log n) total predicted (per token ~ n⁰)", exponent=0.0),)),
@@ -105,7 +110,8 @@ CLAIMS = (
                 name="fp-flops-vs-n", quantity="FLOPs per token / (d_h log₂ n)", variable="n", exponent=0.0,
                 order="O", grid=grid, measure=measure("fp", per_log=True), family="FP-HIDA; " + FAMILY,
                 tolerance=DRIFT, predicted="O(n log n · d_h) in all: O(log n) per token",
-                controls=(control("Dense-HIDA's count in its place", measure=measure("dense", per_log=True)),)),
+                controls=(control("Dense-HIDA's count in its place",
+                                  measure=measure("dense", per_log=True)),)),
             ScalingLaw(
                 name="l-flops-vs-n", quantity="FLOPs per token / d_h", variable="n", exponent=0.0,
                 order="O", grid=grid, measure=measure("l"), family="L-HIDA; " + FAMILY, tolerance=COUNT,

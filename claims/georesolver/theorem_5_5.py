@@ -127,7 +127,6 @@ def _trials(ctx, n: int) -> int:
 
 def measure_vs_n(which: str):
     def run(ctx, grid_):
-        from checks import montecarlo
 
         def compute():
             return [_error_run(ctx, int(n), EPS, _trials(ctx, int(n))) for n in grid_]
@@ -156,9 +155,10 @@ def _means(samples):
 
 
 FAMILY_N = (f"self-attention, d_h = {D}, keys with uniform radius ≤ 0.8 in the ball, unit values in ℝ^{D_V}, "
-            f"m = {M_ERR} anchors drawn uniformly among the keys, ε = {EPS}; n = 4 … 4096 (full 8192), 4096/n "
+            f"m = {M_ERR} anchors drawn uniformly among the keys, ε = {EPS}; n = 4 … 4096 (full 8192), "
+            "4096/n "
             "(full 16384/n) draws per n, at least 1; error bars: s.e. over draws")
-FAMILY_EPS = (f"n = 256, the family of the n law otherwise, ε = 10⁻³ … 10 (9 points); 8 (full 32) draws; "
+FAMILY_EPS = ("n = 256, the family of the n law otherwise, ε = 10⁻³ … 10 (9 points); 8 (full 32) draws; "
               "the bound's ε⁻² allows growth at most like ε⁻² as ε → 0")
 
 

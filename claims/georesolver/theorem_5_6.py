@@ -93,13 +93,13 @@ def _runs(ctx):
         for t in grid:
             x = keys[:, :t]
 
-            def means(assign):
+            def means(assign, x=x):
                 w = torch.nn.functional.one_hot(assign, C).transpose(1, 2).to(x.dtype)  # (runs, C, t)
                 w = torch.where(w.sum(-1, keepdim=True) > 0, w, 1.0)  # an empty cluster: any point set
                 return poincare_karcher_mean(x[:, None].expand(-1, C, -1, -1), weights=w, tol=1e-7,
                                              max_iter=60)
 
-            def score(s):
+            def score(s, x=x):
                 return poincare_sqdist(x, s).min(-1).values.sum(-1)
 
             lloyd = means(poincare_sqdist(x, means(labels[:, :t])).argmin(-1))
@@ -145,13 +145,15 @@ def grid_n(ctx):
 
 FAMILY = (f"c = {C} clusters in the Poincaré disc (d_h = {D}), centres at radius {RADIUS}, wrapped-normal "
           f"spread {SPREAD}, i.i.d. tokens; η = 1; 16 (full 64) independent runs batched; T = 4 … 4096 (full "
-          "16384); regret against the best fixed summaries per prefix (module docstring); error bars: s.e. over runs")
+          "16384); regret against the best fixed summaries per prefix (module docstring); error bars: s.e. "
+          "over runs")
 
 CLAIMS = (
     Claim(
         id="georesolver/theorem-5.6", label="Theorem 5.6 (C-HIDA Convergence)", section="§5.6",
         statement=STATEMENT, kind=Kind.ASYMPTOTIC, derivation=derivation,
-        reading=("On streams of i.i.d. tokens from c well-separated hyperbolic clusters, Definition 5.4's online "
+        reading=("On streams of i.i.d. tokens from c well-separated hyperbolic clusters, Definition 5.4's "
+                 "online "
                  "update (η = 1, summaries initialised at the first c tokens) has regret Σ_t f_t(s^(t)) − "
                  "min_s Σ_t f_t(s) = O(Δ² c log T) (f_t(s) = min_k d(k_t, s_k)²), the proof's display "
                  "with an exact comparator (ε_opt = 0); and each token costs Θ(1) work, independent of n."),

@@ -204,7 +204,8 @@ def _hcc_errors():
                    ValueError, "open unit ball"),
         ErrorInput("b = 0", lambda: H.hcc_roundtrip(k, b=0, b_r=6), ValueError, "bit width b must lie"),
         ErrorInput("b_r float", lambda: H.hcc_roundtrip(k, b=4, b_r=6.0), TypeError, "b_r must be an int"),
-        ErrorInput("integer keys", lambda: H.hcc_roundtrip(k.long(), b=4, b_r=6), TypeError, "floating dtype"),
+        ErrorInput("integer keys", lambda: H.hcc_roundtrip(k.long(), b=4, b_r=6), TypeError,
+                   "floating dtype"),
         ErrorInput("NaN", lambda: H.hcc_roundtrip(k * math.nan, b=4, b_r=6), ValueError, "contains NaN"),
     ]
 

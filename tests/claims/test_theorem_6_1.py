@@ -41,7 +41,8 @@ def test_dimension_aware_reading_confirmed(record):
 def test_low_dimension_keys_satisfy_the_bound(record):
     import torch
 
-    case = {"k": torch.full((1, 4), 0.45, dtype=torch.float64), "b": torch.tensor([4]), "b_r": torch.tensor([6])}
+    case = {"k": torch.full((1, 4), 0.45, dtype=torch.float64), "b": torch.tensor([4]),
+            "b_r": torch.tensor([6])}
     lhs, rhs, _ = spec.error_vs_bound()(case)
     assert float(lhs[0]) <= float(rhs[0])
     w = evidence(record, "reconstruction-error-bound")["witness"]
