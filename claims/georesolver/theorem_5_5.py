@@ -235,10 +235,11 @@ CLAIMS = (
                    (control("the paper's operator's errors in its place", measure=measure_vs_n("paper")),)),
         ),
         time_limit_s=60.0,
-        notes=("The operator tested (Definition 5.3) is NOT the Nyström object the proof analyses (proof step "
-               "above: with one anchor it returns Σ_i v_i, the Nyström object a weighted mean); the Nyström "
-               "object is the alternative reading 'nystrom'. Only the rates in n and ε are tested: a rate in m over three decades needs n ≫ 1000 dense "
-               "references per point (beyond the quick budget). On this family the mean-summaries and "
+        notes=("The operator tested (Definition 5.3) is NOT the Nyström object the proof analyses (proof "
+               "step above: with one anchor it returns Σ_i v_i, the Nyström object a weighted mean); the "
+               "Nyström object is the alternative reading 'nystrom'. Only the rates in n and ε are tested: "
+               "a rate in m over three decades needs n ≫ 1000 dense references per point (beyond the quick "
+               "budget). On this family the mean-summaries and "
                "Nyström errors do not fall like m^(−1/2) (measured 2.49 → 2.22 and 3.1 → 1.4 for m = 2 → 512 "
                "at n = 1024, outside the record); the spectral-decay variant is not tested."),
     ),
