@@ -60,14 +60,15 @@ def _quantities(case):
             out[(bits, rbits)] = (sel, direction, radius)
     r = torch.linalg.vector_norm(k, dim=-1)
     u = k / r[:, None]
-    err, u_err, r_err = (torch.empty_like(r) for _ in range(3))
+    err, u_err, r_err, u_norm = (torch.empty_like(r) for _ in range(4))
     for (bits, rbits), (sel, direction, radius) in out.items():
         u_hat = direction.to(k.dtype) / (2**bits - 1) * 2 - 1
         r_hat = radius.to(k.dtype) / 2**rbits
         err[sel] = (k[sel] - r_hat[:, None] * u_hat).square().sum(-1)
         u_err[sel] = torch.linalg.vector_norm(u[sel] - u_hat, dim=-1)
         r_err[sel] = (r[sel] - r_hat).abs()
-    return err, u_err, r_err
+        u_norm[sel] = torch.linalg.vector_norm(u_hat, dim=-1)
+    return err, u_err, r_err, u_norm, r
 
 
 def _tol(case):
@@ -76,7 +77,7 @@ def _tol(case):
 
 def error_vs_bound(scale: float = 1.0):
     def evaluate(case):
-        err, _, _ = _quantities(case)
+        err = _quantities(case)[0]
         bound = 4 * (2.0 ** -case["b"].to(err.dtype) + 2.0 ** -case["b_r"].to(err.dtype))
         return err, scale * bound, _tol(case) * bound.new_ones(())
     return evaluate
@@ -90,20 +91,41 @@ def _corrected_bound(case):
 
 
 def corrected(case):
-    err, _, _ = _quantities(case)
+    err = _quantities(case)[0]
     return err, _corrected_bound(case), _tol(case) * err.new_ones(())
 
 
 def direction_step(case):
-    _, u_err, _ = _quantities(case)
+    u_err = _quantities(case)[1]
     return u_err, 2 * 2.0 ** -case["b"].to(u_err.dtype), _tol(case) * u_err.new_ones(())
 
 
 def radius_step(scale: float = 1.0):
     def evaluate(case):
-        _, _, r_err = _quantities(case)
+        r_err = _quantities(case)[2]
         return r_err, scale * 2.0 ** -case["b_r"].to(r_err.dtype), _tol(case) * r_err.new_ones(())
     return evaluate
+
+
+def triangle_step(drop_radius_term: bool = False):
+    """‖k − k̃‖ ≤ r‖u − û‖ + |r − r̂|‖û‖ (the proof's triangle inequality)."""
+
+    def evaluate(case):
+        err, u_err, r_err, u_norm, r = _quantities(case)
+        rhs = r * u_err + (0.0 if drop_radius_term else 1.0) * r_err * u_norm
+        return err.sqrt(), rhs, _tol(case) * err.new_ones(())
+
+    return evaluate
+
+
+def unit_u_hat(case):
+    """‖û‖ ≤ 1, which the proof's last bound uses (|r − r̂|‖û‖ ≤ 2^{−b_r})."""
+    u_norm = _quantities(case)[3]
+    return u_norm, torch_ones_like(u_norm), _tol(case) * u_norm.new_ones(())
+
+
+def torch_ones_like(t):
+    return t.new_ones(t.shape)
 
 
 def sample(ctx, gen):
@@ -179,6 +201,14 @@ CLAIMS = (
             Relation(
                 name="direction-step", lhs="‖u − û‖", rel="<=", rhs="2·2^{−b}", role="proof",
                 evaluate=direction_step, sample=sample, tolerance=TOL, sampler=SAMPLER),
+            Relation(
+                name="triangle-step", lhs="‖k − k̃‖", rel="<=", rhs="r‖u − û‖ + |r − r̂|‖û‖", role="proof",
+                evaluate=triangle_step(), sample=sample, tolerance=TOL, sampler=SAMPLER,
+                controls=(control("the radius term left out", evaluate=triangle_step(True),
+                                  rhs="r‖u − û‖"),)),
+            Relation(
+                name="unit-u-hat", lhs="‖û‖", rel="<=", rhs="1 (used to bound |r − r̂|‖û‖ by 2^{−b_r})",
+                role="proof", evaluate=unit_u_hat, sample=sample, tolerance=TOL, sampler=SAMPLER),
             Relation(
                 name="radius-step", lhs="|r − r̂|", rel="<=", rhs="2^{−b_r}", role="proof",
                 evaluate=radius_step(), sample=sample, tolerance=TOL, sampler=SAMPLER,
