@@ -6,12 +6,10 @@ gather width is the real max_i |S_i| (exhaustive count, ``operators.hida.fp_hida
 The counter sees matmul-type ops only; in every operator here those carry the d_h-proportional
 work (distances via inner products, weighted sums of values), and the rest is O(1) elementwise work
 per query–key pair (the asinh, the reciprocal, the normalisation), i.e. proportional to the same
-pair count. Wall time (CPU, one thread, real tensors) is informational only, never asserted.
+pair count. Wall time is not recorded: records are byte-identical for a seed.
 """
 
 from __future__ import annotations
-
-import math
 
 D_H = 16  # d_h = d_v of the FLOP counts: the counts are exactly linear in d_h (2·pairs·(d_h + d_v))
 
@@ -78,21 +76,3 @@ def c_token_flops(n_seen: int, c: int, d: int = D_H) -> int:
         c_hida_step(x[None], _meta(1, c, d), _meta(1, c), lr=1.0)
 
     return count_flops(run)
-
-
-def wall_times(ctx, fn_of_n, grid, reps: int = 1) -> list[float]:
-    """Seconds per call at each n (best of ``reps``), CPU, one thread: informational only."""
-    import time
-
-    from checks.context import single_thread
-
-    out = []
-    with single_thread():
-        for n in grid:
-            best = math.inf
-            for _ in range(reps):
-                t0 = time.perf_counter()
-                fn_of_n(int(n))
-                best = min(best, time.perf_counter() - t0)
-            out.append(best)
-    return out

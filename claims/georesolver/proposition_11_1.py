@@ -59,27 +59,17 @@ LABELS = {"fp": "FP-HIDA (w = g = ⌈log₂n⌉)", "l": f"L-HIDA (m = {M_ANCHORS
 
 
 def info_all(ctx, grid_):
-    """The other three operators' per-token FLOPs/d_h on the same axes (the one plot of all four),
-    and wall time per token of the real operators (CPU, one thread, n ≤ 2048): informational."""
-    import torch
-
+    """The other three operators' per-token FLOPs/d_h on the same axes (the one plot of all four), and
+    per token the bytes of each operator's weight row (n, S, m or c float64 entries): informational
+    and deterministic (wall time stays out of the record, which is byte-identical for a seed)."""
     from claims.georesolver import _hida_cost as C
-    from operators import hida, hida_attention
 
     series = [{"label": label, "x": list(grid_), "y": [_per_token(kind, int(n), ctx) for n in grid_]}
               for kind, label in LABELS.items()]
-    gen = torch.Generator().manual_seed(ctx.seed_for("wall"))
-    point = lambda n: torch.rand(n, C.D_H, generator=gen, dtype=torch.float64) * (0.9 / C.D_H**0.5)  # noqa: E731
-    calls = {
-        "Dense-HIDA": lambda n: hida_attention(point(n), point(n), point(n), eps=1e-2),
-        "FP-HIDA": lambda n: hida.fp_hida_attention(point(n), point(n), point(n), eps=1e-2),
-        "L-HIDA": lambda n: hida.l_hida_attention(point(n), point(n), point(n), point(M_ANCHORS), eps=1e-2),
-    }
-    small = [n for n in grid_ if n <= ctx.pick(quick=1024, full=4096)]
-    pad = [float("nan")] * (len(grid_) - len(small))
-    columns = {f"{name} wall s/token": [t / n for t, n in zip(C.wall_times(ctx, fn, small), small,
-                                                                 strict=True)] + pad
-               for name, fn in calls.items()}
+    columns = {"Dense-HIDA weight bytes/token": [8 * int(n) for n in grid_],
+               "FP-HIDA weight bytes/token": [8 * C.fp_width(ctx, int(n)) for n in grid_],
+               "L-HIDA weight bytes/token": [8 * M_ANCHORS for _ in grid_],
+               "C-HIDA weight bytes/token": [8 * C_SUMMARIES for _ in grid_]}
     return {"columns": columns, "series": series}
 
 

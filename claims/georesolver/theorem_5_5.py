@@ -56,18 +56,9 @@ def measure_dense_flops(ctx, grid_):
     return np.array([C.dense_flops(int(n)) / C.D_H for n in grid_])
 
 
-def info_wall(ctx, grid_):
-    import torch
-
-    from claims.georesolver import _hida_cost as C
-    from operators.hida import l_hida_attention
-
-    gen = torch.Generator().manual_seed(ctx.seed_for("wall"))
-    point = lambda n: torch.rand(n, C.D_H, generator=gen, dtype=torch.float64) * (0.9 / C.D_H**0.5)  # noqa: E731
-    small = [n for n in grid_ if n <= ctx.pick(quick=16384, full=100000)]
-    times = C.wall_times(ctx, lambda n: l_hida_attention(point(n), point(n), point(n), point(M), eps=EPS),
-                         small)
-    return {"columns": {"wall time (s, CPU, 1 thread)": times + [float("nan")] * (len(grid_) - len(small))}}
+def info_memory(ctx, grid_):
+    """Bytes of L-HIDA's two weight matrices (2·n·m·8) per n: informational (deterministic)."""
+    return {"columns": {"weight bytes (2·n·m·8)": [2 * int(n) * M * 8 for n in grid_]}}
 
 
 # ---------------------------------------------------------------- error
@@ -199,7 +190,7 @@ CLAIMS = (
         checks=(
             ScalingLaw(
                 name="flops-vs-n", quantity="FLOPs / d_h of L-HIDA", variable="n", exponent=1.0, order="O",
-                grid=grid_n, measure=measure_flops, tolerance=COUNT, info=info_wall,
+                grid=grid_n, measure=measure_flops, tolerance=COUNT, info=info_memory,
                 family=(f"m = {M} anchors, d_h = d_v = 16, self-attention over n = 16 … 10⁵ tokens; FLOPs of "
                         "matmul-type ops (the distances' inner products and the two weighted sums)"),
                 predicted="O(n d_h)",

@@ -38,3 +38,10 @@ def test_one_plot_of_all_four(record):
 def test_wrong_prediction_refutes():
     law = dataclasses.replace(CLAIM.check("c-flops-per-token-vs-n"), exponent=1.0, controls=(), info=None)
     assert run(only(CLAIM, law))["verdict"] == "refuted"
+
+
+def test_same_seed_gives_identical_records(record):
+    import json
+
+    again = run(CLAIM)
+    assert json.dumps(again, sort_keys=True) == json.dumps(record, sort_keys=True)

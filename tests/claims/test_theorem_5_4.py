@@ -33,7 +33,7 @@ def test_sizes_counted_up_to_1e5_and_fit_is_near_one(record):
     fit = evidence(record, "flops-vs-n")["fit"]
     assert max(evidence(record, "flops-vs-n")["points"]["x"]) == 1e5
     assert 0.98 < fit["exponent"] < 1.1 and fit["decades"] > 3.5
-    assert "wall time (s, CPU, 1 thread)" in evidence(record, "flops-vs-n")["info"]["columns"]
+    assert "index-set bytes (n·S·9)" in evidence(record, "flops-vs-n")["info"]["columns"]
 
 
 def test_wrong_prediction_refutes():
