@@ -68,9 +68,22 @@ def check_scaling(law: ScalingLaw, ctx: Context) -> dict[str, Any]:
     r2 = "flat to round-off" if fit["flat"] else f"R² {fit['r2']:.4f}"
     # A law flat to round-off fits an exponent of 1e-17 or so: it reads as the 0 it is.
     measured = _law_text(law.law, "", law.variable, 0.0 if fit["flat"] else fit["exponent"], digits=4)
+    if law.info is not None:
+        ev["info"] = _informational(law.info(ctx, x))
     ev["summary"] = (f"{law.quantity} ~ {measured} (95% CI [{fit['ci'][0]:.4g}, {fit['ci'][1]:.4g}], "
                      f"{r2}) vs predicted {ev['predicted']}: {ev['decision']}")
     return ev
+
+
+def _informational(info: dict[str, Any]) -> dict[str, Any]:
+    """A scaling law's informational measurements as plain JSON: ``columns`` (name → one value per
+    grid point) and ``series`` (further curves for the plot: label, x, y). Never compared."""
+    columns = {str(k): [float(v) for v in _as_array(vals)] for k, vals in info.get("columns", {}).items()}
+    series = [{"label": str(s["label"]), "x": [float(v) for v in _as_array(s["x"])],
+               "y": [float(v) for v in _as_array(s["y"])]} for s in info.get("series", [])]
+    if any(len(s["x"]) != len(s["y"]) for s in series):
+        raise ValueError("an informational series needs one y per x")
+    return {"columns": columns, "series": series}
 
 
 def _law_text(law: str, order: str, variable: str, p: float, digits: int = 3) -> str:

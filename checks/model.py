@@ -167,6 +167,9 @@ class ScalingLaw:
     the paper asserts: ``Θ`` (exponent equals), ``O`` (exponent at most), ``Ω`` (at least).
     ``exponent_tolerance`` absorbs a stated systematic error of the fit (e.g. pre-asymptotic
     curvature over the grid); it is fixed in the spec, reported, and never tuned to a verdict.
+    ``info(ctx, grid)`` (optional) returns informational measurements recorded beside the fit and
+    never compared (``{"columns": {name: [value per grid point]}, "series": [{"label", "x", "y"}]}``:
+    e.g. wall time; further series are drawn in the check's plot, e.g. other operators' costs).
     """
 
     name: str
@@ -184,6 +187,7 @@ class ScalingLaw:
     law: str = "power"
     role: str = "statement"
     controls: tuple[Control, ...] = ()
+    info: Callable[[Context, Any], dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         _check_common(self, "scaling law")

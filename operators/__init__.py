@@ -39,23 +39,37 @@ HyperGate (:mod:`operators.hypergate`): :func:`hypergate`, :func:`hypergate_jaco
 (:mod:`operators.routing`): :func:`sphere_mlp_map`, :func:`gsr_weights`, :func:`gsr_topk`,
 :func:`gsr_attention`, :func:`gsr_exact`.
 
+The sub-quadratic HIDA family of GeoResolver §5.4–§5.6 (:mod:`operators.hida`: FP-, L-,
+Nyström- and C-HIDA) and the HCC quantiser with its bit-packed key cache (:mod:`operators.hcc`).
+
 Also :func:`softmax_weights`, :func:`softmax_attention` (the baseline, same semantics as
 ``torch.nn.functional.scaled_dot_product_attention``), :func:`ida_weights`,
 :func:`ida_kernel` (the kernel of GeoResolver Theorem 2.8) and :func:`effective_rank`.
 
-All accept float16/bfloat16/float32/float64 (half types computed in float32) on any
-device, take geometry parameters keyword-only, and never synchronise with the device
+The geometry layer and the distance-attention operators accept float16/bfloat16/float32/float64
+(half types computed in float32) on any device, take geometry parameters keyword-only, and never synchronise with the device
 (value checks are device-side asserts off the CPU), except where a docstring says so
 (the Karcher mean's stopping test; an explicitly requested fast path on an accelerator).
 The operator registry (:mod:`operators.opinfo`) describes each operator once for the tests
 and the precision table.
 """
 
+from . import hcc, hida
 from .attention import hida_attention, sida_attention
 from .connection import connection_walk, mha_connection
 from .core import distance_attention, distance_weights
 from .distances import squared_distances
 from .dmg import dmg_detector, dmg_margins, dmg_pool, dmg_surprises, dmg_window_stats
+from .hcc import HCCKeyCache, hcc_dequantize, hcc_quantize, hcc_roundtrip
+from .hida import (
+    c_hida_attention,
+    c_hida_online,
+    dense_hida_gram,
+    fp_hida_attention,
+    fp_hida_index_sets,
+    l_hida_attention,
+    nystrom_hida_attention,
+)
 from .hypergate import hypergate, hypergate_jacobian
 from .ida import effective_rank, ida_attention, ida_kernel, ida_weights
 from .laplacian import (
@@ -118,6 +132,19 @@ __all__ = [
     "gsr_topk",
     "gsr_exact",
     "gsr_attention",
+    "HCCKeyCache",
+    "c_hida_attention",
+    "c_hida_online",
+    "dense_hida_gram",
+    "fp_hida_attention",
+    "fp_hida_index_sets",
+    "hcc",
+    "hcc_dequantize",
+    "hcc_quantize",
+    "hcc_roundtrip",
+    "hida",
+    "l_hida_attention",
+    "nystrom_hida_attention",
     "distance_attention",
     "distance_weights",
     "dmg_detector",

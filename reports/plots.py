@@ -45,6 +45,8 @@ MIN_LOG_SPAN = 1.0  # decades: a y axis is never narrower, so noise on a flat la
 
 # Okabe–Ito colours (colour-blind safe); the fit and the prediction also differ by line style.
 POINTS, FIT, PREDICTED, NOTE = "#0072B2", "#D55E00", "#009E73", "#444444"
+SERIES = ("#CC79A7", "#E69F00", "#56B4E9", "#000000")  # further series (evidence ``info``), in turn
+SERIES_MARKERS = ("s", "^", "D", "v")
 
 STYLE: dict[str, Any] = {
     "figure.figsize": (6.4, 4.0),
@@ -167,7 +169,18 @@ def plot_labels(ev: dict[str, Any]) -> list[str]:
     points = ev.get("points") if isinstance(ev.get("points"), dict) else {}
     labels = ["measured ± s.e." if points.get("yerr") is not None else "measured"]
     labels += [label for label in (_fit_label(ev), _predicted_label(ev)) if label is not None]
-    return labels
+    return labels + [_text(series["label"]) for series in _series(ev)]
+
+
+def _series(ev: dict[str, Any]) -> list[dict[str, Any]]:
+    """The evidence's further series (``info.series``) that can be drawn: equal-length finite x, y."""
+    info = ev.get("info")
+    out = []
+    for series in (info.get("series") or []) if isinstance(info, dict) else []:
+        x, y = _vector(series.get("x")), _vector(series.get("y"))
+        if x is not None and y is not None and len(x) == len(y) and len(x) and "label" in series:
+            out.append(series)
+    return out
 
 
 def _axis_labels(ev: dict[str, Any]) -> tuple[str, str]:
@@ -334,6 +347,13 @@ def _draw(ev: dict[str, Any], uid: str, tag: str) -> str | None:
         else:
             (points,) = ax.plot(x, y, "o", **style)
         handles: list[Any] = [points]
+        extra_handles = []
+        for i, series in enumerate(_series(ev)):
+            sx, sy = _vector(series["x"]), _vector(series["y"])
+            ok = np.isfinite(sx) & np.isfinite(sy) & ((sy > 0) & (sx > 0) if log else True)
+            (line,) = ax.plot(sx[ok], sy[ok], marker=SERIES_MARKERS[i % len(SERIES_MARKERS)], ms=4,
+                              color=SERIES[i % len(SERIES)], lw=1.0, zorder=3)
+            extra_handles.append(line)
 
         if fit_label is not None:
             ys = _line(xs, float(fit["prefactor"]), float(fit["exponent"]), law)
@@ -371,7 +391,7 @@ def _draw(ev: dict[str, Any], uid: str, tag: str) -> str | None:
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_title(title, loc="left")
-        ax.legend(handles, plot_labels(ev), loc="best", framealpha=0.92, edgecolor="#cccccc")
+        ax.legend(handles + extra_handles, plot_labels(ev), loc="best", framealpha=0.92, edgecolor="#cccccc")
         status = ev.get("status")
         if status:
             fig.text(0.995, 0.012, f"check: {_text(status)}", ha="right", va="bottom", fontsize=8, color=NOTE)

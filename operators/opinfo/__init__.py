@@ -24,6 +24,7 @@ from .core import (
     run_sample,
 )
 from .dmg import ENTRIES as _DMG
+from .hida import ENTRIES as _HIDA
 from .laplacian import ENTRIES as _LAPLACIAN
 from .metric_attention import ENTRIES as _METRIC_ATTENTION
 from .mha import ENTRIES as _MHA
@@ -35,7 +36,7 @@ from .sphere import ENTRIES as _SPHERE
 # One tuple per operator family; a new family adds its import above and its name here.
 REGISTRY: tuple[OpInfo, ...] = (
     *_ATTENTION, *_POINCARE, *_SPHERE, *_MHA, *_DMG, *_LAPLACIAN, *_RMSNORM,
-    *_METRIC_ATTENTION, *_ROUTING,
+    *_METRIC_ATTENTION, *_ROUTING, *_HIDA,
 )
 
 

@@ -1,0 +1,187 @@
+"""GeoResolver §5.6, Definition 5.4 and Theorem 5.6 (C-HIDA convergence).
+
+Online hyperbolic k-means exactly as Definition 5.4 (``operators.hida.c_hida_online``: nearest
+summary, step η/|I_k| towards the key in ball coordinates, projection onto the ball), η = 1, batched
+over independent runs. Streams: i.i.d. tokens from c well-separated hyperbolic clusters (centres at
+radius 0.6, wrapped-normal spread). The comparator is computed offline per prefix T: the best of
+(a) the clusters' Karcher means refined by one Lloyd step (reassign to the nearest, Karcher means
+again) and (b) the online runs' own final summaries, each scored by Σ_t min_k d(k_t, s_k)².
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from checks import Claim, Kind, ScalingLaw, control, symbolic, tolerances
+
+STATEMENT = (
+    r"\sum_{t=1}^T\min_k d_{\mathbb H}(k_t,s_k^{(t)})^2\le O(\Delta_{\mathbb H}^2\cdot c\cdot\log T)+"
+    r"O(T\cdot\varepsilon_{\text{opt}}).\ \text{Per-token attention cost is } \Theta(1)."
+)
+
+C, D, RADIUS, SPREAD = 3, 2, 0.6, 0.2
+QUICK_T = (4, 16, 64, 256, 1024, 4096)
+# O(log T) on log-log axes: an exact a·log T + b regret fits a power exponent above 0; the worst case
+# with |b| ≤ a is b = −a, whose law a(ln T − 1) fits an exponent of 0.42 on the grid (the tolerance).
+LOG_BIAS = tolerances.FitBias(
+    lambda: _log_bias(), "the exact law a(ln T − 1) (a log T regret with an additive constant −a) on T = 4 "
+                         "… 4096, fitted as a power of T", margin=1.0)
+
+
+def _log_bias() -> float:
+    import numpy as np
+
+    from checks.fitting import closed_form_bias
+
+    t = np.array(QUICK_T, dtype=float)
+    return closed_form_bias(t, np.log(t) - 1, 0.0)
+COUNT = tolerances.Systematic(1e-6, "round-off of a log-log fit of exact integer FLOP counts")
+
+
+def derivation():
+    dd = sp.Symbol("D", positive=True)
+    # f(s1, s2) = min(d(x, s1)², d(x, s2)²) with x = 0, points on one geodesic at distances 0 and D:
+    # f(a) = f(b) = 0 at a = (0, D), b = (D, 0); at the geodesic midpoint (D/2, D/2), f = D²/4.
+    return [
+        symbolic.holds("f_t(s) = min_k d(k_t, s_k)² is convex in s (midpoint test along a geodesic: "
+                       "f(mid) ≤ (f(a) + f(b))/2)", sp.LessThan((dd / 2) ** 2, (0 + 0) / 2), role="proof",
+                       note="a minimum of convex functions is not convex: the online-convex-optimisation "
+                            "regret bound the proof invokes does not apply"),
+    ]
+
+
+def grid_t(ctx):
+    import numpy as np
+
+    return np.array(ctx.pick(quick=list(QUICK_T), full=[4, 8, 16, 32, 64, 128, 256, 512, 1024,
+                                                                      2048, 4096, 8192, 16384]), dtype=float)
+
+
+def _stream(ctx, runs: int, steps: int):
+    import torch
+
+    from operators import poincare_expmap
+
+    gen = ctx.generator("stream")
+    dirs = torch.randn(runs, C, D, generator=gen, dtype=ctx.dtype)
+    centres = dirs / torch.linalg.vector_norm(dirs, dim=-1, keepdim=True) * RADIUS
+    labels = torch.randint(C, (runs, steps), generator=gen)
+    mu = torch.gather(centres, 1, labels[..., None].expand(-1, -1, D))
+    lam = 2 / (1 - mu.square().sum(-1, keepdim=True))  # tangent noise of Riemannian length ~ SPREAD·√D
+    keys = poincare_expmap(mu, torch.randn(runs, steps, D, generator=gen, dtype=ctx.dtype) * SPREAD / lam)
+    return keys, labels
+
+
+def _runs(ctx):
+    """Online losses for both initialisations (first c tokens; one token per cluster), batched in one
+    loop, and the offline comparator per prefix T of the grid."""
+    import torch
+
+    from checks.context import single_thread
+    from operators import hida, poincare_karcher_mean, poincare_sqdist
+
+    grid = [int(t) for t in grid_t(ctx)]
+    runs = ctx.pick(quick=16, full=64)
+    with single_thread():
+        keys, labels = _stream(ctx, runs, grid[-1])
+        first_of = torch.stack([(labels == k).to(torch.int8).argmax(-1) for k in range(C)], dim=1)
+        seeded = torch.gather(keys, 1, first_of[..., None].expand(-1, -1, D))
+        init = torch.cat([keys[:, :C], seeded])
+        losses, final = hida.c_hida_online(torch.cat([keys, keys]), init, lr=1.0)
+        online = {"first": losses[:runs], "seeded": losses[runs:]}
+        best = []
+        for t in grid:
+            x = keys[:, :t]
+
+            def means(assign, x=x):
+                w = torch.nn.functional.one_hot(assign, C).transpose(1, 2).to(x.dtype)  # (runs, C, t)
+                w = torch.where(w.sum(-1, keepdim=True) > 0, w, 1.0)  # an empty cluster: any point set
+                return poincare_karcher_mean(x[:, None].expand(-1, C, -1, -1), weights=w, tol=1e-7,
+                                             max_iter=60)
+
+            def score(s, x=x):
+                return poincare_sqdist(x, s).min(-1).values.sum(-1)
+
+            lloyd = means(poincare_sqdist(x, means(labels[:, :t])).argmin(-1))
+            cands = [score(lloyd), score(final[:runs]), score(final[runs:])]
+            best.append(torch.stack(cands).min(0).values)
+        return online, torch.stack(best, 1)  # (runs, G)
+
+
+def measure_regret(which: str):
+    def run(ctx, grid_):
+        import numpy as np
+
+        online, best = ctx.cached("runs", lambda: _runs(ctx))
+        regret = np.stack([(online[which][:, : int(t)].sum(-1) - best[:, i]).numpy()
+                           for i, t in enumerate(grid_)], axis=1)
+        mean = regret.mean(0)
+        se = regret.std(0, ddof=1) / np.sqrt(regret.shape[0])
+        return mean, se
+
+    return run
+
+
+def info_seeded(ctx, grid_):
+    """The regret when the summaries start at one token per cluster (same streams): informational."""
+    mean, se = measure_regret("seeded")(ctx, grid_)
+    return {"columns": {"regret, one token per cluster to start": mean, "its s.e.": se},
+            "series": [{"label": "regret, one token per cluster to start", "x": list(grid_), "y": mean}]}
+
+
+def measure_token_flops(ctx, grid_):
+    import numpy as np
+
+    from claims.georesolver import _hida_cost as CO
+
+    return np.array([CO.c_token_flops(int(n), C) / CO.D_H for n in grid_])
+
+
+def grid_n(ctx):
+    import numpy as np
+
+    return np.array([16, 256, 4096, 65536, 100000], dtype=float)
+
+
+FAMILY = (f"c = {C} clusters in the Poincaré disc (d_h = {D}), centres at radius {RADIUS}, wrapped-normal "
+          f"spread {SPREAD}, i.i.d. tokens; η = 1; 16 (full 64) independent runs batched; T = 4 … 4096 (full "
+          "16384); regret against the best fixed summaries per prefix T, computed offline as the best of the "
+          "clusters' Karcher means refined by one Lloyd step and the runs' own final summaries, each scored "
+          "by Σ_t min_k d(k_t, s_k)² (an upper bound on the optimum: the regret is if anything "
+          "underestimated); error bars: s.e. over runs")
+
+CLAIMS = (
+    Claim(
+        id="georesolver/theorem-5.6", label="Theorem 5.6 (C-HIDA Convergence)", section="§5.6",
+        statement=STATEMENT, kind=Kind.ASYMPTOTIC, derivation=derivation,
+        reading=("On streams of i.i.d. tokens from c well-separated hyperbolic clusters, Definition 5.4's "
+                 "online "
+                 "update (η = 1, summaries initialised at the first c tokens) has regret Σ_t f_t(s^(t)) − "
+                 "min_s Σ_t f_t(s) = O(Δ² c log T) (f_t(s) = min_k d(k_t, s_k)²), the proof's display "
+                 "with an exact comparator (ε_opt = 0); and each token costs Θ(1) work, independent of n."),
+        reading_why=("ε_opt is not defined in the text; the proof's own display is a regret O(log T) against "
+                     "the best fixed summaries, which the catalogue names; the definition gives no "
+                     "initialisation, and the first c tokens are the standard online choice"),
+        checks=(
+            ScalingLaw(
+                name="regret-vs-t", quantity="regret R_T (first-c-tokens initialisation)", variable="T",
+                exponent=0.0, order="O", grid=grid_t, measure=measure_regret("first"), family=FAMILY,
+                tolerance=LOG_BIAS, info=info_seeded,
+                predicted="O(log T): a power exponent of T at most that of a(ln T − 1) on the grid"),
+            ScalingLaw(
+                name="per-token-flops-vs-n", quantity="FLOPs for token n / d_h (attend, assign, update)",
+                variable="n", exponent=0.0, order="Θ", grid=grid_n, measure=measure_token_flops,
+                family=f"c = {C} summaries, d_h = d_v = 16, FlopCounterMode on meta tensors, n = 16 … 10⁵",
+                tolerance=COUNT, predicted="Θ(1) per token",
+                controls=(control("a per-token cost growing like √n predicted", exponent=0.5),)),
+        ),
+        time_limit_s=120.0,
+        notes=("Started at one token per cluster instead, the regret on the same streams grows like "
+               "a·ln T + b (measured ≈ 0.32 ln T − 0.3, in the record's informational column), consistent "
+               "with O(log T); that reading is not decided (an additive constant bends a three-decade fit "
+               "by as much as the distinction between log T and T^0.4). "
+               "The update moves a summary by a Euclidean step in ball coordinates (the running coordinate "
+               "mean), not along the geodesic: its fixed point is the cluster's coordinate mean, not its "
+               "Karcher mean, which the comparator uses."),
+    ),
+)
