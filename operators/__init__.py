@@ -47,9 +47,10 @@ Also :func:`softmax_weights`, :func:`softmax_attention` (the baseline, same sema
 :func:`ida_kernel` (the kernel of GeoResolver Theorem 2.8) and :func:`effective_rank`.
 
 The geometry layer and the distance-attention operators accept float16/bfloat16/float32/float64
-(half types computed in float32) on any device, take geometry parameters keyword-only, and never synchronise with the device
-(value checks are device-side asserts off the CPU), except where a docstring says so
-(the Karcher mean's stopping test; an explicitly requested fast path on an accelerator).
+(half types computed in float32) on any device, take geometry parameters keyword-only, and
+never synchronise with the device (value checks are device-side asserts off the CPU), except
+where a docstring says so (the Karcher mean's stopping test; an explicitly requested fast path
+on an accelerator). The other families state their dtypes and devices in their docstrings.
 The operator registry (:mod:`operators.opinfo`) describes each operator once for the tests
 and the precision table.
 """
