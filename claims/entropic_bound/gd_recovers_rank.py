@@ -17,7 +17,11 @@ STATEMENT = (r"\text{``We further show that gradient descent recovers this rank 
 RANKS = (1, 2, 3)
 COLUMNS = 8  # N·d feature columns in the training set: < n = 16 tokens (underdetermined)
 SMALL_INIT, LARGE_INIT = 1e-3, 1.0
-STEPS, LR = 1000, 0.05
+# Escape from a 1e-3 start takes ~log(1/init)/σ steps for the smallest singular value σ the data
+# see; measured worst relative residual over 20 seeds × 48 tasks: 0.12 after 1000 steps (a
+# seed-dependent failure to fit, not a statement about the rank), 0.012 after 2000, 0.0021 after
+# 4000. 4000 steps leave a 24× margin below FIT on every seed.
+STEPS, LR = 4000, 0.05
 ENERGY_LEFT = 1e-4  # energy effective rank: smallest k with Σ_{i≤k} σ_i² ≥ (1 − 1e-4) Σ σ_i²
 FIT = 0.05  # relative training residual below which GD has fitted the data
 
