@@ -366,7 +366,8 @@ def run_dask(jobs: list[Job], address: str) -> Iterator[tuple[Job, dict[str, Any
     except ImportError as exc:
         raise SchedulerError(f"--scheduler needs dask.distributed installed ({exc})") from None
     try:
-        client = Client(address, set_as_default=False, timeout="30s")
+        # Waits distributed.comm.timeouts.connect (30 s by default) for the scheduler.
+        client = Client(address, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise SchedulerError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
     with client:

@@ -168,8 +168,11 @@ def test_jobs_1_jobs_2_and_a_local_dask_cluster_write_byte_identical_results(ide
 
 
 def test_an_unreachable_scheduler_is_one_line_and_exit_2(identical_pkg, capsys):
-    code, _, err = _run(["run", "--claims", identical_pkg, "--scheduler", "tcp://127.0.0.1:9"],
-                        capsys)
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        code, _, err = _run(["run", "--claims", identical_pkg, "--scheduler", "tcp://127.0.0.1:9"],
+                            capsys)
     assert code == 2
     assert err.startswith("attnaudit: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
     assert len(err.strip().splitlines()) == 1
@@ -297,6 +300,7 @@ def test_the_report_gets_a_stability_column(tmp_path, report_results):
     from reports.render import render_report
 
     results = tmp_path / "results.json"
+    report_results = report_results | {"results": report_results["results"][:3], "tables": []}
     write_atomic(results, dumps(report_results))
     ids = [r["id"] for r in report_results["results"]]
     first = {"id": ids[0], "seeds": 20, "verdict": "confirmed", "verdict_agreement": 1.0,
@@ -316,3 +320,37 @@ def test_the_report_gets_a_stability_column(tmp_path, report_results):
     assert html.count('<td class="stability">not run</td>') == len(ids) - 2
     render_report(results, tmp_path / "plain", pdf=False)
     assert "Stability" not in (tmp_path / "plain" / "index.html").read_text()
+
+
+def test_nox_verify_passes_the_engine_through_and_defaults_to_one_job_per_core(monkeypatch):
+    import importlib.util
+    import types
+
+    fake = types.ModuleType("nox")  # the test environment need not have nox itself
+    fake.options = types.SimpleNamespace()
+    fake.session = lambda fn=None, **kw: fn if fn is not None else (lambda f: f)
+    monkeypatch.setitem(sys.modules, "nox", fake)
+    spec = importlib.util.spec_from_file_location("noxfile_under_test",
+                                                  Path(__file__).parent.parent / "noxfile.py")
+    noxfile = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(noxfile)
+
+    class Session:
+        def __init__(self, posargs):
+            self.posargs, self.calls = posargs, []
+
+        def install(self, *args, **kwargs):
+            pass
+
+        def run(self, *args, **kwargs):
+            self.calls.append(args)
+
+    session = Session(["--scheduler", "tcp://10.0.0.5:8786"])
+    noxfile.verify(session)
+    assert session.calls[0] == ("attnaudit", "run", "--out", "results", "--scheduler",
+                                "tcp://10.0.0.5:8786")
+    session = Session([])
+    noxfile.verify(session)
+    assert session.calls[0] == ("attnaudit", "run", "--out", "results", "--jobs",
+                                str(os.cpu_count() or 1))
+    assert noxfile.run_arguments(["--jobs=3", "--profile", "full"]) == ["--jobs=3", "--profile", "full"]
