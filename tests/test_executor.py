@@ -41,7 +41,7 @@ def sample(ctx, gen):
     ctypes.CDLL(None).sleep(120)
     yield
 
-CLAIMS = bad("c-sleep", sample, time_limit_s=1.0)
+CLAIMS = bad("c-sleep", sample, time_limit_s=0.5)
 """
 
 # A hang in Python: it burns its CPU-time limit and is killed.
@@ -51,7 +51,7 @@ def sample(ctx, gen):
         pass
     yield
 
-CLAIMS = bad("busy", sample, time_limit_s=1.0)
+CLAIMS = bad("busy", sample, time_limit_s=0.5)
 """
 
 # One GiB past the quick profile's default limit, and 3 GiB under a claim's own 2 GiB limit.
@@ -115,8 +115,8 @@ def test_each_bad_claim_gives_its_own_error_and_the_good_one_is_kept(claims_pack
     assert records["toy/good"]["evidence"][0]["cases"] == 1000
     expected = {
         "toy/raises": "ValueError: the sampler is broken on purpose",
-        "toy/c-sleep": "ran past 10 times its time limit of 1 s in wall time without using that much CPU",
-        "toy/busy": "ran past its time limit of 1 s of CPU time: the worker process was killed",
+        "toy/c-sleep": "ran past 20 times its time limit of 0.5 s in wall time without using that much CPU",
+        "toy/busy": "ran past its time limit of 0.5 s of CPU time: the worker process was killed",
         "toy/over-default": f"exceeded its memory limit of {MEMORY_LIMIT_MB['quick']} MiB (RLIMIT_AS)",
         "toy/over-own": "exceeded its memory limit of 2048 MiB (RLIMIT_AS)",
         "toy/exits": "the worker process exited with status 1 before returning a record",
@@ -354,3 +354,33 @@ def test_nox_verify_passes_the_engine_through_and_defaults_to_one_job_per_core(m
     assert session.calls[0] == ("attnaudit", "run", "--out", "results", "--jobs",
                                 str(os.cpu_count() or 1))
     assert noxfile.run_arguments(["--jobs=3", "--profile", "full"]) == ["--jobs=3", "--profile", "full"]
+
+
+def test_a_dask_worker_lost_mid_claim_is_retried_and_no_record_is_lost(claims_package, tmp_path):
+    """SIGKILL the Dask worker running a claim: the scheduler reschedules it (the documented
+    retry), and the run writes the claim's true record."""
+    import threading
+
+    from distributed import Client, LocalCluster
+
+    pkg = claims_package({"slow_good": SLOW_GOOD})
+    out = tmp_path / "out"
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
+                      silence_logs=50) as cluster, Client(cluster, set_as_default=False) as client:
+        codes = []
+        runner = threading.Thread(target=lambda: codes.append(main(
+            ["run", "--claims", pkg, "--scheduler", cluster.scheduler_address, "--out", str(out)])))
+        runner.start()
+        deadline = time.monotonic() + 120
+        busy = []
+        while not busy and time.monotonic() < deadline:
+            busy = [w for w, keys in client.processing().items() if keys]
+            time.sleep(0.2)
+        assert busy, "the claim never started"
+        time.sleep(1.0)  # into the claim's four-second sleep
+        (nanny,) = [n for n in cluster.workers.values() if n.worker_address == busy[0]]
+        os.kill(nanny.pid, signal.SIGKILL)
+        runner.join(240)
+    assert codes == [0]
+    (record,) = results_mod.load_results(out / "results.json")
+    assert record["id"] == "toy/slow-good" and record["verdict"] == "confirmed"
