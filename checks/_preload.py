@@ -16,5 +16,5 @@ try:
     from checks.discovery import discover
 
     discover()  # imports every built-in spec module (names only; specs import nothing numeric)
-except Exception:  # noqa: BLE001, S110 - a warm-up only
+except BaseException:  # noqa: BLE001, S110 - a warm-up only (Ctrl-C here too: quietly)
     pass

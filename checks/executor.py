@@ -93,7 +93,7 @@ def plan(claims, *, seeds: Iterable[int], profile: str, device: str, files: dict
     from checks.runner import source_hash
 
     folders = tuple(str(Path(f).resolve()) for f in folders)
-    sys_path = tuple(str(Path(p).resolve()) if p else os.getcwd() for p in sys.path)
+    sys_path = tuple(os.path.abspath(p or ".") for p in sys.path if os.path.exists(p or "."))
     jobs = []
     for claim in sorted(claims, key=lambda c: c.id):
         meta = {"paper": claim.paper, "label": claim.label, "section": claim.section,
