@@ -92,6 +92,37 @@ def sample(ctx, gen):
 CLAIMS = bad("segfault", sample)
 """
 
+# A claim that starts a process of its own (as torch.distributed's gloo workers do): allowed,
+# and the child inherits the per-process memory limit.
+SPAWNS = """
+import torch
+from checks import Claim, Relation, tolerances
+
+def child(queue):
+    import resource
+    queue.put(resource.getrlimit(resource.RLIMIT_AS)[0])
+
+def evaluate(case):
+    x = case["limit"]
+    return x, torch.full_like(x, 2048 * 2**20), torch.zeros_like(x)
+
+def sample(ctx, gen):
+    import multiprocessing
+    mp = multiprocessing.get_context("spawn")
+    queue = mp.Queue()
+    proc = mp.Process(target=child, args=(queue,))
+    proc.start()
+    limit = queue.get(timeout=60)
+    proc.join()
+    yield {"limit": torch.tensor([float(limit)], dtype=ctx.dtype)}
+
+CLAIMS = (Claim(id="toy/spawns", label="Lemma 8", section="§8", statement="x", reading="x",
+                kind="identity", no_derivation="toy", memory_limit_mb=2048,
+                checks=(Relation(name="child-limit", lhs="child's RLIMIT_AS", rel="==", rhs="2 GiB",
+                                 evaluate=evaluate, sample=sample, tolerance=tolerances.Exact(),
+                                 sampler="one child process"),)),)
+"""
+
 # The good claim, slowed down: a resumed run must find work left to do after the kill.
 SLOW_GOOD = GOOD.replace('id="toy/good"', 'id="toy/slow-good"').replace(
     "def sample(ctx, gen):\n", "def sample(ctx, gen):\n    import time; time.sleep(4)\n")
@@ -106,13 +137,16 @@ def _run(args, capsys):
 def test_each_bad_claim_gives_its_own_error_and_the_good_one_is_kept(claims_package, capsys):
     pkg = claims_package({"good": GOOD, "raises": RAISES, "c_sleep": C_SLEEP, "busy": BUSY,
                           "over_default": OVER_DEFAULT, "over_own": OVER_OWN, "exits": EXITS,
-                          "segfault": SEGFAULT})
+                          "segfault": SEGFAULT, "spawns": SPAWNS})
     t0 = time.perf_counter()
     code, out, err = _run(["run", "--json", "--jobs", "2", "--claims", pkg], capsys)
     assert code == 1
     records = {r["id"]: r for r in json.loads(out)}
     assert records["toy/good"]["verdict"] == "confirmed"
     assert records["toy/good"]["evidence"][0]["cases"] == 1000
+    spawns = records["toy/spawns"]  # a claim's own child process runs, under the same limit
+    assert spawns["verdict"] != "error", spawns["summary"]
+    assert spawns["evidence"][0]["status"] == "agrees", spawns["evidence"][0]["summary"]
     expected = {
         "toy/raises": "ValueError: the sampler is broken on purpose",
         "toy/c-sleep": "ran past 20 times its time limit of 0.5 s in wall time without using that much CPU",
