@@ -418,3 +418,20 @@ def test_a_dask_worker_lost_mid_claim_is_retried_and_no_record_is_lost(claims_pa
     assert codes == [0]
     (record,) = results_mod.load_results(out / "results.json")
     assert record["id"] == "toy/slow-good" and record["verdict"] == "confirmed"
+
+
+def test_limits_per_profile_and_per_claim():
+    import dataclasses
+
+    from checks import Claim
+    from checks.executor import memory_limit_mb, time_limit_s
+
+    claim = Claim(id="toy/x", label="L", section="§", statement="x", reading="x", kind="identity",
+                  unverifiable="n/a", time_limit_s=30)
+    assert memory_limit_mb(claim, "quick", "cpu") == MEMORY_LIMIT_MB["quick"] == 8192
+    assert memory_limit_mb(claim, "full", "cpu") == MEMORY_LIMIT_MB["full"] == 32768
+    assert memory_limit_mb(claim, "quick", "cuda") is None  # CUDA reserves terabytes of addresses
+    assert memory_limit_mb(dataclasses.replace(claim, memory_limit_mb=20000), "quick", "cpu") == 20000
+    assert (time_limit_s(claim, "quick"), time_limit_s(claim, "full")) == (30, 300)
+    with pytest.raises(ValueError, match="memory_limit_mb must be positive"):
+        dataclasses.replace(claim, memory_limit_mb=0)
