@@ -264,14 +264,16 @@ class Progress:
                     self.stream.write(f"\r\033[K{self._status()}")
                     self.stream.flush()
 
-    def done(self, label: str, record: dict[str, Any], seconds: float) -> None:
+    def done(self, label: str, record: dict[str, Any], seconds: float, cpu: float | None = None
+             ) -> None:
         with self._lock:
             self._running.pop(label, None)
             self.finished += 1
             prefix = "\r\033[K" if self.live else ""
             proof = (record.get("proof") or {}).get("status") or "-"
+            cpu_text = "" if cpu is None else f", {cpu:.1f}s CPU"
             self.stream.write(f"{prefix}[{self.finished}/{self.total}] {label}  {record['verdict']} "
-                              f"· proof {proof}  ({seconds:.1f}s)\n")
+                              f"· proof {proof}  ({seconds:.1f}s{cpu_text})\n")
             if self.live and self._running:
                 self.stream.write(self._status())
             self.stream.flush()
@@ -287,7 +289,8 @@ class Progress:
 
 
 def _execute(jobs, args, progress: Progress):
-    """(job, record, seconds) for each job as it completes, on the engine the arguments name."""
+    """(job, record, seconds, CPU seconds) for each job as it completes, on the engine the
+    arguments name."""
     from checks.executor import run_dask, run_local
 
     if args.scheduler:
@@ -321,6 +324,7 @@ def cmd_run(args) -> int:
     for e in errors:
         records[e.id] = load_error_record(e, seed=args.seed, profile=args.profile, device=device)
         timings[e.id] = 0.0
+    cpu_times: dict[str, float] = {}
     pending = jobs
     if args.out is not None and args.resume:
         journal.journal_sweep(args.out)
@@ -339,11 +343,12 @@ def cmd_run(args) -> int:
         journal.journal_clear(args.out)
     progress = Progress(len(pending))
     try:
-        for job, record, seconds in _execute(pending, args, progress):
+        for job, record, seconds, cpu in _execute(pending, args, progress):
             if args.out is not None:
                 journal.journal_write(args.out, record, seconds)
             records[job.claim_id], timings[job.claim_id] = record, round(seconds, 3)
-            progress.done(job.claim_id, record, seconds)
+            cpu_times[job.claim_id] = round(cpu, 3)
+            progress.done(job.claim_id, record, seconds, cpu)
     finally:
         progress.close()
     ordered = [records[cid] for cid in sorted(records)]  # catalogue order, whatever finished first
@@ -364,7 +369,9 @@ def cmd_run(args) -> int:
         path = write_results(args.out, ordered, timings, fill_tables(cat.tables, ordered), papers)
         print(f"wrote {path} ({len(ordered)} records) in {total:.1f}s", file=sys.stderr)
     if args.json:
-        print(json.dumps([r | {"seconds": timings[r["id"]]} for r in ordered], ensure_ascii=False))
+        print(json.dumps([r | {"seconds": timings[r["id"]]}
+                          | ({"cpu_seconds": cpu_times[r["id"]]} if r["id"] in cpu_times else {})
+                          for r in ordered], ensure_ascii=False))
     else:
         _print_table(ordered, timings, total)
     return EXIT_FAIL if any(r["verdict"] == "error" for r in ordered) else EXIT_OK
@@ -410,11 +417,11 @@ def cmd_stability(args) -> int:
         journal.journal_clear(runs_dir)
     progress = Progress(len(pending))
     try:
-        for job, record, seconds in _execute(pending, args, progress):
+        for job, record, seconds, cpu in _execute(pending, args, progress):
             if runs_dir is not None:
                 journal.journal_write(runs_dir, record, seconds, per_seed=True)
             runs.setdefault(job.claim_id, {})[job.seed] = record
-            progress.done(_label(job, args), record, seconds)
+            progress.done(_label(job, args), record, seconds, cpu)
     finally:
         progress.close()
     document = summarize(runs, seeds=seeds, profile=args.profile, device=device,

@@ -143,7 +143,9 @@ def _child_main(job: Job, conn, fault_file: str) -> None:
             limit = min(limit, hard)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     record, seconds = run_job_here(job)
-    conn.send((record, seconds))
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    conn.send((record, seconds, cpu))
     conn.close()
 
 
@@ -217,8 +219,9 @@ def _allow_children() -> None:
         proc._config["daemon"] = False  # noqa: SLF001 - the documented flag has no setter here
 
 
-def run_isolated(job: Job) -> tuple[dict[str, Any], float]:
-    """Run ``job`` in a claim process of its own; every outcome is a record."""
+def run_isolated(job: Job) -> tuple[dict[str, Any], float, float]:
+    """Run ``job`` in a claim process of its own; every outcome is a record. Returns (record,
+    seconds, CPU seconds of the claim process and the children it waited for)."""
     _allow_children()
     ctx = mp_context()
     recv, send = ctx.Pipe(duplex=False)
@@ -232,9 +235,10 @@ def run_isolated(job: Job) -> tuple[dict[str, Any], float]:
         _live.add(proc)
         send.close()
         deadline = time.perf_counter() + WALL_FACTOR * job.time_limit_s
-        result, why = None, None
+        result, why, cpu = None, None, 0.0
         while result is None and why is None:
-            if _cpu_seconds(proc.pid) > job.time_limit_s:
+            cpu = max(cpu, _cpu_seconds(proc.pid))
+            if cpu > job.time_limit_s:
                 _kill(proc)
                 why = (f"ran past its time limit of {job.time_limit_s:g} s of CPU time: the worker "
                        f"process was killed")
@@ -263,7 +267,7 @@ def run_isolated(job: Job) -> tuple[dict[str, Any], float]:
         seconds = time.perf_counter() - start
         if result is not None:
             return result
-        return crash_record(job, why), seconds
+        return crash_record(job, why), seconds, cpu
     finally:
         _live.discard(proc)
         recv.close()
@@ -330,9 +334,9 @@ def _fault_frames(path: str, frames: int = 3) -> str:
 
 
 def run_local(jobs: list[Job], n: int, *, on_start: Callable[[Job], None] | None = None
-              ) -> Iterator[tuple[Job, dict[str, Any], float]]:
-    """``jobs`` over ``n`` local claim processes at a time; yields (job, record, seconds) as each
-    completes."""
+              ) -> Iterator[tuple[Job, dict[str, Any], float, float]]:
+    """``jobs`` over ``n`` local claim processes at a time; yields (job, record, seconds, CPU
+    seconds) as each completes."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     def one(job: Job):
@@ -344,8 +348,7 @@ def run_local(jobs: list[Job], n: int, *, on_start: Callable[[Job], None] | None
     try:
         futures = {pool.submit(one, job): job for job in jobs}
         for fut in as_completed(futures):
-            record, seconds = fut.result()
-            yield futures[fut], record, seconds
+            yield futures[fut], *fut.result()
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         kill_all()
@@ -354,12 +357,12 @@ def run_local(jobs: list[Job], n: int, *, on_start: Callable[[Job], None] | None
         pool.shutdown(wait=True)
 
 
-def _remote(job: Job) -> tuple[dict[str, Any], float]:
+def _remote(job: Job) -> tuple[dict[str, Any], float, float]:
     """The Dask task: the worker supervises the claim's process (so a crash kills no worker)."""
     return run_isolated(job)
 
 
-def run_dask(jobs: list[Job], address: str) -> Iterator[tuple[Job, dict[str, Any], float]]:
+def run_dask(jobs: list[Job], address: str) -> Iterator[tuple[Job, dict[str, Any], float, float]]:
     """``jobs`` as Dask tasks on the cluster at ``address``; yields as each completes."""
     try:
         from distributed import Client, as_completed
@@ -379,10 +382,10 @@ def run_dask(jobs: list[Job], address: str) -> Iterator[tuple[Job, dict[str, Any
         for fut in as_completed(futures, loop=client.loop):
             job = futures[fut]
             try:
-                record, seconds = fut.result()
+                record, seconds, cpu = fut.result()
             except KilledWorker as exc:
-                record, seconds = crash_record(job, f"lost its Dask worker on every try ({exc})"), 0.0
+                record, seconds, cpu = crash_record(job, f"lost its Dask worker on every try ({exc})"), 0, 0
             except Exception as exc:  # noqa: BLE001 - a task that failed outside the claim
-                record, seconds = crash_record(job, f"the Dask task failed: {type(exc).__name__}: "
-                                                    f"{exc}"), 0.0
-            yield job, record, seconds
+                record, seconds, cpu = crash_record(job, f"the Dask task failed: {type(exc).__name__}: "
+                                                         f"{exc}"), 0, 0
+            yield job, record, seconds, cpu

@@ -144,6 +144,8 @@ def test_each_bad_claim_gives_its_own_error_and_the_good_one_is_kept(claims_pack
     records = {r["id"]: r for r in json.loads(out)}
     assert records["toy/good"]["verdict"] == "confirmed"
     assert records["toy/good"]["evidence"][0]["cases"] == 1000
+    assert records["toy/good"]["cpu_seconds"] > 0  # the claim process's own CPU time
+    assert records["toy/busy"]["cpu_seconds"] >= 0.5
     spawns = records["toy/spawns"]  # a claim's own child process runs, under the same limit
     assert spawns["verdict"] != "error", spawns["summary"]
     assert spawns["evidence"][0]["status"] == "agrees", spawns["evidence"][0]["summary"]
