@@ -29,11 +29,24 @@ def _install(session: nox.Session, *packages: str) -> None:
 @nox.session
 def verify(session: nox.Session) -> None:
     """Run every claim (quick profile; `-- --profile full` for more), write results, render the
-    report (results/report: index.html, report.pdf, junit.xml), then gate against the baseline."""
+    report (results/report: index.html, report.pdf, junit.xml), then gate against the baseline.
+
+    The arguments after `--` go to `attnaudit run` (e.g. `-- --scheduler tcp://HOST:8786`); the
+    claims run one per CPU core unless they name `--jobs` or `--scheduler`."""
     _install(session, "-e", ".")
-    session.run("attnaudit", "run", "--out", RESULTS_DIR, *session.posargs)
+    session.run("attnaudit", "run", "--out", RESULTS_DIR, *run_arguments(session.posargs))
     session.run("attnaudit", "report", f"{RESULTS_DIR}/results.json", "--out", f"{RESULTS_DIR}/report")
     session.run("attnaudit", "gate", f"{RESULTS_DIR}/results.json")
+
+
+def run_arguments(posargs: list[str]) -> list[str]:
+    """`attnaudit run`'s arguments for verify: the user's, with `--jobs <cores>` unless they choose
+    an engine themselves."""
+    args = list(posargs)
+    if not any(a in ("-j", "--jobs", "--scheduler") or a.startswith(("--jobs=", "--scheduler="))
+               for a in args):
+        args = ["--jobs", str(os.cpu_count() or 1), *args]
+    return args
 
 
 @nox.session

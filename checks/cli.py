@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from checks.executor import SchedulerError
 from checks.gate import DEFAULT_BASELINE
 from checks.results import ResultsError
 from checks.scaffold import KINDS as SCAFFOLD_KINDS
@@ -54,6 +55,24 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path,
                    help="write results.json (records and summary tables), timings.json and witnesses/ here")
     p.add_argument("--claims", action="append", default=[], help=claims_help)
+    _engine_args(p)
+    p.add_argument("--resume", action="store_true",
+                   help="with --out: keep the journaled record of every claim whose source hash, "
+                        "seed, profile, device and versions match, and run the rest")
+
+    p = sub.add_parser("stability", help="run claims under several seeds and report what flips")
+    p.add_argument("ids", nargs="*", metavar="ID_OR_PREFIX", help="claim ids or id prefixes")
+    p.add_argument("--seeds", type=_positive, default=20, metavar="K",
+                   help="run seeds 0 … K-1 (default 20)")
+    p.add_argument("--profile", choices=("quick", "full"), default="quick")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
+    p.add_argument("--out", type=Path, help="write the stability file (JSON) here, and journal "
+                   "each run beside it in OUT.runs/")
+    p.add_argument("--resume", action="store_true",
+                   help="with --out: keep the journaled runs that still match, run the rest")
+    p.add_argument("--json", action="store_true", help="stdout holds exactly one JSON document")
+    p.add_argument("--claims", action="append", default=[], help=claims_help)
+    _engine_args(p)
 
     p = sub.add_parser("gate", help="compare a run's verdicts with the baseline")
     p.add_argument("results", type=Path, metavar="RESULTS.json")
@@ -69,6 +88,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="gate the verdicts against this baseline in the report and junit.xml "
                         "(default: claims/baseline.json when it exists)")
     p.add_argument("--no-pdf", action="store_true", help="skip the PDF (Typst)")
+    p.add_argument("--stability", type=Path, default=None, metavar="STABILITY.json",
+                   help="add a stability column from an 'attnaudit stability --out' file")
 
     p = sub.add_parser("replay", help="re-run a witness and print both sides of the relation")
     p.add_argument("witness", type=Path, metavar="WITNESS.json",
@@ -86,6 +107,38 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _engine_args(p: argparse.ArgumentParser) -> None:
+    engine = p.add_mutually_exclusive_group()
+    engine.add_argument("--jobs", "-j", type=_jobs, default=1, metavar="N",
+                        help="claim processes at a time on this machine (default 1; 0: one per "
+                             "CPU core)")
+    engine.add_argument("--scheduler", metavar="ADDRESS",
+                        help="run the claims on the Dask cluster whose scheduler is at ADDRESS "
+                             "(e.g. tcp://10.0.0.5:8786); its workers need the project installed")
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"jobs must be a non-negative integer, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"jobs must be a non-negative integer, not {text!r}")
+    import os
+
+    return value or os.cpu_count() or 1
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}")
+    return value
+
+
 def _seed(text: str) -> int:
     try:
         value = int(text)
@@ -100,9 +153,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         return {"list": cmd_list, "run": cmd_run, "gate": cmd_gate, "report": cmd_report,
-                "replay": cmd_replay, "new": cmd_new}[
+                "replay": cmd_replay, "new": cmd_new, "stability": cmd_stability}[
             args.command](args)
-    except (UsageError, ResultsError) as exc:
+    except (UsageError, ResultsError, SchedulerError) as exc:
         print(f"attnaudit: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -113,6 +166,11 @@ def main(argv: list[str] | None = None) -> int:
 def _discover(values: list[str]):
     """``--claims`` values: folders (a path, holding a '/') are added; at most one package name
     replaces the built-in ``claims``."""
+    return _discover_where(values)[0]
+
+
+def _discover_where(values: list[str]):
+    """(catalogue, package, folders): what a worker process needs to discover the same claims."""
     from checks.discovery import DEFAULT_PACKAGE, discover
 
     folders = [v for v in values if "/" in v or "\\" in v or _plain_folder(v)]
@@ -124,7 +182,7 @@ def _discover(values: list[str]):
         if not Path(folder).is_dir():
             raise UsageError(f"--claims {folder}: no such folder")
     try:
-        return discover(package, folders=tuple(folders))
+        return discover(package, folders=tuple(folders)), package, tuple(folders)
     except ModuleNotFoundError as exc:
         raise UsageError(f"cannot import the claims package {package!r}: {exc}") from None
 
@@ -171,75 +229,212 @@ def _resolve_device(name: str) -> str:
 
 
 class Progress:
-    """Live progress on a terminal (stderr); one plain line per claim otherwise."""
+    """Progress on stderr. On a terminal: one line per finished claim and, under them, a live
+    status line naming the claims running now (readable with any number of workers); otherwise
+    one plain line per finished claim. ``[k/n]`` counts finished claims."""
 
-    def __init__(self, stream=None):
+    def __init__(self, total: int = 0, stream=None):
         self.stream = sys.stderr if stream is None else stream  # the current stderr, not import-time's
         self.live = self.stream.isatty()
+        self.total = total
+        self.finished = 0
+        self._running: dict[str, float] = {}
+        self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._label = ""
-        self._t0 = 0.0
 
-    def start(self, i: int, n: int, cid: str) -> None:
-        self._label, self._t0 = f"[{i}/{n}] {cid}", time.perf_counter()
-        if self.live:
-            self._stop.clear()
-            self._thread = threading.Thread(target=self._tick, daemon=True)
-            self._thread.start()
+    def start(self, label: str) -> None:
+        with self._lock:
+            self._running[label] = time.perf_counter()
+            if self.live and self._thread is None:
+                self._thread = threading.Thread(target=self._tick, daemon=True)
+                self._thread.start()
+
+    def _status(self) -> str:
+        now = time.perf_counter()
+        running = sorted(self._running.items(), key=lambda kv: kv[1])
+        text = (f"[{self.finished}/{self.total}] running {len(running)}: "
+                + ", ".join(f"{label} {now - t0:.1f}s" for label, t0 in running))
+        return text if len(text) <= LINE_WIDTH else text[: LINE_WIDTH - 1] + "…"
 
     def _tick(self) -> None:
         while not self._stop.wait(0.25):
-            self.stream.write(f"\r\033[K{self._label} … {time.perf_counter() - self._t0:.1f}s")
+            with self._lock:
+                if self._running:
+                    self.stream.write(f"\r\033[K{self._status()}")
+                    self.stream.flush()
+
+    def done(self, label: str, record: dict[str, Any], seconds: float, cpu: float | None = None
+             ) -> None:
+        with self._lock:
+            self._running.pop(label, None)
+            self.finished += 1
+            prefix = "\r\033[K" if self.live else ""
+            proof = (record.get("proof") or {}).get("status") or "-"
+            cpu_text = "" if cpu is None else f", {cpu:.1f}s CPU"
+            self.stream.write(f"{prefix}[{self.finished}/{self.total}] {label}  {record['verdict']} "
+                              f"· proof {proof}  ({seconds:.1f}s{cpu_text})\n")
+            if self.live and self._running:
+                self.stream.write(self._status())
             self.stream.flush()
 
-    def done(self, i: int, n: int, record: dict[str, Any], seconds: float) -> None:
+    def close(self) -> None:
         if self._thread is not None:
             self._stop.set()
             self._thread.join()
             self._thread = None
-        prefix = "\r\033[K" if self.live else ""
-        proof = (record.get("proof") or {}).get("status") or "-"
-        self.stream.write(f"{prefix}{self._label}  {record['verdict']} · proof {proof}  "
-                          f"({seconds:.1f}s)\n")
-        self.stream.flush()
+        if self.live:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+def _execute(jobs, args, progress: Progress):
+    """(job, record, seconds, CPU seconds) for each job as it completes, on the engine the
+    arguments name."""
+    from checks.executor import run_dask, run_local
+
+    if args.scheduler:
+        return run_dask(jobs, args.scheduler)
+    return run_local(jobs, args.jobs, on_start=lambda job: progress.start(_label(job, args)))
+
+
+def _label(job, args) -> str:
+    return job.claim_id if args.command == "run" else f"{job.claim_id} seed {job.seed}"
 
 
 def cmd_run(args) -> int:
-    from checks.runner import run_all
+    from checks import results as journal
+    from checks.executor import plan
+    from checks.runner import load_error_record, versions
     from checks.witnesses import attach_witness_files
 
-    cat = _discover(args.claims)
+    if args.resume and args.out is None:
+        raise UsageError("--resume needs --out DIR: the run to resume")
+    cat, package, folders = _discover_where(args.claims)
     try:
         claims, errors = cat.select(args.ids)
     except KeyError as exc:
         raise UsageError(exc.args[0]) from None
     device = _resolve_device(args.device)
-    progress = Progress()
     t0 = time.perf_counter()
-    records, timings = run_all(claims, errors, seed=args.seed, profile=args.profile, device=device,
-                               files=cat.files, on_start=progress.start, on_done=progress.done)
-    attach_witness_files(records)
+    jobs = plan(claims, seeds=[args.seed], profile=args.profile, device=device, files=cat.files,
+                package=package, folders=folders)
+    records: dict[str, dict[str, Any]] = {}
+    timings: dict[str, float] = {}
+    for e in errors:
+        records[e.id] = load_error_record(e, seed=args.seed, profile=args.profile, device=device)
+        timings[e.id] = 0.0
+    cpu_times: dict[str, float] = {}
+    pending = jobs
+    if args.out is not None and args.resume:
+        journal.journal_sweep(args.out)
+        now = {"seed": args.seed, "profile": args.profile, "device": device, "versions": versions()}
+        pending = []
+        for job in jobs:
+            kept = journal.journal_read(args.out, job.claim_id,
+                                        now | {"source_hash": job.meta["source_hash"]})
+            if kept is None:
+                pending.append(job)
+            else:
+                records[job.claim_id], timings[job.claim_id] = kept
+        print(f"resuming {args.out}: {len(jobs) - len(pending)} claims kept from its journal, "
+              f"{len(pending)} to run", file=sys.stderr)
+    elif args.out is not None:
+        journal.journal_clear(args.out)
+    progress = Progress(len(pending))
+    try:
+        for job, record, seconds, cpu in _execute(pending, args, progress):
+            if args.out is not None:
+                journal.journal_write(args.out, record, seconds)
+            records[job.claim_id], timings[job.claim_id] = record, round(seconds, 3)
+            cpu_times[job.claim_id] = round(cpu, 3)
+            progress.done(job.claim_id, record, seconds, cpu)
+    finally:
+        progress.close()
+    ordered = [records[cid] for cid in sorted(records)]  # catalogue order, whatever finished first
+    attach_witness_files(ordered)
     total = time.perf_counter() - t0
     if args.out is not None:
         from checks.results import write_results
         from checks.tables import fill_tables
         from checks.witnesses import write_witness_files
 
-        write_witness_files(records, args.out)
-        ran = {r["paper"] for r in records}
+        write_witness_files(ordered, args.out)
+        ran = {r["paper"] for r in ordered}
         papers = [{"key": p.key, "title": p.title, "authors": list(p.authors), "arxiv": p.arxiv,
                    "source_file": p.source_file}
                   | ({"pack": cat.sources[key], "baseline": _relative(cat.baselines[key])}
                      if key in cat.baselines else {})
                   for key, p in sorted(cat.papers.items()) if key in ran]
-        path = write_results(args.out, records, timings, fill_tables(cat.tables, records), papers)
-        print(f"wrote {path} ({len(records)} records) in {total:.1f}s", file=sys.stderr)
+        path = write_results(args.out, ordered, timings, fill_tables(cat.tables, ordered), papers)
+        print(f"wrote {path} ({len(ordered)} records) in {total:.1f}s", file=sys.stderr)
     if args.json:
-        print(json.dumps([r | {"seconds": timings[r["id"]]} for r in records], ensure_ascii=False))
+        print(json.dumps([r | {"seconds": timings[r["id"]]}
+                          | ({"cpu_seconds": cpu_times[r["id"]]} if r["id"] in cpu_times else {})
+                          for r in ordered], ensure_ascii=False))
     else:
-        _print_table(records, timings, total)
-    return EXIT_FAIL if any(r["verdict"] == "error" for r in records) else EXIT_OK
+        _print_table(ordered, timings, total)
+    return EXIT_FAIL if any(r["verdict"] == "error" for r in ordered) else EXIT_OK
+
+
+def cmd_stability(args) -> int:
+    from checks import results as journal
+    from checks.executor import plan
+    from checks.results import dumps, write_atomic
+    from checks.runner import load_error_record, versions
+    from checks.stability import format_stability, summarize
+
+    cat, package, folders = _discover_where(args.claims)
+    try:
+        claims, errors = cat.select(args.ids)
+    except KeyError as exc:
+        raise UsageError(exc.args[0]) from None
+    device = _resolve_device(args.device)
+    seeds = list(range(args.seeds))
+    t0 = time.perf_counter()
+    jobs = plan(claims, seeds=seeds, profile=args.profile, device=device, files=cat.files,
+                package=package, folders=folders)
+    runs: dict[str, dict[int, dict[str, Any]]] = {}
+    for e in errors:
+        runs[e.id] = {s: load_error_record(e, seed=s, profile=args.profile, device=device)
+                      for s in seeds}
+    runs_dir = None if args.out is None else args.out.with_name(args.out.name + ".runs")
+    pending = jobs
+    if runs_dir is not None and args.resume:
+        journal.journal_sweep(runs_dir)
+        now = {"profile": args.profile, "device": device, "versions": versions()}
+        pending = []
+        for job in jobs:
+            kept = journal.journal_read(runs_dir, job.claim_id, now | {
+                "seed": job.seed, "source_hash": job.meta["source_hash"]}, per_seed=True)
+            if kept is None:
+                pending.append(job)
+            else:
+                runs.setdefault(job.claim_id, {})[job.seed] = kept[0]
+        print(f"resuming {runs_dir}: {len(jobs) - len(pending)} runs kept, {len(pending)} to run",
+              file=sys.stderr)
+    elif runs_dir is not None:
+        journal.journal_clear(runs_dir)
+    progress = Progress(len(pending))
+    try:
+        for job, record, seconds, cpu in _execute(pending, args, progress):
+            if runs_dir is not None:
+                journal.journal_write(runs_dir, record, seconds, per_seed=True)
+            runs.setdefault(job.claim_id, {})[job.seed] = record
+            progress.done(_label(job, args), record, seconds, cpu)
+    finally:
+        progress.close()
+    document = summarize(runs, seeds=seeds, profile=args.profile, device=device,
+                         seconds=time.perf_counter() - t0,
+                         engine=f"dask {args.scheduler}" if args.scheduler else f"{args.jobs} jobs")
+    if args.out is not None:
+        write_atomic(args.out, dumps(document))
+        print(f"wrote {args.out}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(document, ensure_ascii=False))
+    else:
+        print(format_stability(document))
+    return EXIT_OK if document["summary"]["stable"] == document["summary"]["claims"] else EXIT_FAIL
 
 
 LINE_WIDTH = 100  # one line per claim; the full reasons stay in --json and the report
@@ -301,7 +496,8 @@ def cmd_report(args) -> int:
         baseline = DEFAULT_BASELINE
     out = args.out if args.out is not None else args.results.parent / "report"
     try:
-        report = render_report(args.results, out, baseline=baseline, pdf=not args.no_pdf)
+        report = render_report(args.results, out, baseline=baseline, pdf=not args.no_pdf,
+                               stability=args.stability)
     except PdfError as exc:
         print(f"attnaudit: error: {exc} (the HTML site and junit.xml are written)", file=sys.stderr)
         return EXIT_FAIL

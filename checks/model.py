@@ -366,6 +366,9 @@ class Claim:
     unverifiable: str | None = None
     correction: Callable[[list[dict[str, Any]]], str | None] | None = None
     time_limit_s: float = 120.0
+    # The claim process's address-space limit (RLIMIT_AS) in MiB, for both profiles; None: the
+    # profile's default (checks.executor.MEMORY_LIMIT_MB). Give a reason in a comment.
+    memory_limit_mb: float | None = None
     dtype: str = "float64"
     notes: str = ""
     reading_why: str = ""
@@ -403,6 +406,8 @@ class Claim:
                 raise TypeError(f"claim {self.id}: {check!r} is not a Relation, ScalingLaw or Limit")
         if self.time_limit_s <= 0:
             raise ValueError(f"claim {self.id}: time_limit_s must be positive")
+        if self.memory_limit_mb is not None and self.memory_limit_mb <= 0:
+            raise ValueError(f"claim {self.id}: memory_limit_mb must be positive")
 
     @property
     def paper(self) -> str:

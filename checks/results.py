@@ -118,3 +118,61 @@ def load_results(path: Path) -> list[dict[str, Any]]:
 
 def load_tables(path: Path) -> list[dict[str, Any]]:
     return parse_results(read_json(path, "results file"), path)[1]
+
+
+# ----------------------------------------------------------------------------- the journal
+
+JOURNAL_DIR = "journal"
+JOURNAL_FORMAT = "attnaudit.journal/1"
+# What a journaled record must share with the run being resumed to stand for it: the spec, the
+# operators and the engine (the source hash), the seed, the profile and the device; and the
+# library versions, without which the record would not be byte-identical.
+RESUME_KEYS = ("source_hash", "seed", "profile", "device", "versions")
+
+
+def journal_path(out: Path, claim_id: str, seed: int | None = None) -> Path:
+    """``OUT/journal/<id with / as __>.json`` (``…@seed<k>.json`` for a stability run's seeds)."""
+    tail = "" if seed is None else f"@seed{seed}"
+    return Path(out) / JOURNAL_DIR / f"{claim_id.replace('/', '__')}{tail}.json"
+
+
+def journal_write(out: Path, record: dict[str, Any], seconds: float, *, per_seed: bool = False) -> None:
+    """One completed claim, written atomically the moment it completes."""
+    write_atomic(journal_path(out, record["id"], record["seed"] if per_seed else None),
+                 dumps({"format": JOURNAL_FORMAT, "seconds": round(seconds, 3), "record": record}))
+
+
+def journal_clear(out: Path) -> None:
+    """A fresh run: drop the previous run's journal (and any temporary file a kill left)."""
+    folder = Path(out) / JOURNAL_DIR
+    if folder.is_dir():
+        for path in folder.iterdir():
+            if path.suffix in (".json", ".tmp"):
+                path.unlink(missing_ok=True)
+
+
+def journal_read(out: Path, claim_id: str, expect: dict[str, Any], *, per_seed: bool = False
+                 ) -> tuple[dict[str, Any], float] | None:
+    """The journaled (record, seconds) of ``claim_id`` when it matches ``expect`` on every
+    :data:`RESUME_KEYS` and is no error; None otherwise (unreadable, stale, absent)."""
+    path = journal_path(out, claim_id, expect["seed"] if per_seed else None)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != JOURNAL_FORMAT:
+        return None
+    record = data.get("record")
+    if not isinstance(record, dict) or record.get("id") != claim_id or record.get("verdict") == "error":
+        return None
+    if any(record.get(k) != expect.get(k) for k in RESUME_KEYS):
+        return None
+    return record, float(data.get("seconds", 0.0))
+
+
+def journal_sweep(out: Path) -> None:
+    """Remove temporary files a killed run left in the journal (never a finished record)."""
+    folder = Path(out) / JOURNAL_DIR
+    if folder.is_dir():
+        for path in folder.glob(".*.tmp"):
+            path.unlink(missing_ok=True)

@@ -376,8 +376,12 @@ def rank(value: str, order: tuple[str, ...]) -> int:
 
 def build_document(results: dict[str, Any], *, timings: dict[str, float] | None = None,
                    gate: list[Difference] | None = None, baseline: str | None = None,
-                   source: str = "results.json", proof_locked: bool = True) -> dict[str, Any]:
+                   source: str = "results.json", proof_locked: bool = True,
+                   stability: dict[str, Any] | None = None) -> dict[str, Any]:
     """The report document from a loaded results file (:func:`checks.results.load_document`).
+
+    ``stability``: an ``attnaudit stability`` document; each claim then carries its stability
+    cell (claims it does not cover: "not run").
 
     ``gate`` is the gate's differences against ``baseline`` (None: no baseline, gate not run);
     ``proof_locked`` says whether that baseline locks proof statuses (schema 1 locked verdicts only).
@@ -397,6 +401,14 @@ def build_document(results: dict[str, Any], *, timings: dict[str, float] | None 
                        "source_file": meta.get("source_file"), "total": len(mine),
                        "counts": _counts(mine), "proof_counts": _proof_counts(mine)})
     by_id = {c["id"]: c for c in claims}
+    if stability is not None:
+        from checks.stability import cell
+
+        entries = {e["id"]: e for e in stability.get("claims", [])}
+        for c in claims:
+            e = entries.get(c["id"])
+            c["stability"] = ({"text": "not run", "stable": None} if e is None
+                              else {"text": cell(e), "stable": bool(e["stable"])})
     tables = [t | {"rows": [row | {"cells": [cell | {"measured": [
         m | ({"slug": by_id[m["claim"]]["slug"], "proof": by_id[m["claim"]]["proof"]["status"]}
              if m.get("claim") in by_id else {"slug": None, "proof": None})
@@ -420,4 +432,8 @@ def build_document(results: dict[str, Any], *, timings: dict[str, float] | None 
                              "text": d.text} for d in gate],
         },
         "versions": claims[0]["provenance"]["versions"] if claims else {},
+        "stability": None if stability is None else {
+            "seeds": len(stability.get("seeds", [])), "profile": stability.get("profile"),
+            "stable": sum(bool(e.get("stable")) for e in stability.get("claims", [])),
+            "claims": len(stability.get("claims", []))},
     }

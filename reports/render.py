@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from checks.gate import compare, load_baseline, split_by_baseline
 from checks.results import load_document, load_timings
+from checks.stability import load_stability
 from reports.document import build_document
 from reports.html import write_site
 from reports.junit import write_junit
@@ -59,7 +60,7 @@ def render_plots(document: dict[str, Any], out: Path, *, workers: int | None = N
 
 
 def render_report(results_path: Path, out: Path, *, baseline: Path | None = None, pdf: bool = True,
-                  log: TextIO = sys.stderr) -> dict[str, Any]:
+                  log: TextIO = sys.stderr, stability: Path | None = None) -> dict[str, Any]:
     """Render everything; returns the paths written and the seconds each stage took.
 
     ``baseline``: the gate's baseline; when given, the report and junit.xml show the gate's
@@ -84,7 +85,8 @@ def render_report(results_path: Path, out: Path, *, baseline: Path | None = None
     proof_locked = not locked or any(e.get("proof") is not None for e in locked.values())
     document = build_document(results, timings=load_timings(results_path), gate=diffs,
                               baseline=", ".join(paths) if paths else None,
-                              source=str(results_path), proof_locked=proof_locked)
+                              source=str(results_path), proof_locked=proof_locked,
+                              stability=None if stability is None else load_stability(stability))
     out.mkdir(parents=True, exist_ok=True)
     stages["load"] = time.perf_counter() - t0
 

@@ -94,15 +94,19 @@ def test_progress_is_live_on_a_terminal_and_plain_otherwise():
             return True
 
     for stream, live in ((Terminal(), True), (io.StringIO(), False)):
-        progress = Progress(stream)
-        progress.start(1, 2, "toy/good")
+        progress = Progress(3, stream)
+        progress.start("toy/good")
+        progress.start("toy/other")
         time.sleep(0.6 if live else 0)
-        progress.done(1, 2, {"verdict": "confirmed", "proof": {"status": "flawed"}}, 0.6)
-        progress.done(2, 2, {"verdict": "error", "proof": {"status": None}}, 0.1)
+        progress.done("toy/good", {"verdict": "confirmed", "proof": {"status": "flawed"}}, 0.6)
+        progress.done("toy/other", {"verdict": "error", "proof": {"status": None}}, 0.1, cpu=0.04)
+        progress.close()
         text = stream.getvalue()
-        assert "[1/2] toy/good  confirmed · proof flawed  (0.6s)\n" in text
-        assert text.rstrip().endswith("error · proof -  (0.1s)")
-        assert ("\r\033[K[1/2] toy/good … " in text) is live
+        assert "[1/3] toy/good  confirmed · proof flawed  (0.6s)\n" in text
+        assert "[2/3] toy/other  error · proof -  (0.1s, 0.0s CPU)\n" in text
+        # With several workers the live line names every claim running now.
+        assert ("\r\033[K[0/3] running 2: toy/good 0." in text) is live
+        assert (", toy/other 0." in text) is live
 
 
 def test_load_errors_carry_an_empty_proof_and_the_spec_file(claims_package):
