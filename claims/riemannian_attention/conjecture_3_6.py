@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from checks import Claim, Kind, Reading, Relation, control, tolerances
+from checks import Claim, Kind, Relation, tolerances
 
 STATEMENT = (r"\text{Conjecture: } \bar U^2_{\mathrm{crit}} = \Theta(\tau/L),"
              r"\quad \bar U^2 = \max_t \|U_t\|_F^2.")
@@ -104,13 +104,22 @@ def evaluate(case):
     return one * slope, -one, one * half
 
 
-def evaluate_flat(case):
-    lhs, _, tol = evaluate(case)
-    return lhs, 0.0 * lhs, tol
-
-
 def sample(ctx, gen):  # noqa: ARG001 - the stacks are seeded by their own tags
-    yield {"delays": delays(ctx)[None]}
+    d = delays(ctx)
+    ctx.attach("transitions", transition_table(d.numpy()))
+    yield {"delays": d[None]}
+
+
+def transition_table(d):
+    """Where the data locate the transition, per L: the geometric mean of Ū²_* over the stacks with
+    its 95% interval (normal on the log scale), beside τ/L."""
+    import numpy as np
+
+    y, se = located(d)
+    return {"L": list(LENGTHS), "tau_over_L": [TAU / n for n in LENGTHS],
+            "U2_star": [float(v) for v in y],
+            "ci95": [[float(v * np.exp(-1.96 * e)), float(v * np.exp(1.96 * e))]
+                     for v, e in zip(y, se, strict=True)]}
 
 
 CLAIMS = (Claim(
@@ -136,25 +145,15 @@ CLAIMS = (Claim(
         "record gives the local slope with its bootstrap interval. Prop. 3.5's transferred bound "
         "|Δσ_k| ≤ (L/τ)·Ū²·max‖Δ_ij‖² makes Ū² ≲ τ/L sufficient for a small perturbation of the "
         "attention spectrum (checked in proposition-3.5), which does not make τ/L the point where "
-        "the depth-wise behaviour changes. Located transitions Ū²_*(L), geometric mean over the stacks "
-        "with a 95% interval (quick profile, seed 0): L = 8: 1.78 [0.87, 3.66]; 16: 2.06 [1.44, 2.95]; "
-        "32: 1.43 [1.13, 1.82]; 64: 1.57 [1.17, 2.11]; 128: 1.90 [1.58, 2.28] (full profile: 2.31, "
-        "1.50, 1.84, 1.77, 1.78), while τ/L runs from 0.25 to 0.016: the transition sits at "
-        "Ū² ≈ 1.4–2.3, where the metric term is comparable to the Euclidean ‖Δ‖², for every L; "
-        "fitted slope −0.02 ± 0.23 (full: −0.05 ± 0.10)."
+        "the depth-wise behaviour changes. Where the data locate the transition, per L, is in the "
+        "record (attached.transitions: the geometric mean of Ū²_* over the stacks with its 95% "
+        "interval, beside τ/L): about Ū² ≈ 1.4–2.3 for every L, where the metric term is comparable to "
+        "the Euclidean ‖Δ‖², while τ/L runs from 0.25 to 0.016. A reading 'Ū²_* independent of L' "
+        "(slope 0) is not carried: over 20 seeds the local slope averages about −0.06 and its 95% "
+        "interval excluded 0 on 3 of 20 seeds with 6 stacks (2 of 20 with 16), so the data cannot "
+        "decide between no and a weak dependence on L."
     ),
-    alternatives=(Reading(
-        "independent-of-l",
-        "The transition strength Ū²_* does not depend on L over L = 8…128 (log-log slope 0).",
-        "the alternative to τ/L that the scores suggest: the metric term ½(‖U_iᵀΔ‖² + ‖U_jᵀΔ‖²)/τ "
-        "competes with the Euclidean ‖Δ‖²/τ entry by entry, with no factor L"),),
     checks=(Relation(
-        name="transition-slope-zero", lhs="slope of log Ū²_*(L) against log L", rel="==", rhs="0",
-        evaluate=evaluate_flat, sample=sample, tolerance=TOL, reading="independent-of-l",
-        sampler=f"{len(LENGTHS)} sequence lengths × {len(STRENGTHS)} strengths × B random stacks "
-                f"(6 quick, 24 full), depth {DEPTH}",
-        controls=(control("the conjectured slope −1 in place of 0", evaluate=evaluate),)),
-        Relation(
         name="transition-slope-in-l", lhs="slope of log Ū²_*(L) against log L", rel="==", rhs="−1",
         evaluate=evaluate, sample=sample, tolerance=TOL,
         sampler=f"{len(LENGTHS)} sequence lengths × {len(STRENGTHS)} strengths × B random stacks "
