@@ -82,20 +82,27 @@ class Context:
 
 @contextlib.contextmanager
 def single_thread() -> Iterator[None]:
-    """One intra-op torch thread for the duration (the previous count is restored after).
+    """One intra-op torch thread from here on, in this process.
 
     For checks made of many small or mid-sized kernels, thread hand-offs on a 2-core machine cost
     more than they save (measured 5-10x slower under load by the Lemma 2.4 and Theorem 2.9/2.10
     specs).
+
+    The previous count is deliberately not restored. With torch 2.13's CPU wheel (MKL 2024.2),
+    any call ``torch.set_num_threads(k)`` with k ≥ 2 (even the default count) makes batched LU
+    wrong from then on: ``torch.linalg.solve`` on a (4, 512, 512) batch returns errors of order
+    10 or fails with "Pivots given to lu_solve must all be greater or equal to 1", while the
+    untouched default, or one thread, is correct (tests/test_context_threads.py). The restore
+    made laplacianformer/nystrom's m-sweep depend on which claim had run before it in the same
+    process. Claims run in processes of their
+    own (checks.executor), so staying on one thread costs at most the parallelism of a claim's
+    later checks.
     """
     import torch
 
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
+    if torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
+    yield
 
 
 def single_threaded(fn):
