@@ -11,6 +11,7 @@ import hashlib
 import importlib
 import math
 import platform
+import re
 import signal
 import threading
 import time
@@ -61,6 +62,7 @@ def source_hash(claim: Claim) -> str:
         spec = Path(module.__file__)
         files.append(spec)
         files.extend(sorted(spec.parent.glob("_*.py")))
+        files.extend(_other_papers_helpers(files, claim.source_module.split(".")[0], spec.parent))
     for package in ("operators", "checks"):
         try:
             files.extend(sorted(Path(importlib.import_module(package).__file__).parent.glob("*.py")))
@@ -70,6 +72,22 @@ def source_hash(claim: Claim) -> str:
         digest.update(f.name.encode())
         digest.update(f.read_bytes())
     return digest.hexdigest()[:16]
+
+
+# `from claims.<paper>._helper import …` or `import claims.<paper>._helper`: a spec may use another
+# paper's helpers (rank-collapse runs riemannian-attention's stacks).
+_HELPER_IMPORT = re.compile(r"^\s*(?:from|import)\s+(\w+)\.(\w+)\.(_\w+)\b", re.MULTILINE)
+
+
+def _other_papers_helpers(files: list[Path], root: str, own: Path) -> list[Path]:
+    """Helper modules of other papers (in the same claims package) that ``files`` import."""
+    found: set[Path] = set()
+    for f in files:
+        for package, paper, helper in _HELPER_IMPORT.findall(f.read_text(encoding="utf-8")):
+            path = own.parent / paper / f"{helper}.py"
+            if package == root and path.parent != own and path.is_file():
+                found.add(path)
+    return sorted(found)
 
 
 @contextmanager

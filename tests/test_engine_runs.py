@@ -183,3 +183,21 @@ def test_attached_measurements_reach_the_record(claims_package):
     assert record["attached"] == {"table": [{"B": 1, "bytes": 8}]}
     plain, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
     assert "attached" not in plain  # records of specs that attach nothing are unchanged
+
+
+def test_source_hash_covers_another_papers_helpers(monkeypatch):
+    """rank-collapse runs riemannian-attention's stacks: a change there marks it stale."""
+    from pathlib import Path
+
+    from checks.runner import source_hash
+
+    claim = next(c for c in discover(entry_points=False).claims if c.id == "rank-collapse/doubly-exponential")
+    before = source_hash(claim)
+    real = Path.read_bytes
+
+    def altered(path):
+        data = real(path)
+        return data + b"# changed" if path.name == "_stacks.py" else data
+
+    monkeypatch.setattr(Path, "read_bytes", altered)
+    assert source_hash(claim) != before
