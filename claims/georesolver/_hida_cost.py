@@ -11,21 +11,9 @@ pair count. Wall time is not recorded: records are byte-identical for a seed.
 
 from __future__ import annotations
 
+from checks.measure import count_flops, meta
+
 D_H = 16  # d_h = d_v of the FLOP counts: the counts are exactly linear in d_h (2·pairs·(d_h + d_v))
-
-
-def count_flops(fn) -> int:
-    from torch.utils.flop_counter import FlopCounterMode
-
-    with FlopCounterMode(display=False) as counter:
-        fn()
-    return int(counter.get_total_flops())
-
-
-def _meta(*shape):
-    import torch
-
-    return torch.empty(*shape, dtype=torch.float64, device="meta")
 
 
 def fp_width(ctx, n: int) -> int:
@@ -45,21 +33,21 @@ def fp_flops(ctx, n: int, d: int = D_H) -> int:
     from operators.hida import fp_hida_attention
 
     width = fp_width(ctx, n)
-    idx, mask = _meta(n, width).to(torch.int64), _meta(n, width).to(torch.bool)
-    return count_flops(lambda: fp_hida_attention(_meta(n, d), _meta(n, d), _meta(n, d), eps=1e-2,
+    idx, mask = meta(n, width).to(torch.int64), meta(n, width).to(torch.bool)
+    return count_flops(lambda: fp_hida_attention(meta(n, d), meta(n, d), meta(n, d), eps=1e-2,
                                                  index=(idx, mask)))
 
 
 def dense_flops(n: int, d: int = D_H) -> int:
     from operators.hida import dense_hida_gram
 
-    return count_flops(lambda: dense_hida_gram(_meta(n, d), _meta(n, d), _meta(n, d), eps=1e-2))
+    return count_flops(lambda: dense_hida_gram(meta(n, d), meta(n, d), meta(n, d), eps=1e-2))
 
 
 def l_flops(n: int, m: int, d: int = D_H) -> int:
     from operators.hida import l_hida_attention
 
-    return count_flops(lambda: l_hida_attention(_meta(n, d), _meta(n, d), _meta(n, d), _meta(m, d),
+    return count_flops(lambda: l_hida_attention(meta(n, d), meta(n, d), meta(n, d), meta(m, d),
                                                 eps=1e-2))
 
 
@@ -71,8 +59,8 @@ def c_token_flops(n_seen: int, c: int, d: int = D_H) -> int:
     del n_seen  # the per-token work reads only the c-sized state
 
     def run():
-        x = _meta(1, d)
-        c_hida_attention(x, _meta(c, d), _meta(c, d), eps=1e-2)
-        c_hida_step(x[None], _meta(1, c, d), _meta(1, c), lr=1.0)
+        x = meta(1, d)
+        c_hida_attention(x, meta(c, d), meta(c, d), eps=1e-2)
+        c_hida_step(x[None], meta(1, c, d), meta(1, c), lr=1.0)
 
     return count_flops(run)

@@ -85,15 +85,6 @@ def jacobian(theta, shp: dict, x, rope=None):
     return torch.func.jacfwd(lambda t: apply(t, shp, x, rope))(theta)
 
 
-def numerical_rank(jac):
-    """(rank, singular values, threshold): σ_i > σ_max · max(rows, cols) · eps(dtype) (the
-    threshold of numpy.linalg.matrix_rank; float64 eps = 2.2e-16)."""
-    import torch
-    sv = torch.linalg.svdvals(jac)
-    thr = float(sv[0]) * max(jac.shape) * torch.finfo(jac.dtype).eps
-    return int((sv > thr).sum()), sv, thr
-
-
 @functools.lru_cache(maxsize=64)
 def measure(h: int, d: int, d_h: int, h_kv: int | None = None, rope: bool = False, biases: bool = False,
             seed: int = 0, merged: bool = False) -> dict:
@@ -101,6 +92,7 @@ def measure(h: int, d: int, d_h: int, h_kv: int | None = None, rope: bool = Fals
     import torch
 
     from checks.context import single_thread
+    from checks.measure import numerical_rank
     with single_thread():
         shp = merged_shapes(h, d) if merged else shapes(h, d, d_h, h_kv, biases)
         gen = torch.Generator().manual_seed(seed)
@@ -108,6 +100,7 @@ def measure(h: int, d: int, d_h: int, h_kv: int | None = None, rope: bool = Fals
         x = inputs_for(gen, shp, torch.float64)
         jac = jacobian(theta, shp, x, ROPE_BASE if rope else None)
         rank, sv, thr = numerical_rank(jac)
+        rank, thr = int(rank), float(thr)
     p = total(shp)
     # the gap: the smallest kept singular value over the threshold, the largest dropped under it
     kept, dropped = float(sv[rank - 1]), float(sv[rank]) if rank < len(sv) else 0.0

@@ -12,21 +12,7 @@ from __future__ import annotations
 import functools
 import math
 
-DT = "float64"
-
-
-def meta(*shape):
-    import torch
-
-    return torch.empty(*shape, device="meta", dtype=getattr(torch, DT))
-
-
-def count(fn) -> int:
-    from torch.utils.flop_counter import FlopCounterMode
-
-    with FlopCounterMode(display=False) as counter:
-        fn()
-    return int(counter.get_total_flops())
+from checks.measure import count_flops, meta
 
 
 def log_grid(lo: int, hi: int, n: int) -> tuple[int, ...]:
@@ -46,16 +32,16 @@ def score_flops(n: int, d: int, r: int, part: str = "metric") -> int:
 
     q, k, u = meta(n, d), meta(n, d), meta(n, d, r)
     if part == "metric":
-        return count(lambda: operators.metric_scores(q, k, uq=u, uk=u))
+        return count_flops(lambda: operators.metric_scores(q, k, uq=u, uk=u))
     if part == "euclid":
-        return count(lambda: operators.metric_scores(q, k, uq=meta(n, d, 0), uk=meta(n, d, 0)))
+        return count_flops(lambda: operators.metric_scores(q, k, uq=meta(n, d, 0), uk=meta(n, d, 0)))
     if part == "correction":
         return score_flops(n, d, r, "metric") - score_flops(n, d, r, "euclid")
     if part == "standard":
         import torch
 
         v = meta(n, d)
-        return count(lambda: torch.softmax(q @ k.transpose(-1, -2), dim=-1) @ v)
+        return count_flops(lambda: torch.softmax(q @ k.transpose(-1, -2), dim=-1) @ v)
     if part == "per-token":
         import torch
 
@@ -63,5 +49,5 @@ def score_flops(n: int, d: int, r: int, part: str = "metric") -> int:
             a = torch.einsum("...idr,...id->...ir", u, q)
             torch.einsum("...ir,...ir->...i", a, a)
 
-        return count(per_token) // n
+        return count_flops(per_token) // n
     raise ValueError(part)

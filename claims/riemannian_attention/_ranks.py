@@ -1,17 +1,7 @@
-"""Score matrices of metric attention and their numerical ranks (theorem-3.2, corollary-3.3)."""
+"""Token and metric families for the score-rank specs (theorem-3.2, corollary-3.3); ranks by
+:func:`checks.measure.numerical_rank`."""
 
 from __future__ import annotations
-
-
-def numerical_rank(s):
-    """Rank of each (..., m, n) matrix: singular values above σ₁·max(m, n)·ε, ε = 2u the float64
-    machine epsilon (numpy's ``matrix_rank`` default: the round-off of an SVD of a matrix of norm σ₁)."""
-    import torch
-
-    sv = torch.linalg.svdvals(s)
-    eps = torch.finfo(s.dtype).eps
-    thresh = sv[..., :1] * max(s.shape[-2:]) * eps
-    return (sv > thresh).sum(-1).to(s.dtype)
 
 
 def family(ctx, gen, kind: str, batch: int, n: int, d: int, r: int = 2):

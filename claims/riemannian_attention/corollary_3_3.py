@@ -51,9 +51,10 @@ def gram_form(case, heterogeneous=False):
 def score_rank(case, heterogeneous=False):
     import torch
 
-    from claims.riemannian_attention._ranks import numerical_rank
+    from checks.measure import numerical_rank
 
-    rank = numerical_rank(_case_scores(case, heterogeneous))
+    scores = _case_scores(case, heterogeneous)
+    rank = numerical_rank(scores)[0].to(scores.dtype)
     d = case["q"].shape[-1]
     return rank, torch.full_like(rank, float(d + 2)), torch.zeros_like(rank)
 

@@ -19,10 +19,10 @@ SPD_TOL = tolerances.Roundoff(condition="1 + ‖U‖_F²: the eigenvalues of I +
 
 def _count(n, d, r, m=1):
     import operators
-    from claims.riemannian_attention._flops import count, meta
+    from checks.measure import count_flops, meta
 
-    return count(lambda: operators.metricnet(meta(n, d), meta(d * m, d), meta(d * m), meta(d * r, d * m),
-                                             meta(d * r), r=r))
+    return count_flops(lambda: operators.metricnet(meta(n, d), meta(d * m, d), meta(d * m),
+                                                   meta(d * r, d * m), meta(d * r), r=r))
 
 
 def _spd(case, shift=0.0):

@@ -63,16 +63,16 @@ def _sample(ctx, gen):
 
 def _flops_d(ctx, grid):
     import operators
-    from claims.riemannian_attention._flops import count, meta
+    from checks.measure import count_flops, meta
 
-    return [count(lambda d=int(d): operators.woodbury_inverse(meta(d, 4), meta(d, 1))) for d in grid]
+    return [count_flops(lambda d=int(d): operators.woodbury_inverse(meta(d, 4), meta(d, 1))) for d in grid]
 
 
 def _flops_r(ctx, grid):
     import operators
-    from claims.riemannian_attention._flops import count, meta
+    from checks.measure import count_flops, meta
 
-    return [count(lambda r=int(r): operators.woodbury_inverse(meta(D_FOR_R, r), meta(D_FOR_R, 1)))
+    return [count_flops(lambda r=int(r): operators.woodbury_inverse(meta(D_FOR_R, r), meta(D_FOR_R, 1)))
             for r in grid]
 
 

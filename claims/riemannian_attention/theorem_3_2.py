@@ -55,9 +55,10 @@ def _family(*args):
 def rank_vs_bound(case, bound="paper"):
     import torch
 
-    from claims.riemannian_attention._ranks import numerical_rank
+    from checks.measure import numerical_rank
 
-    rank = numerical_rank(_scores(case["q"], case["k"], case["u"]))
+    scores = _scores(case["q"], case["k"], case["u"])
+    rank = numerical_rank(scores)[0].to(scores.dtype)
     d = case["q"].shape[-1]
     sym = d * (d + 1) / 2
     if bound == "paper":

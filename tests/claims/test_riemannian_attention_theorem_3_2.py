@@ -29,10 +29,11 @@ def test_confirmed_and_readings(record):
 def test_full_span_rank_is_quadratic():
     import operators
     from checks.context import Context
-    from claims.riemannian_attention._ranks import family, numerical_rank
+    from checks.measure import numerical_rank
+    from claims.riemannian_attention._ranks import family
 
     ctx = Context("t", seed=0)
     for d in (3, 6):
         q, k, u, _ = family(ctx, ctx.generator("x"), "full", 2, (d + 1) * (d + 2) + 12, d)
-        rank = numerical_rank(operators.metric_scores(q, k, uq=u, uk=u, path="direct"))
-        assert rank.tolist() == [float((d + 1) * (d + 2))] * 2
+        rank, _, _ = numerical_rank(operators.metric_scores(q, k, uq=u, uk=u, path="direct"))
+        assert rank.tolist() == [(d + 1) * (d + 2)] * 2
