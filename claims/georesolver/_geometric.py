@@ -63,3 +63,25 @@ def kernel(d2: torch.Tensor, eps: torch.Tensor) -> torch.Tensor:
 
 def effective_rank(d2: torch.Tensor, eps: torch.Tensor) -> torch.Tensor:
     return operators.effective_rank(kernel(d2, eps))
+
+
+def point_set_strategy(ctx, geometry: str, c_high: float):
+    """Hypothesis strategy for the adversarial rank searches: 2–5 points in d = 1…3 (coordinates
+    ≤ 0.5; on the sphere, lifted by a last coordinate 1 and normalised), pairwise ≥ 1e-3 apart,
+    with c log-uniform in [1e-6, c_high]; one set per example, as ``{"x": (1, n, d), "c": (1,)}``."""
+    import numpy as np
+    from hypothesis import strategies as st
+
+    def place(x):
+        if geometry == "spherical":
+            x = np.concatenate([x, np.ones((len(x), 1))], axis=1)
+            return x / np.linalg.norm(x, axis=1, keepdims=True)
+        return x
+
+    def separated(x):
+        dist = np.sqrt(((x[:, None, :] - x[None, :, :]) ** 2).sum(-1))
+        return dist[~np.eye(len(x), dtype=bool)].min() >= 1e-3
+
+    points = sampling.point_sets(n=(2, 5), d=(1, 3), bound=0.5).map(place).filter(separated)
+    return st.tuples(points, sampling.log_uniform_floats(1e-6, c_high)).map(
+        lambda pc: {"x": ctx.tensor(pc[0])[None], "c": ctx.tensor([pc[1]])})

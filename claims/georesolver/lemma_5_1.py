@@ -194,22 +194,9 @@ def _sampler(geometry, c_high):
 
 def _strategy(geometry, c_high):
     def strategy(ctx):
-        import numpy as np
-        from hypothesis import strategies as st
+        from claims.georesolver import _geometric as G
 
-        def place(x):
-            if geometry == "spherical":
-                x = np.concatenate([x, np.ones((len(x), 1))], axis=1)
-                return x / np.linalg.norm(x, axis=1, keepdims=True)
-            return x
-
-        def separated(x):
-            dist = np.sqrt(((x[:, None, :] - x[None, :, :]) ** 2).sum(-1))
-            return dist[~np.eye(len(x), dtype=bool)].min() >= 1e-3
-
-        points = sampling.point_sets(n=(2, 5), d=(1, 3), bound=0.5).map(place).filter(separated)
-        return st.tuples(points, sampling.log_uniform_floats(1e-6, c_high)).map(
-            lambda pc: {"x": ctx.tensor(pc[0])[None], "c": ctx.tensor([pc[1]])})
+        return G.point_set_strategy(ctx, geometry, c_high)
 
     return strategy
 
