@@ -2,10 +2,12 @@
 Poincaré distances against geoopt; prints ratios measured in one run.
 
 Usage: python benchmarks/bench_attention.py [--device cpu|cuda] [--quick] [--sizes N ...]
-       [--dtypes float32,float64] [--min-run-time S] [--no-memory]
+       [--dtypes float32,float64] [--min-run-time S] [--no-memory] [--threads T]
 
-Timing: per cell, ``--rounds`` interleaved rounds (peer, then each operator), each time the
-median of ``torch.utils.benchmark.Timer.blocked_autorange`` under ``torch.inference_mode()``
+Timing: every timed call runs with ``--threads`` torch threads (default: torch's default,
+one per core; ``Timer`` alone would use one). Per cell, ``--rounds`` interleaved rounds
+(peer, then each operator), each time the median of
+``torch.utils.benchmark.Timer.blocked_autorange`` under ``torch.inference_mode()``
 (Timer synchronises CUDA itself); the ratio printed is the median over rounds of the
 per-round ratio to the named peer, the peer's milliseconds give the scale.
 
@@ -35,8 +37,13 @@ BATCH, HEADS, DIM, EPS = 2, 4, 64, 1e-3  # B·H = 8 attention problems of head s
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 
+THREADS = torch.get_num_threads()  # set from --threads in main()
+
+
 def median_s(fn, min_run_time: float) -> float:
-    return Timer(stmt="fn()", globals={"fn": fn}).blocked_autorange(min_run_time=min_run_time).median
+    # Timer runs its statement with num_threads=1 unless told otherwise: say it.
+    timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=THREADS)
+    return timer.blocked_autorange(min_run_time=min_run_time).median
 
 
 def interleaved(cases: dict, names: list[str], rounds: int, min_run_time: float):
@@ -193,14 +200,21 @@ def main() -> None:
     parser.add_argument("--exact-max", type=int, default=2048, help="largest n for the exact IDA path")
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per cell (median ratio)")
+    parser.add_argument("--threads", type=int, default=torch.get_num_threads(),
+                        help="torch intra-op threads for every timed call (default: torch's default)")
     args = parser.parse_args()
+    if args.threads < 1:
+        parser.error(f"--threads must be >= 1, got {args.threads}")
+    global THREADS
+    THREADS = args.threads
+    torch.set_num_threads(args.threads)  # the memory measurement and the setup run outside Timer
     if args.device == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda requested but torch.cuda.is_available() is False")
     args.dtypes = args.dtypes.split(",")
     args.sizes = args.sizes or ([1024, 2048] if args.quick else [1024, 2048, 4096, 8192])
     args.poincare_sizes = [256, 512] if args.quick else [256, 512, 1024]
     args.min_run_time = args.min_run_time or (0.2 if args.quick else 1.0)
-    print(f"device={args.device} threads={torch.get_num_threads()} torch={torch.__version__}")
+    print(f"device={args.device} threads={THREADS} (every timed call) torch={torch.__version__}")
     bench_attention(args)
     bench_poincare(args)
 

@@ -88,6 +88,22 @@ def stream(
     return out
 
 
+def augmented(x: torch.Tensor, centre: torch.Tensor, lead: int = 2) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(a, xc)``: a fresh ``(B, n, lead + d)`` tensor whose last ``d`` columns ``xc`` (a view)
+    hold ``x - centre``; the ``lead`` columns are left for the caller. One allocation where a
+    ``torch.cat`` of temporaries would make four (each a round of fresh pages)."""
+    a = torch.empty(*x.shape[:-1], lead + x.shape[-1], dtype=x.dtype, device=x.device)
+    xc = a[..., lead:]
+    torch.sub(x, centre, out=xc)
+    return a, xc
+
+
+def sum_squares(x: torch.Tensor) -> torch.Tensor:
+    """``Σ x²`` over the last dim, as the squared 2-norm: a reduction with no full-size
+    temporary (``x * x`` or ``vecdot`` would make one); relative error (d/2 + 3)u."""
+    return torch.linalg.vector_norm(x, dim=-1).square_()
+
+
 def flagged_rows(m: torch.Tensor, level: torch.Tensor, high: torch.Tensor | None = None,
                  m_high: torch.Tensor | None = None):
     """``(b, i)`` indices of the rows whose screen fires (host read: CPU only), or None."""

@@ -31,6 +31,7 @@ from ._checks import (
     check_qkv,
     compute_dtype,
     positive_range,
+    require,
 )
 from ._expansion import EXPANSION_TAU, centred, expand, flagged, gather_pairs, patch, resolve_path, threshold
 from ._smooth import asinh_sqrt_sq, half_angle_sq, smooth_needed
@@ -85,18 +86,23 @@ def _hida_stream(q, k, v, aq, ak, eps, c: float, block: int, chunk_size: int) ->
     a3 = (1.0 / aq).expand(*batch, aq.shape[-1]).reshape(q3.shape[:-1])
     b3 = (1.0 / ak).expand(*batch, ak.shape[-1]).reshape(k3.shape[:-1])
     centre = k3.mean(dim=-2, keepdim=True)
-    qc, kc = q3 - centre, k3 - centre
-    qn, kn = (qc * qc).sum(dim=-1), (kc * kc).sum(dim=-1)
+    qa, qc = _tiles.augmented(q3, centre)
+    ka, kc = _tiles.augmented(k3, centre)
+    qn, kn = _tiles.sum_squares(qc), _tiles.sum_squares(kc)
     sq = (2.0 * c) * a3
-    qa = torch.cat([(sq * qn)[..., None], sq[..., None], (-2.0 * sq)[..., None] * qc], dim=-1)
-    ka = torch.cat([b3[..., None], (b3 * kn)[..., None], b3[..., None] * kc], dim=-1)
+    torch.mul(sq, qn, out=qa[..., 0])
+    qa[..., 1] = sq
+    qc.mul_((-2.0 * sq)[..., None])
+    ka[..., 0] = b3
+    torch.mul(b3, kn, out=ka[..., 1])
+    kc.mul_(b3[..., None])
     eps3 = eps_b[..., None]
     tau, root2, tiny = EXPANSION_TAU, math.sqrt(2.0), positive_range(q.dtype)[0]
 
     def to_dist(w, spare, out):
         """out = ε + log1p(w + √2·√(w + w²/2))² / c (w = 2δ ≥ 0)."""
         t = torch.addcmul(w, w, w, value=0.5, out=spare)
-        t = torch.add(w, t.sqrt_(), alpha=root2, out=spare).log1p_()
+        torch.add(w, t.sqrt_(), alpha=root2, out=t).log1p_()
         return torch.addcmul(eps3.expand(out.shape[0], 1, 1), t, t, value=1.0 / c, out=out)
 
     def tile(qa_, ka_, q_rows, k_rows, out, spare):
@@ -192,15 +198,20 @@ def _sida_exact(qf, kf) -> torch.Tensor:
     return 4.0 * half_angle_sq((minus - gap).clamp_min(0.0), (plus - gap).clamp_min(0.0), smooth_needed(x, y))
 
 
+def _sida_pair_sq(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Exact squared angles of paired vectors ``(P, d)``: the per-pair arithmetic of the exact
+    path (:func:`unitish` norms, direct differences, the half-angle ``atan2``)."""
+    xs, (qa, qr) = unitish("q", x)
+    ys, (ka, kr) = unitish("k", y)
+    gap = ((qa - ka) + (qr - kr)).square()
+    minus = ((xs - ys) ** 2).sum(dim=-1) - gap
+    plus = ((xs + ys) ** 2).sum(dim=-1) - gap
+    return 4.0 * half_angle_sq(minus.clamp_min(0.0), plus.clamp_min(0.0), False)
+
+
 def _sida_pairs(qf, kf, batch, idx) -> torch.Tensor:
     """Exact squared angles of the flagged pairs (the paired form of :func:`sphere_sqdist`)."""
-    x, y = gather_pairs(qf[0], batch, idx, -2), gather_pairs(kf[0], batch, idx, -1)
-    qa, qr = gather_pairs(qf[3], batch, idx, -2)[..., 0], gather_pairs(qf[4], batch, idx, -2)[..., 0]
-    ka, kr = gather_pairs(kf[3], batch, idx, -1)[..., 0], gather_pairs(kf[4], batch, idx, -1)[..., 0]
-    gap = ((qa - ka) + (qr - kr)).square()
-    minus = ((x - y) ** 2).sum(dim=-1) - gap
-    plus = ((x + y) ** 2).sum(dim=-1) - gap
-    return 4.0 * half_angle_sq(minus.clamp_min(0.0), plus.clamp_min(0.0), smooth_needed(x, y))
+    return _sida_pair_sq(gather_pairs(qf[0], batch, idx, -2), gather_pairs(kf[0], batch, idx, -1))
 
 
 def _sida_fast(qf, kf) -> torch.Tensor:
@@ -222,49 +233,77 @@ def _sida_fast(qf, kf) -> torch.Tensor:
     return patch(theta_sq, idx, _sida_pairs(qf, kf, batch, idx))
 
 
-def _sida_stream(qs, ks, v, qnorm, knorm, eps, block: int, chunk_size: int) -> torch.Tensor:
-    """SIDA's fast path without autograd: one GEMM per tile gives ‖x̂ - ŷ‖² = 4 sin²(θ/2),
-    then ``D = ε + 4·asin(√E/2)²`` in place; pairs near 0 or π are recomputed exactly."""
-    q3, k3, v3, eps_b, batch = _tiles.flatten(qs, ks, v, eps)
-    qa_, qr_ = (t.expand(*batch, t.shape[-1]).reshape(q3.shape[:-1]) for t in qnorm)
-    ka_, kr_ = (t.expand(*batch, t.shape[-1]).reshape(k3.shape[:-1]) for t in knorm)
-    qu, ku = q3 / qa_[..., None], k3 / ka_[..., None]
-    qn, kn = (qu * qu).sum(dim=-1), (ku * ku).sum(dim=-1)
-    qa = torch.cat([qn[..., None], torch.ones_like(qn)[..., None], -2.0 * qu], dim=-1)
-    ka = torch.cat([torch.ones_like(kn)[..., None], kn[..., None], ku], dim=-1)
+def _unit_rows(name: str, x: torch.Tensor) -> torch.Tensor:
+    r""":math:`1/\lVert x\rVert` per row ``(B, n)`` from the work dtype's sum of squares.
+
+    Rows whose sum of squares leaves ``[2^-100, 2^100]`` (it may have under- or overflowed
+    in float32) are redone from the row divided by its largest entry. Raises for zero rows.
+    """
+    s = _tiles.sum_squares(x)
+    inv = torch.rsqrt(s)
+    odd = ~((s >= 2.0**-100) & (s <= 2.0**100))
+    if bool(odd.any()):
+        rows = x[odd]
+        top = rows.abs().amax(dim=-1)
+        require(top > 0, f"{name} must be non-zero (the angle of a zero vector is undefined)")
+        inv[odd] = torch.rsqrt(_tiles.sum_squares(rows / top[:, None])) / top
+    return inv
+
+
+def _sida_stream(q, k, v, eps, block: int, chunk_size: int) -> torch.Tensor:
+    r"""SIDA's fast path without autograd: one GEMM per tile gives
+    :math:`s = \lVert \hat x - \hat y\rVert^2/4 = \sin^2(\theta/2)` for the normalised
+    vectors, then :math:`D = \varepsilon + 4\arcsin^2\sqrt s`; the pairs within
+    ``EXPANSION_TAU`` of 0 or of π are recomputed exactly (:func:`_sida_pair_sq`).
+
+    Bound. The expansion's absolute error is at most γS (``expansion_bound``; S = ‖x̂‖² + ‖ŷ‖²
+    ≈ 2, the normalised vectors being unit to within (d/2 + 2)u, which moves s by at most
+    (d + 4)u relative). A kept pair has 4s ∈ (τS, (2 − τ)S), and there the relative condition
+    of :math:`s \mapsto \arcsin^2\sqrt s` is :math:`\sqrt s/(\sqrt{1-s}\arcsin\sqrt s)`;
+    times the relative error γS/(4s) of s this is largest at the lower end, 1.03ρ, and 0.2ρ at
+    the upper end. So θ² is within 2ρ relative, as :func:`sida_attention` states.
+    """
+    q3, k3, v3, eps_b, batch = _tiles.flatten(q, k, v, eps)
+    # Augmented features [‖x̂‖²/4, 1/4, -x̂/2] · [1, ‖ŷ‖², ŷ] = ‖x̂ - ŷ‖²/4 (powers of two: exact).
+    qa = torch.empty(*q3.shape[:-1], q3.shape[-1] + 2, dtype=q3.dtype, device=q3.device)
+    ka = torch.empty(*k3.shape[:-1], k3.shape[-1] + 2, dtype=k3.dtype, device=k3.device)
+    qu = torch.mul(q3, _unit_rows("q", q3)[..., None], out=qa[..., 2:])
+    ku = torch.mul(k3, _unit_rows("k", k3)[..., None], out=ka[..., 2:])
+    qn, kn = _tiles.sum_squares(qu), _tiles.sum_squares(ku)
+    torch.mul(qn, 0.25, out=qa[..., 0])
+    qa[..., 1] = 0.25
+    qu.mul_(-0.5)
+    ka[..., 0] = 1.0
+    ka[..., 1] = kn
     eps3 = eps_b[..., None]
-    tau, tiny = EXPANSION_TAU, positive_range(qs.dtype)[0]
+    low, high, tiny = EXPANSION_TAU / 4, (2.0 - EXPANSION_TAU) / 4, positive_range(q.dtype)[0]
 
     def tile(qa_t, ka_t, q_rows, k_rows, out, spare):
-        qx, qn_, qa_n, qr_n = q_rows
-        kx, kn_, ka_n, kr_n = k_rows
-        e = torch.bmm(qa_t, ka_t.transpose(-1, -2), out=out)
-        lo, hi = e.amin(dim=-1), e.amax(dim=-1)
+        qx, qn_ = q_rows
+        kx, kn_ = k_rows
+        s = torch.bmm(qa_t, ka_t.transpose(-1, -2), out=out)
+        lo, hi = s.amin(dim=-1), s.amax(dim=-1)
         level = qn_ + kn_.amax(dim=-1, keepdim=True)
-        rows = _tiles.flagged_rows(lo, tau * level, (2.0 - tau) * level, hi)
+        rows = _tiles.flagged_rows(lo, low * level, high * level, hi)
         pairs = None
         if rows is not None:
             bi, ii = rows
             s_ij = qn_[bi, ii][:, None] + kn_[bi]
-            sub = e[bi, ii]
-            r, j = ((sub <= tau * s_ij) | (sub >= (2.0 - tau) * s_ij)).nonzero(as_tuple=True)
+            sub = s[bi, ii]
+            r, j = ((sub <= low * s_ij) | (sub >= high * s_ij)).nonzero(as_tuple=True)
             pairs = (bi, ii, bi[r], ii[r], j)
-        t = torch.sqrt(e, out=spare[0]).mul_(0.5).asin_()
-        torch.addcmul(eps3.expand(out.shape[0], 1, 1), t, t, value=4.0, out=out)
-        m = torch.asin(0.5 * lo.clamp(0.0, 4.0).sqrt()).square_().mul_(4.0).add_(eps_b)
+        # In place: s = E/4 turns into θ/2 = asin(√s), then D = ε + 4(θ/2)².
+        s.clamp_(0.0, 1.0).sqrt_().asin_()
+        torch.addcmul(eps3.expand(out.shape[0], 1, 1), s, s, value=4.0, out=out)
+        m = torch.asin(lo.clamp(0.0, 1.0).sqrt()).square_().mul_(4.0).add_(eps_b)
         if pairs is not None:
             bi, ii, bb, qi, j = pairs
-            x, y = qx[bb, qi], kx[bb, j]
-            gap = ((qa_n[bb, qi] - ka_n[bb, j]) + (qr_n[bb, qi] - kr_n[bb, j])).square()
-            minus = ((x - y) ** 2).sum(dim=-1) - gap
-            plus = ((x + y) ** 2).sum(dim=-1) - gap
-            theta_sq = 4.0 * half_angle_sq(minus.clamp_min(0.0), plus.clamp_min(0.0), False)
-            out[bb, qi, j] = (theta_sq + eps_b[bb, 0]).clamp_min(tiny)
+            out[bb, qi, j] = (_sida_pair_sq(qx[bb, qi], kx[bb, j]) + eps_b[bb, 0]).clamp_min(tiny)
             m[bi, ii] = out[bi, ii].amin(dim=-1)
         return m.clamp_min_(tiny)
 
-    out = _tiles.stream(qa, ka, (q3, qn, qa_, qr_), (k3, kn, ka_, kr_), v3, tile, block=block,
-                        chunk_size=chunk_size)
+    out = _tiles.stream(qa, ka, (q3, qn), (k3, kn), v3, tile, block=block, chunk_size=chunk_size,
+                        spares=0)
     return out.reshape(*batch, *out.shape[-2:])
 
 
@@ -314,15 +353,15 @@ def sida_attention(
     route = resolve_path(path, q, k, v)
     work = compute_dtype(q.dtype)
     qw, kw, vw = q.to(work), k.to(work), v.to(work)
+    if route == "fast" and _tiles.eligible(qw, kw, vw, eps):
+        check_block(block)
+        return _sida_stream(qw, kw, vw, eps, block, chunk_size).to(q.dtype)
     qs, (qa, qr) = unitish("q", qw)
     ks, (ka, kr) = unitish("k", kw)
     if route == "exact":
         qf, kf = (qs, qa[..., None], qr[..., None]), (ks, ka[..., None], kr[..., None])
         return distance_attention(qf, kf, vw, sqdist=_sida_exact, eps=eps, block=block,
                                   chunk_size=chunk_size).to(q.dtype)
-    if _tiles.eligible(qw, kw, vw, eps):
-        check_block(block)
-        return _sida_stream(qs, ks, vw, (qa, qr), (ka, kr), eps, block, chunk_size).to(q.dtype)
     qf = (qs, qs, (qs * qs).sum(dim=-1, keepdim=True), qa[..., None], qr[..., None])
     kf = (ks, ks, (ks * ks).sum(dim=-1, keepdim=True), ka[..., None], kr[..., None])
     return distance_attention(qf, kf, vw, sqdist=_sida_fast, eps=eps, block=block,

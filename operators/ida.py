@@ -58,11 +58,14 @@ def _fast_stream(q, k, v, eps, block: int, chunk_size: int) -> torch.Tensor:
     """The fast path without autograd: one GEMM per tile (``_tiles``), same bound."""
     q3, k3, v3, eps_b, batch = _tiles.flatten(q, k, v, eps)
     centre = k3.mean(dim=-2, keepdim=True)
-    qc, kc = q3 - centre, k3 - centre
-    qn, kn = (qc * qc).sum(dim=-1), (kc * kc).sum(dim=-1)
-    ones_q, ones_k = torch.ones_like(qn)[..., None], torch.ones_like(kn)[..., None]
-    qa = torch.cat([(qn + eps_b)[..., None], ones_q, -2.0 * qc], dim=-1)
-    ka = torch.cat([ones_k, kn[..., None], kc], dim=-1)
+    qa, qc = _tiles.augmented(q3, centre)
+    ka, kc = _tiles.augmented(k3, centre)
+    qn, kn = _tiles.sum_squares(qc), _tiles.sum_squares(kc)
+    torch.add(qn, eps_b, out=qa[..., 0])
+    qa[..., 1] = 1.0
+    qc.mul_(-2.0)
+    ka[..., 0] = 1.0
+    ka[..., 1] = kn
     eps_rows = eps_b.expand(qn.shape)
     tiny = positive_range(q.dtype)[0]
 

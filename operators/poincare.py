@@ -77,8 +77,9 @@ def _gap_value(x: torch.Tensor, c: float) -> torch.Tensor:
     """
     with torch.no_grad():
         if x.dtype != torch.float64:
-            x64 = x.to(torch.float64)
-            return (1.0 - c * (x64 * x64).sum(dim=-1)).to(x.dtype)
+            # The 2-norm reduction makes no full-size temporary beyond the float64 copy.
+            norm = torch.linalg.vector_norm(x.to(torch.float64), dim=-1)
+            return (1.0 - c * norm.square_()).to(x.dtype)
         hi, lo = dd_sum_squares(x)
         alpha, _ = one_minus_c_times(c, hi, lo)
     return alpha

@@ -53,13 +53,20 @@ def _check_pair(x: torch.Tensor, y: torch.Tensor, min_dim: int = 1) -> None:
 
 
 def _norm_dd(name: str, x64: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """‖x‖ as a double-double (hi, lo); raises on zero vectors."""
+    """‖x‖ as a double-double (hi, lo); raises on zero vectors.
+
+    Each vector is first scaled by the power of two that brings its largest entry into
+    [1/2, 1) (exact), so the squares neither overflow nor underflow for any norm; the
+    result is scaled back exactly, and equals the unscaled computation where that one
+    does not under- or overflow.
+    """
     with torch.no_grad():
-        h, l = dd_sum_squares(x64)
+        _, p2 = torch.frexp(x64.abs().amax(dim=-1))
+        h, l = dd_sum_squares(torch.ldexp(x64, -p2[..., None]))
         require(h > 0, f"{name} must be non-zero (the angle of a zero vector is undefined)")
         hi = torch.sqrt(h)
         p, e = two_square(hi)
-        return hi, ((h - p) - e + l) / (2.0 * hi)
+        return torch.ldexp(hi, p2), torch.ldexp(((h - p) - e + l) / (2.0 * hi), p2)
 
 
 def norm_value(name: str, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -603,3 +603,48 @@ def test_opinfo_records_are_validated():
         dataclasses.replace(info, measure="relative")
     with pytest.raises(ValueError, match="name"):
         dataclasses.replace(info, name="Poincaré Distance")
+
+
+# ---------------------------------------------------------------- fast-path input handling
+def test_nan_screen_by_sum_misses_nothing():
+    """check_not_nan screens by the sum on the host: a NaN-free sum clears the tensor; a NaN
+    sum made by +inf and -inf (no NaN) must not raise, and a NaN next to infinities must."""
+    from operators._checks import check_not_nan
+
+    check_not_nan("x", torch.tensor([math.inf, -math.inf, 1.0]))
+    check_not_nan("x", torch.zeros(0))
+    for bad in ([1.0, math.nan], [math.inf, math.nan], [-math.inf, math.nan, math.inf]):
+        with pytest.raises(ValueError, match="x contains NaN"):
+            check_not_nan("x", torch.tensor(bad))
+
+
+@pytest.mark.parametrize("dtype,scale", [
+    (torch.float32, 1e-30), (torch.float32, 1e-20), (torch.float32, 1.0), (torch.float32, 1e20),
+    (torch.float32, 1e30), (F64, 1e-200), (F64, 1e200),
+])
+def test_sida_fast_path_normalises_any_scale(dtype, scale):
+    """The fast path's norms (sum of squares in the work dtype) under- or overflow beyond
+    1e±19 in float32 and 1e±154 in float64; those rows are rescaled, so the result stays
+    within the stated bound of the exact path (whose double-double norms scale each vector
+    by a power of two first, for the same reason)."""
+    from operators._checks import expansion_bound
+
+    g = torch.Generator().manual_seed(3)
+    q, k, v = (torch.randn(2, 40, 8, generator=g, dtype=dtype) for _ in range(3))
+    q[0, :5] *= scale
+    k[1, 7:] *= scale
+    k[0, 3] = -q[0, 3]  # antipodal and coincident pairs: recomputed from the raw vectors
+    k[1, 4] = q[1, 4] * 2.0
+    fast = sida_attention(q, k, v, eps=1e-3, block=16, chunk_size=8, path="fast")
+    exact = sida_attention(q.double(), k.double(), v.double(), eps=1e-3, path="exact")
+    rho = expansion_bound(8, dtype)
+    # plus rounding: the weighted sum of v in the work dtype
+    bound = (4 * rho / (1 - 2 * rho) + 64 * torch.finfo(dtype).eps) * v.abs().amax().double()
+    assert (fast.double() - exact).abs().max() <= bound
+
+
+def test_sida_fast_path_rejects_zero_vectors():
+    q, k, v = (torch.randn(n, d, dtype=torch.float32) for n, d in ((3, 4), (5, 4), (5, 2)))
+    k[2] = 0.0
+    with pytest.raises(ValueError, match="k must be non-zero"):
+        sida_attention(q, k, v, eps=1e-2, path="fast")
