@@ -125,7 +125,8 @@ def bench_attention(args) -> None:
             run = ["SDPA", *(m for m in names if m != "ida exact" or n <= args.exact_max)]
             with torch.inference_mode():
                 ratios, t_sdpa = interleaved(cases, run, args.rounds, args.min_run_time)
-                cells = " ".join(f"{ratios.get(m, float('nan')):>15.2f}" for m in names)
+                # An op not run at this n ('ida exact' beyond --exact-max) prints "-".
+                cells = " ".join(f"{ratios[m]:>15.2f}" if m in ratios else f"{'-':>15}" for m in names)
                 print(f"{dname:>8} {n:>5} {1e3 * t_sdpa:>9.1f} {cells}", flush=True)
                 if not args.no_memory and dname == args.dtypes[0] and n >= 2048:
                     memory_rows.append(
@@ -181,13 +182,10 @@ def bench_poincare(args) -> None:
                     {"geoopt": peer, "ours": ours}, ["geoopt", "ours"], args.rounds, args.min_run_time
                 )
                 to = ratios["ours"] * tg
-                mg = peak_extra_bytes(peer, args.device) if not args.no_memory else 0
-                mo = peak_extra_bytes(ours, args.device) if not args.no_memory else 0
-            print(
-                f"{dname:>8} {n:>5} {1e3 * tg:>10.1f} {to / tg:>12.2f} "
-                f"{mg / 2**20:>11.1f} {mo / 2**20:>9.1f}",
-                flush=True,
-            )
+                # Not measured (--no-memory) prints "-", never a 0 that reads as a measurement.
+                mg, mo = (("-", "-") if args.no_memory else
+                          (f"{peak_extra_bytes(f, args.device) / 2**20:.1f}" for f in (peer, ours)))
+            print(f"{dname:>8} {n:>5} {1e3 * tg:>10.1f} {to / tg:>12.2f} {mg:>11} {mo:>9}", flush=True)
 
 
 def main() -> None:

@@ -100,7 +100,7 @@ def augmented(x: torch.Tensor, centre: torch.Tensor, lead: int = 2) -> tuple[tor
 
 def sum_squares(x: torch.Tensor) -> torch.Tensor:
     """``Σ x²`` over the last dim, as the squared 2-norm: a reduction with no full-size
-    temporary (``x * x`` or ``vecdot`` would make one); relative error (d/2 + 3)u."""
+    temporary (``x * x`` or ``vecdot`` would make one); relative error about (d + 3)u."""
     return torch.linalg.vector_norm(x, dim=-1).square_()
 
 

@@ -257,11 +257,13 @@ def _sida_stream(q, k, v, eps, block: int, chunk_size: int) -> torch.Tensor:
     ``EXPANSION_TAU`` of 0 or of π are recomputed exactly (:func:`_sida_pair_sq`).
 
     Bound. The expansion's absolute error is at most γS (``expansion_bound``; S = ‖x̂‖² + ‖ŷ‖²
-    ≈ 2, the normalised vectors being unit to within (d/2 + 2)u, which moves s by at most
-    (d + 4)u relative). A kept pair has 4s ∈ (τS, (2 − τ)S), and there the relative condition
-    of :math:`s \mapsto \arcsin^2\sqrt s` is :math:`\sqrt s/(\sqrt{1-s}\arcsin\sqrt s)`;
-    times the relative error γS/(4s) of s this is largest at the lower end, 1.03ρ, and 0.2ρ at
-    the upper end. So θ² is within 2ρ relative, as :func:`sida_attention` states.
+    ≈ 2). A kept pair has 4s ∈ (τS, (2 − τ)S), and there the relative condition of
+    :math:`s \mapsto \arcsin^2\sqrt s` is :math:`\sqrt s/(\sqrt{1-s}\arcsin\sqrt s)`; times
+    the relative error γS/(4s) of s this is largest at the lower end, 1.03ρ (0.2ρ at the
+    upper end). Normalising by the rounded norms leaves x̂, ŷ unit to within about
+    (d/2 + 4)u and turns their directions by a few u: together under (d + 16)u relative in
+    θ² for a kept pair (θ > 28°), below ρ/2 since ρ > 8γ > (16d + 64)u. So θ² is within 2ρ
+    relative, as :func:`sida_attention` states.
     """
     q3, k3, v3, eps_b, batch = _tiles.flatten(q, k, v, eps)
     # Augmented features [‖x̂‖²/4, 1/4, -x̂/2] · [1, ‖ŷ‖², ŷ] = ‖x̂ - ŷ‖²/4 (powers of two: exact).

@@ -109,8 +109,19 @@ def norm_gap_sq(a: tuple[torch.Tensor, torch.Tensor], b: tuple[torch.Tensor, tor
     return diff * diff
 
 
+def _in_range(x64: torch.Tensor) -> torch.Tensor:
+    """x, each vector whose largest entry lies outside [2^-400, 2^400] scaled by a power of
+    two into [1/2, 1) (exact; the angle is scale-invariant), so that no square or product
+    below under- or overflows; vectors in range are left as they are."""
+    with torch.no_grad():
+        _, p2 = torch.frexp(x64.abs().amax(dim=-1, keepdim=True))
+        p2 = torch.where(p2.abs() <= 400, torch.zeros_like(p2), p2)
+    return torch.ldexp(x64, -p2)
+
+
 def _angle_dd(x64: torch.Tensor, y64: torch.Tensor) -> torch.Tensor:
     """θ between paired float64 vectors, every intermediate in double-double."""
+    x64, y64 = _in_range(x64), _in_range(y64)
     ah, al = _norm_dd("x", x64)
     bh, bl = _norm_dd("y", y64)
     with torch.no_grad():

@@ -124,9 +124,21 @@ def evidence_facts(ev: dict[str, Any]) -> list[dict[str, Any]]:
             facts.append(_fact("decision", str(ev["decision"])))
         if ev.get("family"):
             facts.append(_fact("family", str(ev["family"])))
+        facts.extend(info_facts(ev))
     if ev.get("tolerance"):
         facts.append(_fact("tolerance", str(ev["tolerance"])))
     return facts
+
+
+def info_facts(ev: dict[str, Any]) -> list[dict[str, Any]]:
+    """A scaling law's informational columns (``ScalingLaw.info``), one value per grid point, each
+    a fact marked as never compared; its further series are drawn in the plot instead."""
+    info = ev.get("info")
+    columns = info.get("columns") if isinstance(info, dict) else None
+    if not isinstance(columns, dict):
+        return []
+    return [_fact(f"{name} (informational, not compared)", ", ".join(number(v, 3) for v in values), mono=True)
+            for name, values in columns.items() if isinstance(values, list)]
 
 
 def truncate(text: str, limit: int = 160) -> str:

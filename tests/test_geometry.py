@@ -148,6 +148,25 @@ def test_sphere_maps():
     torch.testing.assert_close(sphere_distance(a, -a), torch.tensor(math.pi, dtype=F64), rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("scale", [2.0**-1000, 2.0**1000, 1e-300, 1e300])
+def test_sphere_angles_hold_at_any_scale(scale):
+    """The angle is scale-invariant: vectors far outside 1e±154, where every square under- or
+    overflows in float64, give the angles of the vectors in range. A power-of-two scale
+    leaves the direction exact (within 2 ulps of the in-range angle, and 0 for parallel
+    vectors); 1e±300 turns it by the rounding of each coordinate, a few ulps."""
+    from operators import sphere_sqdist
+
+    a, b = randn(12, 6, 5), randn(13, 7, 5)
+    b[0] = a[0]  # coincident directions
+    exact = scale in (2.0**-1000, 2.0**1000)
+    tol = {"rtol": 4.5e-16, "atol": 0} if exact else {"rtol": 1e-14, "atol": 4e-15}
+    torch.testing.assert_close(sphere_distance(scale * a[:6], b[:6]), sphere_distance(a[:6], b[:6]), **tol)
+    torch.testing.assert_close(sphere_sqdist(scale * a, b), sphere_sqdist(a, b), **tol)
+    torch.testing.assert_close(sphere_normalize(scale * a), sphere_normalize(a), **tol)
+    if exact:
+        assert float(sphere_distance(scale * a[0], a[0])) == 0.0
+
+
 # ---------------------------------------------------------------- Karcher mean
 def test_karcher_mean_stopping_rule_and_optimality():
     x = ball(11, 3, 6, 3, scale=0.95)

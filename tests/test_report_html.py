@@ -404,3 +404,15 @@ def test_cli_report_says_in_one_line_when_typst_fails(tmp_path, report_results, 
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "unexpected argument" in err and "HTML site" in err
     assert (path.parent / "report" / "index.html").exists()
+
+
+def test_informational_columns_are_shown_and_marked_not_compared(tmp_path, report_results):
+    results = copy.deepcopy(report_results)
+    record = next(r for r in results["results"]
+                  if any(ev.get("type") == "scaling" for ev in r.get("evidence", [])))
+    ev = next(ev for ev in record["evidence"] if ev.get("type") == "scaling")
+    ev["info"] = {"columns": {"bytes per token": [8.0, 16.0, 32.0]}, "series": []}
+    out, _ = render(tmp_path, results)
+    text = " ".join(parse(out / "claims" / f"{slug(record['id'])}.html").text)
+    assert "bytes per token (informational, not compared)" in text
+    assert "8, 16, 32" in text
