@@ -17,6 +17,8 @@ Input checks read values (NaN, zero vectors) on CPU and use device-side asserts
 elsewhere (``_checks.require``): no host synchronisation.
 """
 
+import math
+
 import torch
 
 from ._checks import (
@@ -109,14 +111,23 @@ def norm_gap_sq(a: tuple[torch.Tensor, torch.Tensor], b: tuple[torch.Tensor, tor
     return diff * diff
 
 
-def _in_range(x64: torch.Tensor) -> torch.Tensor:
-    """x, each vector whose largest entry lies outside [2^-400, 2^400] scaled by a power of
-    two into [1/2, 1) (exact; the angle is scale-invariant), so that no square or product
-    below under- or overflows; vectors in range are left as they are."""
+def _in_range(x: torch.Tensor) -> torch.Tensor:
+    """x, each vector whose largest entry lies outside [2^-L, 2^L] (L = a third of the dtype's
+    exponent range: 341 in float64, 42 in float32) scaled by a power of two into [1/2, 1)
+    (exact; the angle is scale-invariant, and so is its gradient up to that constant, which
+    autograd applies), so that no square or product below under- or overflows; vectors in
+    range are left as they are."""
+    limit = int(math.log2(torch.finfo(x.dtype).max)) // 3
     with torch.no_grad():
-        _, p2 = torch.frexp(x64.abs().amax(dim=-1, keepdim=True))
-        p2 = torch.where(p2.abs() <= 400, torch.zeros_like(p2), p2)
-    return torch.ldexp(x64, -p2)
+        _, p2 = torch.frexp(x.abs().amax(dim=-1, keepdim=True))
+        p2 = torch.where(p2.abs() <= limit, torch.zeros_like(p2), p2)
+        # 2^-p2 in two factors: one would overflow for subnormal vectors (p2 < -1023).
+        half = torch.div(-p2, 2, rounding_mode="floor")
+        one = torch.ones_like(x[..., :1])
+        s1, s2 = torch.ldexp(one, half), torch.ldexp(one, -p2 - half)
+    # Multiplications by powers of two: exact, and differentiable (torch's ldexp backward
+    # returns 0 for factors beyond float32's range).
+    return x * s1 * s2
 
 
 def _angle_dd(x64: torch.Tensor, y64: torch.Tensor) -> torch.Tensor:
@@ -160,7 +171,8 @@ def sphere_distance(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     x64, y64 = torch.broadcast_tensors(x.to(torch.float64), y.to(torch.float64))
     value = _angle_dd(x64, y64)
     if smooth_needed(x, y):
-        xw, yw = torch.broadcast_tensors(x.to(compute_dtype(x.dtype)), y.to(compute_dtype(y.dtype)))
+        xw, yw = torch.broadcast_tensors(_in_range(x.to(compute_dtype(x.dtype))),
+                                         _in_range(y.to(compute_dtype(y.dtype))))
         xn = xw / torch.linalg.vector_norm(xw, dim=-1, keepdim=True)
         yn = yw / torch.linalg.vector_norm(yw, dim=-1, keepdim=True)
         approx = 2.0 * torch.atan2(torch.linalg.vector_norm(xn - yn, dim=-1),

@@ -165,6 +165,11 @@ def test_sphere_angles_hold_at_any_scale(scale):
     torch.testing.assert_close(sphere_normalize(scale * a), sphere_normalize(a), **tol)
     if exact:
         assert float(sphere_distance(scale * a[0], a[0])) == 0.0
+    # The derivative too, where it exists (0 < θ < π; row 0 is coincident): ∇ₓ θ(s·x) = ∇θ(x)/s.
+    x, x1 = (scale * a[1:6]).requires_grad_(), a[1:6].clone().requires_grad_()
+    sphere_distance(x, b[1:6]).sum().backward()
+    sphere_distance(x1, b[1:6]).sum().backward()
+    torch.testing.assert_close(x.grad * scale, x1.grad, rtol=1e-12, atol=1e-14)
 
 
 # ---------------------------------------------------------------- Karcher mean
