@@ -233,21 +233,22 @@ def _sida_fast(qf, kf) -> torch.Tensor:
     return patch(theta_sq, idx, _sida_pairs(qf, kf, batch, idx))
 
 
-def _unit_rows(name: str, x: torch.Tensor) -> torch.Tensor:
-    r""":math:`1/\lVert x\rVert` per row ``(B, n)`` from the work dtype's sum of squares.
+def _normalise_into(name: str, x: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
+    r"""``out = x / ‖x‖`` per row, the norm from the work dtype's sum of squares.
 
-    Rows whose sum of squares leaves ``[2^-100, 2^100]`` (it may have under- or overflowed
-    in float32) are redone from the row divided by its largest entry. Raises for zero rows.
+    Rows whose sum of squares leaves ``[2^-100, 2^100]`` (it may have under- or overflowed,
+    e.g. beyond 1e±19 in float32) are first divided by their largest entry. Raises for zero rows.
     """
     s = _tiles.sum_squares(x)
-    inv = torch.rsqrt(s)
+    torch.mul(x, torch.rsqrt(s)[..., None], out=out)
     odd = ~((s >= 2.0**-100) & (s <= 2.0**100))
     if bool(odd.any()):
         rows = x[odd]
-        top = rows.abs().amax(dim=-1)
+        top = rows.abs().amax(dim=-1, keepdim=True)
         require(top > 0, f"{name} must be non-zero (the angle of a zero vector is undefined)")
-        inv[odd] = torch.rsqrt(_tiles.sum_squares(rows / top[:, None])) / top
-    return inv
+        scaled = rows / top
+        out[odd] = scaled * torch.rsqrt(_tiles.sum_squares(scaled))[..., None]
+    return out
 
 
 def _sida_stream(q, k, v, eps, block: int, chunk_size: int) -> torch.Tensor:
@@ -269,8 +270,8 @@ def _sida_stream(q, k, v, eps, block: int, chunk_size: int) -> torch.Tensor:
     # Augmented features [‖x̂‖²/4, 1/4, -x̂/2] · [1, ‖ŷ‖², ŷ] = ‖x̂ - ŷ‖²/4 (powers of two: exact).
     qa = torch.empty(*q3.shape[:-1], q3.shape[-1] + 2, dtype=q3.dtype, device=q3.device)
     ka = torch.empty(*k3.shape[:-1], k3.shape[-1] + 2, dtype=k3.dtype, device=k3.device)
-    qu = torch.mul(q3, _unit_rows("q", q3)[..., None], out=qa[..., 2:])
-    ku = torch.mul(k3, _unit_rows("k", k3)[..., None], out=ka[..., 2:])
+    qu = _normalise_into("q", q3, qa[..., 2:])
+    ku = _normalise_into("k", k3, ka[..., 2:])
     qn, kn = _tiles.sum_squares(qu), _tiles.sum_squares(ku)
     torch.mul(qn, 0.25, out=qa[..., 0])
     qa[..., 1] = 0.25

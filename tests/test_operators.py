@@ -619,14 +619,15 @@ def test_nan_screen_by_sum_misses_nothing():
 
 
 @pytest.mark.parametrize("dtype,scale", [
-    (torch.float32, 1e-30), (torch.float32, 1e-20), (torch.float32, 1.0), (torch.float32, 1e20),
+    (torch.float32, 1e-40), (torch.float32, 1e-30), (torch.float32, 1e-20), (torch.float32, 1.0),
+    (torch.float32, 1e20),
     (torch.float32, 1e30), (F64, 1e-200), (F64, 1e200),
 ])
 def test_sida_fast_path_normalises_any_scale(dtype, scale):
     """The fast path's norms (sum of squares in the work dtype) under- or overflow beyond
-    1e±19 in float32 and 1e±154 in float64; those rows are rescaled, so the result stays
-    within the stated bound of the exact path (whose double-double norms scale each vector
-    by a power of two first, for the same reason)."""
+    1e±19 in float32 and 1e±154 in float64 (1e-40: subnormal float32 entries); those rows
+    are rescaled, so the result stays within the stated bound of the exact path (whose
+    double-double norms scale each vector by a power of two first, for the same reason)."""
     from operators._checks import expansion_bound
 
     g = torch.Generator().manual_seed(3)
