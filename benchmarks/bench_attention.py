@@ -31,7 +31,7 @@ import torch
 from torch.utils.benchmark import Timer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
-import operators as O  # noqa: E402
+from attnaudit import operators as O  # noqa: E402
 
 BATCH, HEADS, DIM, EPS = 2, 4, 64, 1e-3  # B·H = 8 attention problems of head size 64
 DTYPES = {"float32": torch.float32, "float64": torch.float64}

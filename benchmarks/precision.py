@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
-from operators import opinfo  # noqa: E402
+from attnaudit.operators import opinfo  # noqa: E402
 
 NAMES = {
     "float64": torch.float64,

@@ -1,8 +1,8 @@
 """The attnaudit engine: claim model, discovery, sampling, fitting, verdicts, runner and CLI.
 
-Claim specs import what they need from here::
+Claim specs import what they need from the package (``attnaudit`` re-exports these names)::
 
-    from checks import Claim, Kind, Limit, Reading, Relation, ScalingLaw, control, symbolic, tolerances
+    from attnaudit import Claim, Kind, Limit, Reading, Relation, ScalingLaw, control, symbolic
 
 ``checks`` never imports a particular claim; it finds them through :mod:`checks.discovery`.
 The names below load on first use, so that ``checks.results`` and ``checks.gate`` (which the
@@ -23,9 +23,9 @@ __all__ = sorted(_MODEL | _MODULES | {"Context"})
 
 def __getattr__(name: str) -> Any:
     if name in _MODULES:
-        return importlib.import_module(f"checks.{name}")
+        return importlib.import_module(f"attnaudit.checks.{name}")
     if name in _MODEL:
-        return getattr(importlib.import_module("checks.model"), name)
+        return getattr(importlib.import_module("attnaudit.checks.model"), name)
     if name == "Context":
-        return importlib.import_module("checks.context").Context
-    raise AttributeError(f"module 'checks' has no attribute {name!r}")
+        return importlib.import_module("attnaudit.checks.context").Context
+    raise AttributeError(f"module 'attnaudit.checks' has no attribute {name!r}")

@@ -1,5 +1,5 @@
 import sys
 
-from checks.cli import main
+from attnaudit.checks.cli import main
 
 sys.exit(main())

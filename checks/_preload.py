@@ -12,8 +12,8 @@ try:
     import sympy  # noqa: F401
     import torch  # noqa: F401
 
-    import checks.runner  # noqa: F401
-    from checks.discovery import discover
+    import attnaudit.checks.runner  # noqa: F401
+    from attnaudit.checks.discovery import discover
 
     discover()  # imports every built-in spec module (names only; specs import nothing numeric)
 except BaseException:  # noqa: BLE001, S110 - a warm-up only (Ctrl-C here too: quietly)

@@ -15,10 +15,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from checks.executor import SchedulerError
-from checks.gate import DEFAULT_BASELINE
-from checks.results import ResultsError
-from checks.scaffold import KINDS as SCAFFOLD_KINDS
+from attnaudit.checks.executor import SchedulerError
+from attnaudit.checks.gate import DEFAULT_BASELINE
+from attnaudit.checks.results import ResultsError
+from attnaudit.checks.scaffold import KINDS as SCAFFOLD_KINDS
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -171,7 +171,7 @@ def _discover(values: list[str]):
 
 def _discover_where(values: list[str]):
     """(catalogue, package, folders): what a worker process needs to discover the same claims."""
-    from checks.discovery import DEFAULT_PACKAGE, discover
+    from attnaudit.checks.discovery import DEFAULT_PACKAGE, discover
 
     folders = [v for v in values if "/" in v or "\\" in v or _plain_folder(v)]
     packages = [v for v in values if v not in folders]
@@ -291,7 +291,7 @@ class Progress:
 def _execute(jobs, args, progress: Progress):
     """(job, record, seconds, CPU seconds) for each job as it completes, on the engine the
     arguments name."""
-    from checks.executor import run_dask, run_local
+    from attnaudit.checks.executor import run_dask, run_local
 
     if args.scheduler:
         return run_dask(jobs, args.scheduler)
@@ -303,10 +303,10 @@ def _label(job, args) -> str:
 
 
 def cmd_run(args) -> int:
-    from checks import results as journal
-    from checks.executor import plan
-    from checks.runner import load_error_record, versions
-    from checks.witnesses import attach_witness_files
+    from attnaudit.checks import results as journal
+    from attnaudit.checks.executor import plan
+    from attnaudit.checks.runner import load_error_record, versions
+    from attnaudit.checks.witnesses import attach_witness_files
 
     if args.resume and args.out is None:
         raise UsageError("--resume needs --out DIR: the run to resume")
@@ -355,9 +355,9 @@ def cmd_run(args) -> int:
     attach_witness_files(ordered)
     total = time.perf_counter() - t0
     if args.out is not None:
-        from checks.results import write_results
-        from checks.tables import fill_tables
-        from checks.witnesses import write_witness_files
+        from attnaudit.checks.results import write_results
+        from attnaudit.checks.tables import fill_tables
+        from attnaudit.checks.witnesses import write_witness_files
 
         write_witness_files(ordered, args.out)
         ran = {r["paper"] for r in ordered}
@@ -378,11 +378,11 @@ def cmd_run(args) -> int:
 
 
 def cmd_stability(args) -> int:
-    from checks import results as journal
-    from checks.executor import plan
-    from checks.results import dumps, write_atomic
-    from checks.runner import load_error_record, versions
-    from checks.stability import format_stability, summarize
+    from attnaudit.checks import results as journal
+    from attnaudit.checks.executor import plan
+    from attnaudit.checks.results import dumps, write_atomic
+    from attnaudit.checks.runner import load_error_record, versions
+    from attnaudit.checks.stability import format_stability, summarize
 
     cat, package, folders = _discover_where(args.claims)
     try:
@@ -469,8 +469,8 @@ def _relative(path: str) -> str:
 
 
 def cmd_gate(args) -> int:
-    from checks.gate import accept, compare, format_diff, load_baseline, split_by_baseline
-    from checks.results import load_document
+    from attnaudit.checks.gate import accept, compare, format_diff, load_baseline, split_by_baseline
+    from attnaudit.checks.results import load_document
 
     document = load_document(args.results)
     groups = split_by_baseline(document["results"], document["papers"], args.baseline)
@@ -488,8 +488,8 @@ def cmd_gate(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from reports.pdf import PdfError
-    from reports.render import render_report
+    from attnaudit.reports.pdf import PdfError
+    from attnaudit.reports.render import render_report
 
     baseline = args.baseline
     if baseline is None and DEFAULT_BASELINE.exists():
@@ -512,7 +512,7 @@ def cmd_report(args) -> int:
 
 
 def cmd_new(args) -> int:
-    from checks.scaffold import ScaffoldError, write_claim
+    from attnaudit.checks.scaffold import ScaffoldError, write_claim
 
     try:
         written = write_claim(args.paper, args.claim, args.kind, claims=args.claims, tests=args.tests)
@@ -524,7 +524,7 @@ def cmd_new(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from checks.witnesses import load_witnesses, replay
+    from attnaudit.checks.witnesses import load_witnesses, replay
 
     witnesses = load_witnesses(args.witness)
     if not witnesses:

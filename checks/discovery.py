@@ -25,9 +25,9 @@ import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from checks.model import Claim, Paper, SummaryTable
+from attnaudit.checks.model import Claim, Paper, SummaryTable
 
-DEFAULT_PACKAGE = "claims"
+DEFAULT_PACKAGE = "attnaudit.claims"
 ENTRY_POINT_GROUP = "attnaudit.claims"
 PACK_BASELINE = "baseline.json"
 

@@ -90,7 +90,7 @@ class Job:
 def plan(claims, *, seeds: Iterable[int], profile: str, device: str, files: dict[str, str],
          package: str, folders: Iterable[str | Path] = ()) -> list[Job]:
     """Jobs for ``claims`` × ``seeds`` in catalogue order (id, then seed)."""
-    from checks.runner import source_hash
+    from attnaudit.checks.runner import source_hash
 
     folders = tuple(str(Path(f).resolve()) for f in folders)
     sys_path = tuple(os.path.abspath(p or ".") for p in sys.path if os.path.exists(p or "."))
@@ -151,8 +151,8 @@ def _child_main(job: Job, conn, fault_file: str) -> None:
 
 def run_job_here(job: Job) -> tuple[dict[str, Any], float]:
     """Find the job's claim in this process's catalogue and run it (no isolation)."""
-    from checks.discovery import discover
-    from checks.runner import run_claim
+    from attnaudit.checks.discovery import discover
+    from attnaudit.checks.runner import run_claim
 
     for entry in job.sys_path:
         if entry not in sys.path:
@@ -180,7 +180,7 @@ def run_job_here(job: Job) -> tuple[dict[str, Any], float]:
 
 def crash_record(job: Job, reason: str) -> dict[str, Any]:
     """The error record of a claim whose process gave none."""
-    from checks.runner import _base_record, versions
+    from attnaudit.checks.runner import _base_record, versions
 
     m = job.meta
     record = _base_record(job.claim_id, m.get("paper", job.claim_id.split("/", 1)[0]), {})
@@ -204,7 +204,7 @@ def mp_context():
         if _context is None:
             if "forkserver" in multiprocessing.get_all_start_methods():
                 _context = multiprocessing.get_context("forkserver")
-                _context.set_forkserver_preload(["checks._preload"])
+                _context.set_forkserver_preload(["attnaudit.checks._preload"])
             else:
                 _context = multiprocessing.get_context("spawn")
         return _context

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from checks.results import ResultsError, dumps, read_json, write_atomic
+from attnaudit.checks.results import ResultsError, dumps, read_json, write_atomic
 
 BASELINE_SCHEMA = "attnaudit.baseline/2"
 OLD_SCHEMA = "attnaudit.baseline/1"

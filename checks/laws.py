@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from checks.context import Context
-from checks.fitting import compare_exponent, fit_power_law, law_abscissa
-from checks.model import Limit, ScalingLaw, describe_tolerance
+from attnaudit.checks.context import Context
+from attnaudit.checks.fitting import compare_exponent, fit_power_law, law_abscissa
+from attnaudit.checks.model import Limit, ScalingLaw, describe_tolerance
 
 
 def _as_array(values) -> np.ndarray:

@@ -14,8 +14,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from checks.context import Context
-    from checks.symbolic import Step
+    from attnaudit.checks.context import Context
+    from attnaudit.checks.symbolic import Step
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9.\-/]*$")
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")

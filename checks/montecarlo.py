@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from checks.tolerances import MonteCarlo
+from attnaudit.checks.tolerances import MonteCarlo
 
 
 @dataclass(frozen=True)

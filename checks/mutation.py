@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from checks.model import Limit, Relation, ScalingLaw
+from attnaudit.checks.model import Limit, Relation, ScalingLaw
 
 EXPONENT_SHIFT = 0.5  # beyond the interval and tolerance: a clearly wrong exponent
 
@@ -40,7 +40,7 @@ def _relation_room(relation: Relation, ctx) -> tuple[float, float, float]:
     −max|lhs − rhs| for ``==``; the largest tolerance; the largest |rhs|)."""
     import numpy as np
 
-    from checks.relations import evaluate_case
+    from attnaudit.checks.relations import evaluate_case
 
     room, tol, scale = np.inf, 0.0, 0.0
     for batch in relation.sample(ctx, ctx.generator(f"relation:{relation.name}")):
@@ -94,7 +94,7 @@ def mutate(check, evidence: dict[str, Any], ctx) -> tuple[Any, str]:
             def gap(ctx_, grid, _gap=check.gap):
                 import numpy as np
 
-                from checks.laws import _measured
+                from attnaudit.checks.laws import _measured
 
                 g, err = _measured(_gap(ctx_, grid))
                 offset = float(np.max(g))

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from checks.context import Context
-from checks.model import Relation, describe_tolerance
+from attnaudit.checks.context import Context
+from attnaudit.checks.model import Relation, describe_tolerance
 
 WITNESS_SCHEMA = "attnaudit.witness/1"
 

@@ -22,13 +22,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from checks.context import Context
-from checks.discovery import LoadError
-from checks.laws import check_limit, check_scaling
-from checks.model import Claim, Limit, Relation, ScalingLaw, Verdict
-from checks.relations import check_relation
-from checks.tables import key_figure
-from checks.verdict import corrected_statement, decide
+from attnaudit.checks.context import Context
+from attnaudit.checks.discovery import LoadError
+from attnaudit.checks.laws import check_limit, check_scaling
+from attnaudit.checks.model import Claim, Limit, Relation, ScalingLaw, Verdict
+from attnaudit.checks.relations import check_relation
+from attnaudit.checks.tables import key_figure
+from attnaudit.checks.verdict import corrected_statement, decide
 
 
 class ClaimTimeout(BaseException):
@@ -36,20 +36,24 @@ class ClaimTimeout(BaseException):
 
 
 def versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for name, module in (("attnaudit", "checks"), ("torch", "torch"), ("sympy", "sympy"),
+    out = {"python": platform.python_version(), "attnaudit": _own_version()}
+    for name, module in (("torch", "torch"), ("sympy", "sympy"),
                          ("numpy", "numpy"), ("scipy", "scipy"), ("hypothesis", "hypothesis"),
                          ("mpmath", "mpmath")):
         try:
-            if name == "attnaudit":
-                from importlib.metadata import version
-
-                out[name] = version("attnaudit")
-            else:
-                out[name] = importlib.import_module(module).__version__
+            out[name] = importlib.import_module(module).__version__
         except Exception:  # noqa: BLE001 - a missing optional library is recorded as such
             out[name] = "absent"
     return out
+
+
+def _own_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("attnaudit")
+    except PackageNotFoundError:
+        return "absent"
 
 
 def source_hash(claim: Claim) -> str:
@@ -62,8 +66,8 @@ def source_hash(claim: Claim) -> str:
         spec = Path(module.__file__)
         files.append(spec)
         files.extend(sorted(spec.parent.glob("_*.py")))
-        files.extend(_other_papers_helpers(files, claim.source_module.split(".")[0], spec.parent))
-    for package in ("operators", "checks"):
+        files.extend(_other_papers_helpers(files, claim.source_module.rsplit(".", 2)[0], spec.parent))
+    for package in ("attnaudit.operators", "attnaudit.checks"):
         try:
             files.extend(sorted(Path(importlib.import_module(package).__file__).parent.glob("*.py")))
         except ImportError:
@@ -74,9 +78,9 @@ def source_hash(claim: Claim) -> str:
     return digest.hexdigest()[:16]
 
 
-# `from claims.<paper>._helper import …` or `import claims.<paper>._helper`: a spec may use another
-# paper's helpers (rank-collapse runs riemannian-attention's stacks).
-_HELPER_IMPORT = re.compile(r"^\s*(?:from|import)\s+(\w+)\.(\w+)\.(_\w+)\b", re.MULTILINE)
+# `from attnaudit.claims.<paper>._helper import …` or `import <package>.<paper>._helper`: a spec may use
+# another paper's helpers (rank-collapse runs riemannian-attention's stacks).
+_HELPER_IMPORT = re.compile(r"^\s*(?:from|import)\s+([\w.]+)\.(\w+)\.(_\w+)\b", re.MULTILINE)
 
 
 def _other_papers_helpers(files: list[Path], root: str, own: Path) -> list[Path]:

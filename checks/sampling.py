@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from checks.context import Context
+from attnaudit.checks.context import Context
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; torch loads when a sampler first runs
     import torch
@@ -46,7 +46,7 @@ def min_pairwise_squared_distance(x: torch.Tensor) -> torch.Tensor:
     """
     import torch
 
-    import operators
+    from attnaudit import operators
 
     d2 = operators.squared_distances(x, x)
     eye = torch.eye(x.shape[-2], dtype=torch.bool, device=x.device)

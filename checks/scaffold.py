@@ -25,7 +25,7 @@ _REL = {"identity": ("==", "equals"), "inequality": ("<=", "is at most"),
 PAPER_TEMPLATE = '''\
 """{key}: TITLE OF THE PAPER (replace). Source text: where the paper lives."""
 
-from checks import Paper
+from attnaudit import Paper
 
 PAPER = Paper(key="{key}", title="TITLE OF THE PAPER", authors=("AUTHOR",), arxiv=None,
               source_file="papers/{key}.txt")
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, symbolic, tolerances
+from attnaudit import Claim, Kind, Relation, symbolic, tolerances
 
 # TODO: the statement exactly as the paper gives it, in LaTeX.
 STATEMENT = r"f(x) {rel_tex} g(x) \\text{{ for all real }} x"
@@ -94,7 +94,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, ScalingLaw, symbolic, tolerances
+from attnaudit import Claim, Kind, ScalingLaw, symbolic, tolerances
 
 # TODO: the statement exactly as the paper gives it, in LaTeX.
 STATEMENT = r"f(n) = \\Theta(n^2)"
@@ -145,7 +145,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Limit, symbolic, tolerances
+from attnaudit import Claim, Kind, Limit, symbolic, tolerances
 
 # TODO: the statement exactly as the paper gives it, in LaTeX.
 STATEMENT = r"\\lim_{{\\varepsilon \\to 0^+}} f(\\varepsilon) = 1"
@@ -193,7 +193,7 @@ BUILTIN_TEST_TEMPLATE = '''\
 
 from claimtest import run
 
-from claims.{paper_mod} import {claim_mod} as spec
+from attnaudit.claims.{paper_mod} import {claim_mod} as spec
 
 
 def test_{func}_runs():
@@ -206,8 +206,8 @@ PACK_TEST_TEMPLATE = '''\
 
 from pathlib import Path
 
-from checks.discovery import discover
-from checks.runner import run_claim
+from attnaudit.checks.discovery import discover
+from attnaudit.checks.runner import run_claim
 
 PAPER = Path(__file__).resolve().parents[1] / "{paper_mod}"
 

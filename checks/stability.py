@@ -18,7 +18,7 @@ STABILITY_FORMAT = "attnaudit.stability/1"
 
 def load_stability(path) -> dict[str, Any]:
     """A stability file, or a one-line ResultsError."""
-    from checks.results import ResultsError, read_json
+    from attnaudit.checks.results import ResultsError, read_json
 
     data = read_json(path, "stability file")
     if not isinstance(data, dict) or data.get("format") != STABILITY_FORMAT or not isinstance(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from checks.model import ROLES
+from attnaudit.checks.model import ROLES
 
 METHODS = ("exact", "series", "limit", "leading-order", "holds")
 STATUSES = ("agrees", "disagrees", "undecided")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checks.model import Measured, SummaryTable
+from attnaudit.checks.model import Measured, SummaryTable
 
 # A fitted exponent of an exactly flat law comes out at round-off level (1e-16, 7e-20): below this it
 # is printed as 0, so that a figure does not suggest a tiny but real power.

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from checks.fitting import nearest_simple_exponent
-from checks.model import PRIMARY, Claim, ProofStatus, Verdict
+from attnaudit.checks.fitting import nearest_simple_exponent
+from attnaudit.checks.model import PRIMARY, Claim, ProofStatus, Verdict
 
 
 def _of_reading(items: list[dict[str, Any]], reading: str | None, role: str) -> list[dict[str, Any]]:

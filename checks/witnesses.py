@@ -6,9 +6,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from checks.model import describe_tolerance
-from checks.relations import WITNESS_SCHEMA, replay_witness
-from checks.results import ResultsError, dumps, parse_results, read_json, write_atomic
+from attnaudit.checks.model import describe_tolerance
+from attnaudit.checks.relations import WITNESS_SCHEMA, replay_witness
+from attnaudit.checks.results import ResultsError, dumps, parse_results, read_json, write_atomic
 
 WITNESS_DIR = "witnesses"
 
@@ -52,7 +52,7 @@ def load_witnesses(path: Path) -> list[dict[str, Any]]:
 
 def replay(witness: dict[str, Any], catalogue, stream=None) -> bool:
     """Re-evaluate one witness and print both sides; True when it still violates the relation."""
-    from checks.model import Relation
+    from attnaudit.checks.model import Relation
 
     stream = sys.stdout if stream is None else stream  # the current stdout, not the one at import
 

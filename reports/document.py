@@ -19,8 +19,8 @@ import math
 from collections import Counter
 from typing import Any
 
-from checks.gate import Difference
-from checks.tables import figure
+from attnaudit.checks.gate import Difference
+from attnaudit.checks.tables import figure
 
 # Worst first: the order of counts, badges and the default sort of the claims table.
 VERDICTS = ("refuted", "error", "inconclusive", "unverifiable", "confirmed")
@@ -414,7 +414,7 @@ def build_document(results: dict[str, Any], *, timings: dict[str, float] | None 
                        "counts": _counts(mine), "proof_counts": _proof_counts(mine)})
     by_id = {c["id"]: c for c in claims}
     if stability is not None:
-        from checks.stability import cell
+        from attnaudit.checks.stability import cell
 
         entries = {e["id"]: e for e in stability.get("claims", [])}
         for c in claims:

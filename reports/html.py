@@ -13,8 +13,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from reports.document import PROOF_STATUSES, VERDICTS, rank
-from reports.formulas import mathml, split_statement
+from attnaudit.reports.document import PROOF_STATUSES, VERDICTS, rank
+from attnaudit.reports.formulas import mathml, split_statement
 
 
 def _formula(latex: str | None, display: str = "inline") -> Markup:
@@ -40,7 +40,7 @@ def _claim_id(claim_id: str) -> Markup:
 
 
 def environment() -> Environment:
-    env = Environment(loader=PackageLoader("reports", "templates"),
+    env = Environment(loader=PackageLoader("attnaudit.reports", "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=True)

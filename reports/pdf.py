@@ -21,8 +21,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from reports.document import truncate
-from reports.formulas import math_tree, split_statement
+from attnaudit.reports.document import truncate
+from attnaudit.reports.formulas import math_tree, split_statement
 
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "report.typ"
 DATA_NAME = "report-data.json"

@@ -34,8 +34,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
-from checks.tables import ROUNDOFF_EXPONENT
-from reports.document import PLOTTED, truncate
+from attnaudit.checks.tables import ROUNDOFF_EXPONENT
+from attnaudit.reports.document import PLOTTED, truncate
 
 __all__ = ["evidence_plot", "plot_labels"]
 

@@ -14,16 +14,16 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, TextIO
 
-from checks.gate import compare, load_baseline, split_by_baseline
-from checks.results import load_document, load_timings
-from checks.stability import load_stability
-from reports.document import build_document
-from reports.html import write_site
-from reports.junit import write_junit
+from attnaudit.checks.gate import compare, load_baseline, split_by_baseline
+from attnaudit.checks.results import load_document, load_timings
+from attnaudit.checks.stability import load_stability
+from attnaudit.reports.document import build_document
+from attnaudit.reports.html import write_site
+from attnaudit.reports.junit import write_junit
 
 
 def _plot(job: tuple[str, dict[str, Any]]) -> str | None:
-    from reports.plots import evidence_plot
+    from attnaudit.reports.plots import evidence_plot
 
     uid, ev = job
     return evidence_plot(ev, uid=uid)
@@ -104,7 +104,7 @@ def render_report(results_path: Path, out: Path, *, baseline: Path | None = None
     written["junit"] = write_junit(document, out / "junit.xml")
     stage("html", t)
     if pdf:
-        from reports.pdf import write_pdf
+        from attnaudit.reports.pdf import write_pdf
 
         t = time.perf_counter()
         written["pdf"] = write_pdf(document, out)

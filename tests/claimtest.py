@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from checks import Claim
-from checks.relations import replay_witness
-from checks.runner import run_claim
+from attnaudit.checks import Claim
+from attnaudit.checks.relations import replay_witness
+from attnaudit.checks.runner import run_claim
 
 
 def run(claim: Claim) -> dict:

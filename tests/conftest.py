@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 PAPER_INIT = """
-from checks import Paper
+from attnaudit.checks import Paper
 PAPER = Paper(key="toy", title="A toy paper", authors=("A. Tester",), arxiv=None,
               source_file="none")
 """
@@ -19,7 +19,7 @@ PAPER = Paper(key="toy", title="A toy paper", authors=("A. Tester",), arxiv=None
 # false for most t) that fails, so the confirmation rests on a check that can discriminate.
 GOOD = """
 import torch
-from checks import Claim, Kind, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Relation, control, symbolic, tolerances
 import sympy as sp
 
 x = sp.Symbol("x", real=True)
@@ -51,7 +51,7 @@ CLAIMS = (Claim(
 """
 
 RAISES = """
-from checks import Claim, Kind, Relation, tolerances
+from attnaudit.checks import Claim, Kind, Relation, tolerances
 
 def sample(ctx, gen):
     raise ValueError("the sampler is broken on purpose")
@@ -65,7 +65,7 @@ CLAIMS = (Claim(id="toy/raises", label="Lemma 2", section="§2", statement="x", 
 
 SLOW = """
 import time
-from checks import Claim, Kind, Relation, tolerances
+from attnaudit.checks import Claim, Kind, Relation, tolerances
 
 def sample(ctx, gen):
     time.sleep(30)
@@ -78,13 +78,13 @@ CLAIMS = (Claim(id="toy/slow", label="Lemma 3", section="§3", statement="x", re
 """
 
 BAD_KIND = """
-from checks import Claim
+from attnaudit.checks import Claim
 CLAIMS = (Claim(id="toy/bad-kind", label="L", section="§", statement="x", reading="x",
                 kind="theorem-ish", no_derivation="toy", unverifiable="n/a"),)
 """
 
 NO_ID = """
-from checks import Claim
+from attnaudit.checks import Claim
 CLAIMS = (Claim(id="", label="L", section="§", statement="x", reading="x", kind="identity",
                 no_derivation="toy", unverifiable="n/a"),)
 """
@@ -93,7 +93,7 @@ SYNTAX = "def broken(:\n    pass\n"
 IMPORT_RAISES = "raise RuntimeError('import-time failure on purpose')\n"
 NO_CLAIMS = "X = 1\n"
 DUP = """
-from checks import Claim
+from attnaudit.checks import Claim
 CLAIMS = (Claim(id="toy/dup", label="L", section="§", statement="x", reading="x",
                 kind="identity", unverifiable="no checkable reading"),)
 """
@@ -141,7 +141,7 @@ def pythonpath_env(tmp_path):
 # A false inequality (AM–GM reversed): refuted with a shrunk witness.
 FALSE = """
 import torch
-from checks import Claim, Kind, Relation, tolerances
+from attnaudit.checks import Claim, Kind, Relation, tolerances
 
 TOL = tolerances.Roundoff("1: a mean and a square root of positive numbers", scale="(a+b)/2")
 
@@ -178,7 +178,7 @@ def report_results():
 FLAWED = """
 import sympy as sp
 import torch
-from checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
 
 n = sp.Symbol("n", positive=True)
 TOL = tolerances.Roundoff("a few: a square and a sum", scale="(a+1)²")

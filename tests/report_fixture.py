@@ -27,7 +27,7 @@ import copy
 import math
 from typing import Any
 
-from checks.tables import key_figure
+from attnaudit.checks.tables import key_figure
 
 VERSIONS = {"attnaudit": "0.1.0", "python": "3.11.7", "sympy": "1.14.0", "torch": "2.13.0+cpu"}
 

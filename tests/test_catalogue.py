@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from checks.discovery import discover
-from checks.gate import load_baseline
+from attnaudit.checks.discovery import discover
+from attnaudit.checks.gate import load_baseline
 
 CATALOGUE = Path(__file__).resolve().parents[1].parent / "shared" / "catalogue.toml"
 BASELINE = Path(__file__).resolve().parents[1] / "claims" / "baseline.json"

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from conftest import FALSE, FLAWED, GOOD, RAISES
 
-from checks import results as results_mod
-from checks.cli import LINE_WIDTH, main, summary_line
-from checks.gate import BASELINE_SCHEMA, OLD_SCHEMA
+from attnaudit.checks import results as results_mod
+from attnaudit.checks.cli import LINE_WIDTH, main, summary_line
+from attnaudit.checks.gate import BASELINE_SCHEMA, OLD_SCHEMA
 
 
 @pytest.fixture
@@ -201,7 +201,7 @@ def test_same_seed_twice_gives_byte_identical_results_end_to_end(tmp_path, pytho
 
     pkg = make_claims_package(tmp_path, "cliclaims", {"good": GOOD, "false": FALSE})
     for name in ("a", "b"):
-        proc = subprocess.run([sys.executable, "-m", "checks", "run", "--claims", pkg, "--seed", "7",
+        proc = subprocess.run([sys.executable, "-m", "attnaudit", "run", "--claims", pkg, "--seed", "7",
                                "--out", str(tmp_path / name)], capture_output=True, text=True,
                               env=pythonpath_env, timeout=300)
         assert proc.returncode == 0, proc.stderr

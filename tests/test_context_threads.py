@@ -10,7 +10,7 @@ import sys
 
 SOLVE_AFTER = """
 import torch
-from checks.context import single_thread, single_threaded
+from attnaudit.checks.context import single_thread, single_threaded
 torch.manual_seed(0)
 a = torch.randn(4, 512, 512, dtype=torch.float64) + 30 * torch.eye(512, dtype=torch.float64)
 b = torch.randn(4, 512, 10, dtype=torch.float64)

@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from operators import (
+from attnaudit.operators import (
     distance_attention,
     distance_weights,
     hida_attention,
@@ -18,8 +18,8 @@ from operators import (
     sphere_sqdist,
     squared_distances,
 )
-from operators._checks import expansion_bound
-from operators.core import pow2_floor
+from attnaudit.operators._checks import expansion_bound
+from attnaudit.operators.core import pow2_floor
 
 F64 = torch.float64
 

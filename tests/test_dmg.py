@@ -4,7 +4,7 @@ shapes, and the pool's bookkeeping (spawns, merges, slots)."""
 import pytest
 import torch
 
-from operators import dmg_detector, dmg_margins, dmg_pool, dmg_surprises
+from attnaudit.operators import dmg_detector, dmg_margins, dmg_pool, dmg_surprises
 
 F64 = torch.float64
 

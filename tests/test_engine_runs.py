@@ -16,8 +16,8 @@ from conftest import (
     SYNTAX,
 )
 
-from checks.discovery import discover
-from checks.runner import run_all
+from attnaudit.checks.discovery import discover
+from attnaudit.checks.runner import run_all
 
 
 def _run(package):
@@ -87,7 +87,7 @@ def test_progress_is_live_on_a_terminal_and_plain_otherwise():
     import io
     import time
 
-    from checks.cli import Progress
+    from attnaudit.checks.cli import Progress
 
     class Terminal(io.StringIO):
         def isatty(self):
@@ -120,8 +120,8 @@ def test_load_errors_carry_an_empty_proof_and_the_spec_file(claims_package):
 def test_source_hash_covers_the_engine(claims_package, monkeypatch):
     from pathlib import Path
 
-    import checks
-    from checks.runner import source_hash
+    from attnaudit import checks
+    from attnaudit.checks.runner import source_hash
 
     cat = discover(claims_package({"good": GOOD}))
     before = source_hash(cat.claims[0])
@@ -141,8 +141,8 @@ def test_a_step_naming_an_unknown_reading_is_an_error_of_the_spec(claims_package
 
     import sympy as sp
 
-    from checks import symbolic
-    from checks.runner import run_claim
+    from attnaudit.checks import symbolic
+    from attnaudit.checks.runner import run_claim
 
     cat = discover(claims_package({"good": GOOD}))
     n = sp.Symbol("n")
@@ -153,7 +153,7 @@ def test_a_step_naming_an_unknown_reading_is_an_error_of_the_spec(claims_package
 
 
 def test_the_context_memo_computes_once_per_claim_run():
-    from checks.context import Context
+    from attnaudit.checks.context import Context
 
     calls = []
     ctx = Context("toy/memo", seed=0)
@@ -167,7 +167,7 @@ def test_the_context_memo_computes_once_per_claim_run():
 def test_attached_measurements_reach_the_record(claims_package):
     import dataclasses
 
-    from checks.runner import run_claim
+    from attnaudit.checks.runner import run_claim
 
     cat = discover(claims_package({"good": GOOD}))
     claim = cat.claims[0]
@@ -189,7 +189,7 @@ def test_source_hash_covers_another_papers_helpers(monkeypatch):
     """rank-collapse runs riemannian-attention's stacks: a change there marks it stale."""
     from pathlib import Path
 
-    from checks.runner import source_hash
+    from attnaudit.checks.runner import source_hash
 
     claim = next(c for c in discover(entry_points=False).claims if c.id == "rank-collapse/doubly-exponential")
     before = source_hash(claim)

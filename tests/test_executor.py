@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 from conftest import FALSE, FLAWED, GOOD, RAISES, make_claims_package
 
-from checks import results as results_mod
-from checks.cli import main
-from checks.executor import MEMORY_LIMIT_MB
+from attnaudit.checks import results as results_mod
+from attnaudit.checks.cli import main
+from attnaudit.checks.executor import MEMORY_LIMIT_MB
 
 _BAD = """
-from checks import Claim, Relation, tolerances
+from attnaudit.checks import Claim, Relation, tolerances
 
 def bad(name, sample, **kw):
     return (Claim(id=f"toy/{name}", label=name, section="§9", statement="x", reading="x",
@@ -96,7 +96,7 @@ CLAIMS = bad("segfault", sample)
 # and the child inherits the per-process memory limit.
 SPAWNS = """
 import torch
-from checks import Claim, Relation, tolerances
+from attnaudit.checks import Claim, Relation, tolerances
 
 def child(queue):
     import resource
@@ -272,7 +272,7 @@ def test_resume_needs_out(identical_pkg, capsys):
 # A check on one uniform draw: whether it holds depends on the seed.
 FLIPPY = """
 import torch
-from checks import Claim, Relation, tolerances
+from attnaudit.checks import Claim, Relation, tolerances
 
 def evaluate(case):
     x = case["x"]
@@ -312,7 +312,7 @@ def test_stability_reports_agreement_and_names_the_check_that_flips(claims_packa
 
 
 def test_exponent_spread_and_the_report_cell():
-    from checks.stability import cell, summarize_claim
+    from attnaudit.checks.stability import cell, summarize_claim
 
     def record(seed, exponent, status="agrees"):
         return {"id": "p/law", "verdict": "confirmed", "proof": {"status": "sound"},
@@ -332,8 +332,8 @@ def test_exponent_spread_and_the_report_cell():
 
 
 def test_the_report_gets_a_stability_column(tmp_path, report_results):
-    from checks.results import dumps, write_atomic
-    from reports.render import render_report
+    from attnaudit.checks.results import dumps, write_atomic
+    from attnaudit.reports.render import render_report
 
     results = tmp_path / "results.json"
     report_results = report_results | {"results": report_results["results"][:3], "tables": []}
@@ -425,8 +425,8 @@ def test_a_dask_worker_lost_mid_claim_is_retried_and_no_record_is_lost(claims_pa
 def test_limits_per_profile_and_per_claim():
     import dataclasses
 
-    from checks import Claim
-    from checks.executor import memory_limit_mb, time_limit_s
+    from attnaudit.checks import Claim
+    from attnaudit.checks.executor import memory_limit_mb, time_limit_s
 
     claim = Claim(id="toy/x", label="L", section="§", statement="x", reading="x", kind="identity",
                   unverifiable="n/a", time_limit_s=30)

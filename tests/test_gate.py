@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from checks.gate import (
+from attnaudit.checks.gate import (
     BASELINE_SCHEMA,
     OLD_SCHEMA,
     Difference,
@@ -17,7 +17,7 @@ from checks.gate import (
     load_baseline,
     proof_of,
 )
-from checks.results import ResultsError
+from attnaudit.checks.results import ResultsError
 
 
 def record(cid, verdict, proof="sound", **extra):

@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 import torch
 
-from operators import (
+from attnaudit.operators import (
     _smooth,
     mobius_add,
     poincare_distance,
@@ -154,7 +154,7 @@ def test_sphere_angles_hold_at_any_scale(scale):
     overflows in float64, give the angles of the vectors in range. A power-of-two scale
     leaves the direction exact (within 2 ulps of the in-range angle, and 0 for parallel
     vectors); 1e±300 turns it by the rounding of each coordinate, a few ulps."""
-    from operators import sphere_sqdist
+    from attnaudit.operators import sphere_sqdist
 
     a, b = randn(12, 6, 5), randn(13, 7, 5)
     b[0] = a[0]  # coincident directions

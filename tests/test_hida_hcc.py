@@ -7,9 +7,9 @@ import math
 import pytest
 import torch
 
-from operators import hcc as H
-from operators import hida as HD
-from operators import hida_attention, poincare_sqdist
+from attnaudit.operators import hcc as H
+from attnaudit.operators import hida as HD
+from attnaudit.operators import hida_attention, poincare_sqdist
 
 F64 = torch.float64
 

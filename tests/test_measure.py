@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from checks.measure import count_flops, meta, numerical_rank
+from attnaudit.checks.measure import count_flops, meta, numerical_rank
 
 
 def test_count_flops_of_a_matmul_on_meta_tensors():

@@ -6,8 +6,8 @@ import math
 import pytest
 import torch
 
-import operators
-from operators.metric_attention import collapse_stack, composite_residual
+from attnaudit import operators
+from attnaudit.operators.metric_attention import collapse_stack, composite_residual
 
 F64 = torch.float64
 

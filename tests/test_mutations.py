@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from checks.context import Context
-from checks.discovery import discover
-from checks.mutation import mutate
-from checks.runner import run_check, run_claim
-from checks.verdict import proof_status, reading_verdict
+from attnaudit.checks.context import Context
+from attnaudit.checks.discovery import discover
+from attnaudit.checks.mutation import mutate
+from attnaudit.checks.runner import run_check, run_claim
+from attnaudit.checks.verdict import proof_status, reading_verdict
 
 CATALOGUE = discover(entry_points=False)  # the built-in claims (installed packs aside)
 CASES = [pytest.param(claim, check, id=f"{claim.id}::{check.name}")

@@ -10,7 +10,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from operators import (
+from attnaudit.operators import (
     effective_rank,
     gsr_attention,
     hida_attention,
@@ -506,8 +506,8 @@ def test_geometry_parameters_are_keyword_only():
 # ---------------------------------------------------------------- the registry
 # Every operator is described once in operators.opinfo; these tests run over it, so a
 # newly registered operator is tested by these four tests without further code.
-from operators import opinfo  # noqa: E402
-from operators.opinfo.poincare import naive_arcosh  # noqa: E402
+from attnaudit.operators import opinfo  # noqa: E402
+from attnaudit.operators.opinfo.poincare import naive_arcosh  # noqa: E402
 
 
 def _dt(dtype):
@@ -609,7 +609,7 @@ def test_opinfo_records_are_validated():
 def test_nan_screen_by_sum_misses_nothing():
     """check_not_nan screens by the sum on the host: a NaN-free sum clears the tensor; a NaN
     sum made by +inf and -inf (no NaN) must not raise, and a NaN next to infinities must."""
-    from operators._checks import check_not_nan
+    from attnaudit.operators._checks import check_not_nan
 
     check_not_nan("x", torch.tensor([math.inf, -math.inf, 1.0]))
     check_not_nan("x", torch.zeros(0))
@@ -628,7 +628,7 @@ def test_sida_fast_path_normalises_any_scale(dtype, scale):
     1e±19 in float32 and 1e±154 in float64 (1e-40: subnormal float32 entries); those rows
     are rescaled, so the result stays within the stated bound of the exact path (whose
     double-double norms scale each vector by a power of two first, for the same reason)."""
-    from operators._checks import expansion_bound
+    from attnaudit.operators._checks import expansion_bound
 
     g = torch.Generator().manual_seed(3)
     q, k, v = (torch.randn(2, 40, 8, generator=g, dtype=dtype) for _ in range(3))

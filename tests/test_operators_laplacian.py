@@ -4,7 +4,7 @@ data-dependent host work (meta tensors), keyword-only parameters."""
 import pytest
 import torch
 
-import operators as O
+from attnaudit import operators as O
 
 F64 = torch.float64
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from checks import discovery
-from checks.cli import main
+from attnaudit.checks import discovery
+from attnaudit.checks.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "tests" / "example_pack"
@@ -28,7 +28,7 @@ def _pack(root: Path, name: str, key: str, init_extra: str = "", module: str | N
     folder = root / name
     folder.mkdir(parents=True)
     (folder / "__init__.py").write_text(textwrap.dedent(f"""
-        from checks import Paper
+        from attnaudit.checks import Paper
         {init_extra}
         PAPER = Paper(key="{key}", title="Pack {name}", authors=("T",), arxiv=None, source_file="-")
     """))
@@ -70,7 +70,7 @@ def test_two_packs_with_one_paper_key_clash_naming_both_sources(tmp_path):
     c = _pack(tmp_path / "c", "geo", "georesolver")
     cat = discovery.discover(folders=(c,), entry_points=False)
     assert [e.paper for e in cat.errors] == ["georesolver"]
-    assert "package claims" in cat.errors[0].reason
+    assert "package attnaudit.claims" in cat.errors[0].reason
 
 
 def test_a_broken_pack_becomes_an_error_record_and_hides_nothing(tmp_path, monkeypatch, capsys):

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from checks import Relation, tolerances
-from checks.context import Context
-from checks.relations import (
+from attnaudit.checks import Relation, tolerances
+from attnaudit.checks.context import Context
+from attnaudit.checks.relations import (
     WITNESS_SCHEMA,
     _relative,
     case_from_json,

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from report_fixture import GATE, HOSTILE, hostile, legacy, report_baseline
 
-from checks.cli import main
-from checks.gate import compare
-from reports.document import build_document, key_figure, slug
-from reports.formulas import mathml, split_statement
-from reports.render import render_report
+from attnaudit.checks.cli import main
+from attnaudit.checks.gate import compare
+from attnaudit.reports.document import build_document, key_figure, slug
+from attnaudit.reports.formulas import mathml, split_statement
+from attnaudit.reports.render import render_report
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from report_fixture import GATE, HOSTILE, hostile, legacy, report_baseline
 
-from checks.gate import compare
-from reports.document import PROOF_STATUSES, VERDICTS, build_document
-from reports.pdf import TEMPLATE, formula, statement, write_pdf
+from attnaudit.checks.gate import compare
+from attnaudit.reports.document import PROOF_STATUSES, VERDICTS, build_document
+from attnaudit.reports.pdf import TEMPLATE, formula, statement, write_pdf
 
 pypdf = pytest.importorskip("pypdf")
 

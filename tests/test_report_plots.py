@@ -17,7 +17,7 @@ from pathlib import Path
 import matplotlib as mpl
 import pytest
 
-from reports.plots import evidence_plot, plot_labels
+from attnaudit.reports.plots import evidence_plot, plot_labels
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 X = [1.0, 10.0, 100.0, 1000.0]

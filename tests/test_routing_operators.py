@@ -5,7 +5,7 @@ against autograd row by row, gradients through the gate and the router, and GSR'
 import pytest
 import torch
 
-import operators
+from attnaudit import operators
 
 F64 = torch.float64
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from checks.cli import main
-from checks.scaffold import KINDS
+from attnaudit.checks.cli import main
+from attnaudit.checks.scaffold import KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -6,10 +6,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from checks import ScalingLaw, tolerances
-from checks.context import Context
-from checks.laws import check_scaling
-from reports.plots import evidence_plot, plot_labels
+from attnaudit.checks import ScalingLaw, tolerances
+from attnaudit.checks.context import Context
+from attnaudit.checks.laws import check_scaling
+from attnaudit.reports.plots import evidence_plot, plot_labels
 
 
 def _law(info=None):

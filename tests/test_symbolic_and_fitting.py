@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from checks import symbolic
-from checks.context import Context
-from checks.fitting import (
+from attnaudit.checks import symbolic
+from attnaudit.checks.context import Context
+from attnaudit.checks.fitting import (
     FLAT_LOG_SPREAD,
     closed_form_bias,
     compare_exponent,
@@ -324,7 +324,7 @@ def test_fit_is_seeded_and_validates_its_input():
 
 
 def test_bootstrap_drops_resamples_without_a_slope():
-    from checks.fitting import _batched_lstsq
+    from attnaudit.checks.fitting import _batched_lstsq
 
     lx = np.array([[1.0, 1.0, 1.0], [0.0, 1.0, 2.0]])
     ly = np.array([[5.0, 5.0, 5.0], [1.0, 3.0, 5.0]])
@@ -397,7 +397,7 @@ def _ctx():
 
 
 def _law(**changes):
-    from checks import ScalingLaw, tolerances
+    from attnaudit.checks import ScalingLaw, tolerances
 
     base = dict(name="law", quantity="y", variable="n", exponent=2.0, order="Θ",
                 grid=lambda ctx: np.logspace(0, 3, 7), measure=lambda ctx, g: 4.0 * g**2,
@@ -406,7 +406,7 @@ def _law(**changes):
 
 
 def test_scaling_evidence_carries_the_points_the_fit_and_the_prediction():
-    from checks.laws import check_scaling
+    from attnaudit.checks.laws import check_scaling
 
     ev = check_scaling(_law(), _ctx())
     assert ev["type"] == "scaling" and ev["status"] == "agrees"
@@ -423,7 +423,7 @@ def test_scaling_evidence_carries_the_points_the_fit_and_the_prediction():
 
 
 def test_scaling_evidence_for_exponential_polylog_and_flat_laws():
-    from checks.laws import check_scaling
+    from attnaudit.checks.laws import check_scaling
 
     exp_ = check_scaling(_law(law="exponential", exponent=-0.5, grid=lambda ctx: np.linspace(0, 20, 9),
                               measure=lambda ctx, g: 3 * np.exp(-0.5 * g), predicted="e^{-n/2}"),
@@ -441,7 +441,7 @@ def test_scaling_evidence_for_exponential_polylog_and_flat_laws():
 
 
 def test_scaling_evidence_with_error_bars_and_a_shape_check():
-    from checks.laws import check_scaling
+    from attnaudit.checks.laws import check_scaling
 
     ev = check_scaling(_law(measure=lambda ctx, g: (g**2, 0.01 * g**2)), _ctx())
     assert ev["points"]["yerr"] == pytest.approx(list(0.01 * np.logspace(0, 3, 7) ** 2))
@@ -450,7 +450,7 @@ def test_scaling_evidence_with_error_bars_and_a_shape_check():
 
 
 def _limit(**changes):
-    from checks import Limit, tolerances
+    from attnaudit.checks import Limit, tolerances
 
     base = dict(name="lim", quantity="q", variable="n", value="1", point="oo", rate=1.0,
                 grid=lambda ctx: np.logspace(1, 4, 7), gap=lambda ctx, g: 2 / g, family="exact",
@@ -459,7 +459,7 @@ def _limit(**changes):
 
 
 def test_limit_evidence_at_infinity_and_at_a_finite_point():
-    from checks.laws import check_limit
+    from attnaudit.checks.laws import check_limit
 
     ev = check_limit(_limit(), _ctx())
     assert ev["status"] == "agrees" and ev["final_gap"] == pytest.approx(2e-4)
@@ -476,7 +476,7 @@ def test_limit_evidence_at_infinity_and_at_a_finite_point():
 
 
 def test_limit_evidence_rejects_bad_gaps():
-    from checks.laws import check_limit
+    from attnaudit.checks.laws import check_limit
 
     with pytest.raises(ValueError, match="must be >= 0"):
         check_limit(_limit(gap=lambda ctx, g: -1 / g), _ctx())
@@ -506,7 +506,7 @@ def test_limit_and_law_validation():
 def test_batched_bisection_locates_every_boundary_and_rejects_a_bad_bracket():
     import torch
 
-    from checks.bisection import bisect_monotone
+    from attnaudit.checks.bisection import bisect_monotone
 
     roots = torch.tensor([0.1, 0.5, 0.9], dtype=torch.float64)
     lo, hi = bisect_monotone(lambda x: x <= roots[:, None], torch.zeros(3, dtype=torch.float64),
@@ -565,7 +565,7 @@ def test_bootstrap_interval_and_band_match_a_reference(with_errors):
 
 
 def test_a_resample_with_a_small_spread_of_x_keeps_its_slope():
-    from checks.fitting import _batched_lstsq
+    from attnaudit.checks.fitting import _batched_lstsq
 
     slopes, intercepts = _batched_lstsq(np.array([[0.0, 0.5, 1.0]]), np.array([[1.0, 2.0, 3.0]]))
     assert slopes.tolist() == [2.0] and intercepts.tolist() == [1.0]
@@ -719,7 +719,7 @@ NOISE = np.array([0.05, -0.04, 0.06, -0.02, 0.03, -0.05, 0.01])
 def test_scaling_evidence_record_in_full():
     import torch
 
-    from checks.laws import check_scaling
+    from attnaudit.checks.laws import check_scaling
 
     def grid(ctx):
         return np.logspace(0, ctx.pick(quick=3, full=4), 7)
@@ -754,7 +754,7 @@ def test_scaling_evidence_record_in_full():
 
 
 def test_limit_evidence_record_in_full():
-    from checks.laws import check_limit
+    from attnaudit.checks.laws import check_limit
 
     def grid(ctx):
         return np.logspace(1, ctx.pick(quick=4, full=5), 7)
@@ -786,7 +786,7 @@ def test_limit_evidence_record_in_full():
 
 
 def test_a_limit_interval_wider_than_half_a_unit_is_undecided():
-    from checks.laws import check_limit
+    from attnaudit.checks.laws import check_limit
 
     wobble = np.array([1.5, -1.0, 0.8, -1.2, 0.4, 1.1, -0.9])
     ev = check_limit(_limit(gap=lambda ctx, g: 1 / g * np.exp(wobble), rate=1.0,
@@ -796,7 +796,7 @@ def test_a_limit_interval_wider_than_half_a_unit_is_undecided():
 
 
 def test_an_exactly_zero_gap_points_to_a_relation():
-    from checks.laws import check_limit
+    from attnaudit.checks.laws import check_limit
 
     with pytest.raises(ValueError, match=r"^limit 'lim': the gap is exactly 0 at some grid point; use a "
                                          r"Relation for an identity that holds exactly$"):
@@ -804,7 +804,7 @@ def test_an_exactly_zero_gap_points_to_a_relation():
 
 
 def test_law_texts():
-    from checks.laws import check_scaling
+    from attnaudit.checks.laws import check_scaling
 
     flat = check_scaling(_law(exponent=0.0, measure=lambda ctx, g: np.full(len(g), 2.5)), _ctx())
     assert flat["summary"].startswith("y ~ n^0 (95% CI [0, 0], flat to round-off) vs predicted Θ(n^0): ")
@@ -830,7 +830,7 @@ def test_a_probe_point_where_the_expression_is_undefined_is_skipped():
 
 
 def test_a_single_precision_grid_is_measured_in_double():
-    from checks.laws import check_limit
+    from attnaudit.checks.laws import check_limit
 
     grid32 = np.logspace(1, 4, 7).astype(np.float32)
     single = check_limit(_limit(grid=lambda ctx: grid32), _ctx())

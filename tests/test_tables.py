@@ -7,14 +7,14 @@ import json
 import pytest
 from conftest import FALSE, GOOD, PAPER_INIT
 
-from checks import Measured, SummaryTable, TableCell, TableRow
-from checks.discovery import discover
-from checks.results import ResultsError, load_tables, parse_results, write_results
-from checks.runner import run_all
-from checks.tables import fill_tables
+from attnaudit.checks import Measured, SummaryTable, TableCell, TableRow
+from attnaudit.checks.discovery import discover
+from attnaudit.checks.results import ResultsError, load_tables, parse_results, write_results
+from attnaudit.checks.runner import run_all
+from attnaudit.checks.tables import fill_tables
 
 TABLE_INIT = PAPER_INIT + """
-from checks import Measured, SummaryTable, TableCell, TableRow
+from attnaudit.checks import Measured, SummaryTable, TableCell, TableRow
 TABLES = (SummaryTable(
     key="table-1", label="Table 1", section="§9", title="Toy summary",
     columns=("Old", "New"),
@@ -82,7 +82,7 @@ def test_results_documents_are_validated_with_one_line_errors(tmp_path):
 
 
 def test_round_off_exponents_print_as_zero():
-    from checks.tables import figure
+    from attnaudit.checks.tables import figure
 
     ev = {"type": "scaling", "quantity": "‖J‖", "variable": "n",
           "fit": {"exponent": 7.01e-20, "ci": [-1.4e-31, 0.25]}}
@@ -90,7 +90,7 @@ def test_round_off_exponents_print_as_zero():
 
 
 def test_key_figure_names_what_carries_the_verdict():
-    from checks.tables import key_figure
+    from attnaudit.checks.tables import key_figure
 
     def rel(name, status, controls=(), reading=None, role="statement"):
         return {"type": "relation", "name": name, "status": status, "relation": f"{name} <= 1",

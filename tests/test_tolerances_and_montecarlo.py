@@ -8,9 +8,9 @@ import pytest
 import torch
 from scipy import stats
 
-from checks import montecarlo, tolerances
-from checks.model import describe_tolerance
-from checks.tolerances import (
+from attnaudit.checks import montecarlo, tolerances
+from attnaudit.checks.model import describe_tolerance
+from attnaudit.checks.tolerances import (
     SAFETY,
     Exact,
     FitBias,
@@ -79,7 +79,7 @@ def test_monte_carlo_tolerance_is_validated_and_bonferroni_corrected():
 
 
 def test_a_lazy_fit_bias_is_computed_once_when_first_used_and_never_at_construction():
-    from checks import ScalingLaw
+    from attnaudit.checks import ScalingLaw
 
     calls = []
 

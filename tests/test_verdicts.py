@@ -16,11 +16,17 @@ import pytest
 import sympy as sp
 import torch
 
-from checks import Claim, Kind, Limit, Reading, Relation, ScalingLaw, control, symbolic, tolerances
-from checks.model import Control, Verdict
-from checks.relations import margins
-from checks.runner import run_check_with_controls, run_claim
-from checks.verdict import controls_outcome, corrected_statement, decide, proof_status, reading_verdict
+from attnaudit.checks import Claim, Kind, Limit, Reading, Relation, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks.model import Control, Verdict
+from attnaudit.checks.relations import margins
+from attnaudit.checks.runner import run_check_with_controls, run_claim
+from attnaudit.checks.verdict import (
+    controls_outcome,
+    corrected_statement,
+    decide,
+    proof_status,
+    reading_verdict,
+)
 
 n = sp.Symbol("n", positive=True)
 x = sp.Symbol("x", real=True)
@@ -319,7 +325,7 @@ def test_true_inequality_confirmed_through_its_failing_control_and_reversed_one_
 
 
 def test_controls_run_only_for_an_agreeing_check():
-    from checks.context import Context
+    from attnaudit.checks.context import Context
 
     ctx = Context("toy/am-gm", seed=0)
     wrong = dataclasses.replace(AM_GM, rel="<=", strategy=None)
@@ -528,8 +534,8 @@ def _offset_relation(rel: str, k: float) -> Relation:
 @pytest.mark.parametrize("rel", ["==", "<=", ">="])
 @pytest.mark.parametrize("k, status", [(2.0, "disagrees"), (0.5, "agrees"), (-0.5, "agrees")])
 def test_relation_tolerance_boundary(rel, k, status):
-    from checks.context import Context
-    from checks.relations import check_relation
+    from attnaudit.checks.context import Context
+    from attnaudit.checks.relations import check_relation
 
     if rel != "==" and k < 0:
         status = "agrees"  # slack on the satisfying side
@@ -540,8 +546,8 @@ def test_relation_tolerance_boundary(rel, k, status):
 
 @pytest.mark.parametrize("rel", ["==", "<=", ">="])
 def test_relation_violation_on_the_other_side_of_an_identity(rel):
-    from checks.context import Context
-    from checks.relations import check_relation
+    from attnaudit.checks.context import Context
+    from attnaudit.checks.relations import check_relation
 
     ev_ = check_relation(_offset_relation(rel, -2.0), Context("toy/boundary", seed=0))
     assert ev_["status"] == ("disagrees" if rel == "==" else "agrees")
@@ -566,8 +572,8 @@ def _power_law(exponent: float, order: str, true_exponent: float = -1.0) -> Scal
 @pytest.mark.parametrize("k, status", [(2.0, "disagrees"), (0.5, "agrees")])
 def test_exponent_tolerance_boundary(order, side, k, status):
     """The measured exponent is exactly -1; the prediction sits k tolerances on the wrong side."""
-    from checks.context import Context
-    from checks.laws import check_scaling
+    from attnaudit.checks.context import Context
+    from attnaudit.checks.laws import check_scaling
 
     ev_ = check_scaling(_power_law(-1.0 + side * k * 0.1, order), Context("toy/boundary", seed=0))
     assert ev_["status"] == status, ev_["decision"]
@@ -588,8 +594,8 @@ def _rate_limit(rate: float, point: str = "oo") -> Limit:
 @pytest.mark.parametrize("k, status", [(2.0, "disagrees"), (-2.0, "disagrees"), (0.5, "agrees"),
                                        (-0.5, "agrees")])
 def test_limit_rate_tolerance_boundary(point, k, status):
-    from checks.context import Context
-    from checks.laws import check_limit
+    from attnaudit.checks.context import Context
+    from attnaudit.checks.laws import check_limit
 
     ev_ = check_limit(_rate_limit(1.5 + k * 0.1, point), Context("toy/boundary", seed=0))
     assert ev_["status"] == status, ev_["decision"]
@@ -600,8 +606,8 @@ def test_the_tolerance_times_ten_mutant_would_pass_a_violation_the_boundary_test
     """Issue 17: `<=` tolerating 10× its stated tolerance (`lhs - rhs - 10 * tol`) passed the old
     suite. Here it is applied and shown to let the 2× violation through, which
     test_relation_tolerance_boundary[2.0-disagrees-<=] requires to refute."""
-    import checks.relations as relations
-    from checks.context import Context
+    import attnaudit.checks.relations as relations
+    from attnaudit.checks.context import Context
 
     real = relations.margins
     assert relations.check_relation(_offset_relation("<=", 2.0),

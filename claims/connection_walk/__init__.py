@@ -1,7 +1,7 @@
 """connection-walk: the abstract "attention as a connection walk" (no title, authors, arXiv number or
 proof in the source). Source text: the third abstract of ``shared/papers/004_855280ebdbbe5f37.txt``."""
 
-from checks import Paper
+from attnaudit.checks import Paper
 
 PAPER = Paper(key="connection-walk",
               title="Self-attention as a connection walk (untitled abstract: 'identify attention as a "

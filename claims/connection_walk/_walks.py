@@ -33,5 +33,5 @@ def value_scale(case):
 def mha(case):
     import torch
 
-    import operators
+    from attnaudit import operators
     return torch.func.vmap(operators.mha_attention)(case["x"], case["wq"], case["wk"], case["wv"], case["wo"])

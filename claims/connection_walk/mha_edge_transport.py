@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Relation, control, symbolic, tolerances
 
 from ._walks import CONDITION, N_TOKENS, PROOF_ABSENT, instances, mha, value_scale
 
@@ -42,8 +42,8 @@ def walk_sides(case, gating="attention"):
     mixture T = (1/H)Σ_h T_h."""
     import torch
 
-    import operators
-    from checks.context import single_thread
+    from attnaudit import operators
+    from attnaudit.checks.context import single_thread
     with single_thread():
         attn = mha(case)
         walk, transport, t_h = torch.func.vmap(operators.mha_connection)(
@@ -61,8 +61,8 @@ def gate_sides(case, normalised=True):
     """max(|Σ_h π^h_ij − 1|, max(−π, 0), max(−P, 0)) against 0 (the control: the raw A^h as gates)."""
     import torch
 
-    import operators
-    from checks.context import single_thread
+    from attnaudit import operators
+    from attnaudit.checks.context import single_thread
     with single_thread():
         a = torch.func.vmap(operators.mha_weights)(case["x"], case["wq"], case["wk"])
         walk = a.sum(1)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Relation, control, symbolic, tolerances
 
 from ._walks import CONDITION, N_TOKENS, PROOF_ABSENT, instances, mha, value_scale
 
@@ -43,8 +43,8 @@ def walk_sides(case, transposed=False):
     """max|SHA(X) − Σ_j A_ij T x_j| against 0 (``transposed``: the control's T^T)."""
     import torch
 
-    import operators
-    from checks.context import single_thread
+    from attnaudit import operators
+    from attnaudit.checks.context import single_thread
     with single_thread():
         attn = mha(case)
         a = torch.func.vmap(operators.mha_weights)(case["x"], case["wq"], case["wk"])[:, 0]
@@ -62,8 +62,8 @@ def stochastic_sides(case, raw=False):
     """max(|Σ_j A_ij − 1|, max(−A_ij, 0)) against 0 (``raw``: the control's unnormalised logits)."""
     import torch
 
-    import operators
-    from checks.context import single_thread
+    from attnaudit import operators
+    from attnaudit.checks.context import single_thread
     with single_thread():
         if raw:
             q = torch.einsum("bnd,bde->bne", case["x"], case["wq"][:, 0])

@@ -2,7 +2,7 @@
 on "the Entropic Bound, a spectral notion of task-intrinsic capacity for Transformers". Only the
 abstract is available: every claim here is abstract-level (proof absent)."""
 
-from checks import Paper
+from attnaudit.checks import Paper
 
 PAPER = Paper(
     key="entropic-bound",

@@ -8,8 +8,8 @@ training set (fewer feature columns than tokens, so infinitely many operators fi
 
 from __future__ import annotations
 
-from checks import Claim, Kind, Relation, control, tolerances
-from claims.entropic_bound import _surrogate
+from attnaudit.checks import Claim, Kind, Relation, control, tolerances
+from attnaudit.claims.entropic_bound import _surrogate
 
 STATEMENT = (r"\text{``We further show that gradient descent recovers this rank under standard "
              r"low-rank implicit-bias assumptions''}")

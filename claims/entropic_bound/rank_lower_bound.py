@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, control, symbolic, tolerances
-from claims.entropic_bound import _surrogate
+from attnaudit.checks import Claim, Kind, Relation, control, symbolic, tolerances
+from attnaudit.claims.entropic_bound import _surrogate
 
 STATEMENT = (r"\text{``We first prove that, in a linear attention surrogate, the intrinsic rank } r^* "
              r"\text{ of the token-mixing operator is a tight lower bound: any rank-deficient model "

@@ -3,7 +3,7 @@ presenting "a continuous geometric framework that models the discrete algebraic 
 Transformer architecture as an integro-differential equation (IDE) on a semantic fiber bundle".
 Only the abstract is available: every claim here is abstract-level (proof absent)."""
 
-from checks import Paper
+from attnaudit.checks import Paper
 
 PAPER = Paper(
     key="fiber-bundle-ide",

@@ -13,7 +13,7 @@ import warnings
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (r"\text{``The resulting framework yields quantitative predictions spanning entropic "
              r"optimal transport (Attention as a Schr\"odinger bridge)''}")
@@ -88,7 +88,7 @@ def _plans(q, k, two_marginal: bool):
 
 def _gap(two_marginal: bool):
     def evaluate(case):
-        import operators
+        from attnaudit import operators
 
         q, k = case["q"], case["k"]
         weights = operators.softmax_weights(q, k)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Relation, ScalingLaw, control, symbolic, tolerances
 
 STATEMENT = (r"\text{``the } \varepsilon^{-1/2} \text{ Lipschitz scaling calibration at machine "
              r"precision } (R^2 = 1.000)\text{''}")
@@ -77,7 +77,7 @@ def lipschitz(eps, weight, points):
     ``eps`` (E,), ``weight`` (B, d), ``points`` (B, P, d) → (B, E)."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     def norm_at(e, g, pts):
         jac = torch.func.vmap(torch.func.jacrev(lambda x: operators.rms_norm(x, eps=e, weight=g)))(pts)

@@ -1,7 +1,7 @@
 """Riemann GeoResolver (L. Ge, arXiv 2608.10416v1): inverse-distance attention, Euclidean to
 hyperbolic and spherical. Source text: ``shared/papers/000_a7d7464127a08b1f.txt``."""
 
-from checks import Measured, Paper, SummaryTable, TableCell, TableRow
+from attnaudit.checks import Measured, Paper, SummaryTable, TableCell, TableRow
 
 PAPER = Paper(
     key="georesolver",

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import torch
 
-from checks.context import single_thread
+from attnaudit.checks.context import single_thread
 
 T_MAX = 100_000  # the lemma's horizon: T from 1e2 to 1e5 (three decades)
 
@@ -23,7 +23,7 @@ def detector_counts(ctx, tag: str, params: dict, grid) -> tuple[np.ndarray, np.n
     """Mean and standard error over runs of S_T, the surprises up to T, under the null
     ℓ_t ~ N(0, 1) i.i.d., for the DMG detector with ``params``; one run of length max(grid) per
     replicate gives the whole curve (the detector is causal, so S_T does not depend on the horizon)."""
-    import operators
+    from attnaudit import operators
 
     def compute():
         runs = ctx.pick(quick=24, full=128)
@@ -52,7 +52,7 @@ def pool_regret(ctx, params: dict, steps: dict, grid) -> dict[str, dict[str, np.
     R_T = Σ_{t≤T} ℓ_t − Σ_{t≤T} ‖x_t − x̄_{k_t,T}‖² (comparator: the per-cluster means in hindsight, the
     best fixed 4 centroids for the generating partition) and of the surprise count S_T, at each T of
     ``grid``, and the mean number of merges."""
-    import operators
+    from attnaudit import operators
 
     def compute():
         per = ctx.pick(quick=10, full=64)
@@ -116,7 +116,7 @@ def lloyd_distortion(ctx, d: int, grid, *, geometry: str = "hyperbolic") -> tupl
     """Held-out distortion E min_e d(x, c_e)² of a K-point Lloyd quantiser (k-means, 8 iterations
     from K random training points, 8·K training points) of the uniform ball, for each K in grid;
     d_H² in the Poincaré ball (c = 1) or ‖·‖². Mean and standard error over the test points."""
-    import operators
+    from attnaudit import operators
 
     def compute():
         gen = ctx.generator(f"lloyd:{d}")

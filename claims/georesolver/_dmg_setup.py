@@ -3,7 +3,7 @@ comparator and the per-decade regret grid with its closed-form fit bias. No nume
 
 from __future__ import annotations
 
-from checks import tolerances
+from attnaudit.checks import tolerances
 
 POOL = {"window": 8, "tau_base": 3.5, "kappa": 0.25, "gamma": 1.0}  # ℓ has mean dσ² = 2 < τ_base
 ETA = 0.1  # Definition 5.4's constant step (the paper gives no value)
@@ -21,11 +21,11 @@ COMPARATOR = ("regret R_T = Σ_{t≤T} ℓ_t − Σ_{t≤T} ‖x_t − x̄_{k_t,
 def increment_bias():
     import numpy as np
 
-    from claims.georesolver import _dmg
+    from attnaudit.claims.georesolver import _dmg
 
     grid = RATIO * np.round(np.logspace(0, 3, 13))
     incr = _dmg.running_mean_regret(grid) - _dmg.running_mean_regret(grid / RATIO)
-    from checks.fitting import closed_form_bias
+    from attnaudit.checks.fitting import closed_form_bias
 
     return closed_form_bias(grid, incr, 0.0)
 

@@ -11,8 +11,8 @@ import math
 
 import torch
 
-import operators
-from checks import sampling
+from attnaudit import operators
+from attnaudit.checks import sampling
 
 GEOMETRIES = ("euclidean", "hyperbolic", "spherical")
 

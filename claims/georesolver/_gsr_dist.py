@@ -119,7 +119,7 @@ def gsr(comm: CountingComm, q_local, c, v, eps: float, k: int):
     o(q) of this rank's queries."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     rank, size = comm.rank, comm.size
     mine = _shards(c.shape[0], size)[rank]
@@ -150,7 +150,7 @@ def all_to_all_moe(comm: CountingComm, q_local, c, v, eps: float, k: int):
     sums them."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     size = comm.size
     owner = torch.empty(c.shape[0], dtype=torch.int64)
@@ -174,7 +174,7 @@ def all_to_all_moe(comm: CountingComm, q_local, c, v, eps: float, k: int):
 
 
 def _one(comm, protocol: str, cfg: dict, reference: bool) -> dict:
-    import operators
+    from attnaudit import operators
 
     q, c, v = make_instance(cfg["seed"], cfg["B"], cfg["K_pool"])
     q_local = q[_shards(cfg["B"], comm.size)[comm.rank]]
@@ -247,12 +247,14 @@ def _child(rank: int, world: int, port: int, spec: dict, tmp: Path) -> None:
 def _start(rank: int, world: int, port: int, spec: dict, tmp: Path, fresh: bool):
     """Start one worker; returns (pid, Popen or None)."""
     if fresh:  # a new interpreter: the package root on its path, this module as the program
-        root = str(Path(__file__).resolve().parents[2])
+        import attnaudit
+
+        root = str(Path(attnaudit.__file__).resolve().parents[1])  # where `attnaudit` imports from
         env = dict(os.environ, OMP_NUM_THREADS="1",
                    PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
         with open(tmp / f"err{rank}", "w") as err:
-            proc = subprocess.Popen([sys.executable, "-m", "claims.georesolver._gsr_dist", str(rank),
-                                     str(world), str(port), str(tmp)], cwd=root, env=env,
+            proc = subprocess.Popen([sys.executable, "-m", "attnaudit.claims.georesolver._gsr_dist",
+                                     str(rank), str(world), str(port), str(tmp)], cwd=root, env=env,
                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
         return proc.pid, proc
     pid = os.fork()
@@ -325,7 +327,7 @@ def run_grid(spec: dict, world: int, *, fresh: bool | None = None) -> list[dict]
 def _warm_up() -> None:
     """One tiny call of each operator the workers use, before forking: their lazy imports and first-
     call set-up then happen once, in the parent, instead of once per worker."""
-    import operators
+    from attnaudit import operators
 
     q, c, v = make_instance(0, 4, 4)
     operators.sphere_sqdist(q, c)

@@ -11,14 +11,14 @@ pair count. Wall time is not recorded: records are byte-identical for a seed.
 
 from __future__ import annotations
 
-from checks.measure import count_flops, meta
+from attnaudit.checks.measure import count_flops, meta
 
 D_H = 16  # d_h = d_v of the FLOP counts: the counts are exactly linear in d_h (2·pairs·(d_h + d_v))
 
 
 def fp_width(ctx, n: int) -> int:
     """max_i |S_i| at w = g = ⌈log₂ n⌉, exhaustive (cached per claim run)."""
-    from operators.hida import fp_default_width, fp_hida_set_sizes
+    from attnaudit.operators.hida import fp_default_width, fp_hida_set_sizes
 
     def run():
         w = fp_default_width(n)
@@ -30,7 +30,7 @@ def fp_width(ctx, n: int) -> int:
 def fp_flops(ctx, n: int, d: int = D_H) -> int:
     import torch
 
-    from operators.hida import fp_hida_attention
+    from attnaudit.operators.hida import fp_hida_attention
 
     width = fp_width(ctx, n)
     idx, mask = meta(n, width).to(torch.int64), meta(n, width).to(torch.bool)
@@ -39,13 +39,13 @@ def fp_flops(ctx, n: int, d: int = D_H) -> int:
 
 
 def dense_flops(n: int, d: int = D_H) -> int:
-    from operators.hida import dense_hida_gram
+    from attnaudit.operators.hida import dense_hida_gram
 
     return count_flops(lambda: dense_hida_gram(meta(n, d), meta(n, d), meta(n, d), eps=1e-2))
 
 
 def l_flops(n: int, m: int, d: int = D_H) -> int:
-    from operators.hida import l_hida_attention
+    from attnaudit.operators.hida import l_hida_attention
 
     return count_flops(lambda: l_hida_attention(meta(n, d), meta(n, d), meta(n, d), meta(m, d),
                                                 eps=1e-2))
@@ -54,7 +54,7 @@ def l_flops(n: int, m: int, d: int = D_H) -> int:
 def c_token_flops(n_seen: int, c: int, d: int = D_H) -> int:
     """FLOPs of C-HIDA's work for token n: attend over the c summaries, assign, update. The state
     (c summaries, their values and counts) has the same shapes whatever n_seen is."""
-    from operators.hida import c_hida_attention, c_hida_step
+    from attnaudit.operators.hida import c_hida_attention, c_hida_step
 
     del n_seen  # the per-token work reads only the c-sized state
 

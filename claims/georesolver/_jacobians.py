@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from checks.context import single_thread
+from attnaudit.checks.context import single_thread
 
 
 def query_jacobian(attend, q, k, v, *extra):

@@ -13,9 +13,9 @@ from types import SimpleNamespace
 
 import torch
 
-import operators
-from checks.bisection import bisect_monotone
-from checks.context import single_threaded
+from attnaudit import operators
+from attnaudit.checks.bisection import bisect_monotone
+from attnaudit.checks.context import single_threaded
 
 # ── IDA weight and its derivatives ──
 

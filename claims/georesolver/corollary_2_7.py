@@ -9,8 +9,8 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
-from checks.context import single_thread
+from attnaudit.checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks.context import single_thread
 
 q, eps, delta, r, mu, gap = sp.symbols("q epsilon Delta r mu g", positive=True)
 w_star, e_ = sp.symbols("w_star e", real=True)
@@ -80,7 +80,7 @@ CURVATURE_TOL = tolerances.Roundoff(
 def _figures(case):
     """(instance, is_local_min, L, L* per instance, its tolerance, stationary q) with L* = min
     over the local minima and the tails q → ±∞ (where L → (mean v − y)²)."""
-    from claims.georesolver import _two_key as tk
+    from attnaudit.claims.georesolver import _two_key as tk
 
     inst, qs, is_min = tk.stationary_points(case)
     values, y = case["values"], case["y"]
@@ -105,7 +105,7 @@ def local_minima_gap(case):
 def global_minimum_found(case):
     """min over local minima of |L(q) − L*| with the two-key L* = r²·dist(w*, [W₁(q₊), W₁(q₋)])²
     (W₁'s range over ℝ): the enumeration must reach it (r² where no local minimum was found)."""
-    from claims.georesolver import _two_key as tk
+    from attnaudit.claims.georesolver import _two_key as tk
 
     inst, is_min, loss, _, tol, _ = _figures(case)
     eps_, delta_, values = case["eps"], case["keys"][:, 1], case["values"]
@@ -122,7 +122,7 @@ def global_minimum_found(case):
 def non_minima_are_strict_maxima(case):
     """max over stationary points with L − L* > tol of L″ + its round-off bound, as (L″, −bound)
     at the worst point per instance; (−(value spread/key spread)², 0) where there is none."""
-    from claims.georesolver import _two_key as tk
+    from attnaudit.claims.georesolver import _two_key as tk
 
     inst, _, loss, l_star, tol, qs = _figures(case)
     keys, values = case["keys"], case["values"]
@@ -212,7 +212,7 @@ def run_gradient_descent(case, *, line: bool, track: bool = False):
     loss floor 4(rW₁′(q*)·2u(|q*|+Δ)(1 + 1/(ηL″(q*))))² below which floating-point GD cannot descend)."""
     import torch
 
-    from claims.georesolver import _two_key as tk
+    from attnaudit.claims.georesolver import _two_key as tk
 
     p = [case[k][:, None] for k in ("eps", "delta", "r", "q_star")]
     t = tk.unit_grid(200, p[1])  # L″ varies on the scale √ε ≥ Δ/10 here

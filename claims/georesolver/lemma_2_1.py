@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Limit, Relation, control, sampling, symbolic, tolerances
-from checks.context import single_thread
+from attnaudit.checks import Claim, Kind, Limit, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks.context import single_thread
 
 STATEMENT = (
     r"\text{For pairwise distinct keys and } q=k_{j^*},\quad "
@@ -53,7 +53,7 @@ def derivation():
 
 
 def _weights(q, k, eps, operator):
-    import operators
+    from attnaudit import operators
     if operator == "softmax":  # the contrasted operator: no ε, so nothing moves as ε → 0
         return operators.softmax_weights(q, k).expand(*eps.shape, *q.shape[-2:-1], k.shape[-2])
     return operators.ida_weights(q, k, eps=eps)

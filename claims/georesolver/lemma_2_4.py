@@ -16,9 +16,19 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, ScalingLaw, control, sampling, symbolic, tolerances
-from checks.context import single_thread
-from checks.tables import ROUNDOFF_EXPONENT
+from attnaudit.checks import (
+    Claim,
+    Kind,
+    Reading,
+    Relation,
+    ScalingLaw,
+    control,
+    sampling,
+    symbolic,
+    tolerances,
+)
+from attnaudit.checks.context import single_thread
+from attnaudit.checks.tables import ROUNDOFF_EXPONENT
 
 from . import _jacobians as jac
 
@@ -84,7 +94,7 @@ def score_gradient_norm(q, k, eps):
     instance k ``(B, 1, d)``, eps ``(B,)`` → ``(B, m)`` (each S depends on its own q only)."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     q = q.detach().requires_grad_(True)
     (grad,) = torch.autograd.grad((1.0 / (operators.squared_distances(q, k)[..., 0] + eps[:, None])).sum(), q)
@@ -322,14 +332,14 @@ def _moved(variable: str, exponent: float):
 
 def _attend(op, eps=EPS):
     """(q, k, v) ↦ output of IDA (at ``eps``) or softmax attention."""
-    import operators
+    from attnaudit import operators
 
     return functools.partial(operators.ida_attention, eps=eps) if op == "ida" else operators.softmax_attention
 
 
 def _norm(op, q, k, v, eps=None):
     """‖∂o/∂q‖₂ per instance (torch.func through the operator); IDA takes ε per instance ``(B,)``."""
-    import operators
+    from attnaudit import operators
 
     with single_thread():
         if op == "ida":
@@ -471,7 +481,7 @@ def _ida_weight_figures(case):
     import torch
     from torch.func import jacrev, vmap
 
-    import operators
+    from attnaudit import operators
 
     q, k, eps = case["q"], case["k"], case["eps"]
     with single_thread():
@@ -508,7 +518,7 @@ Z_TOL = tolerances.Roundoff(condition="n + 2 (an n-term sum of reciprocals)", sc
 
 def normaliser_gap(case):
     """Z_i = Σ_m (‖q_i−k_m‖²+ε)⁻¹ >= 1/ε (Step 3, "at least the diagonal term")."""
-    import operators
+    from attnaudit import operators
 
     z = (1.0 / (operators.squared_distances(case["q"][:, None, :], case["k"])[:, 0, :]
                 + case["eps"][:, None])).sum(-1)
@@ -713,7 +723,7 @@ def cluster_constructions(ctx, n: int, radius: float):
     L_V·sign(e₁·(g_j − ḡ))·e₁, g_j = ∂log S_ij/∂q_i (the best values for this q and direction)."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     centres, per = ctx.tensor(CENTRES), n // CLUSTERS
     zeros = lambda *shape: torch.zeros(*shape, dtype=ctx.dtype, device=ctx.device)  # noqa: E731
@@ -772,7 +782,7 @@ RANK_TOL = tolerances.Roundoff(condition="n² (tr(K²) sums n² squares)", scale
 def effective_rank_gap(case):
     """eff-rank of the keys' kernel K_jm = (‖k_j−k_m‖²+ε)⁻¹ <= C(1 + 4r_c²/ε)²: within a cluster
     K_jm ≥ 1/(4r_c²+ε), so tr(K²) ≥ C(n/C)²/(4r_c²+ε)² while tr K = n/ε."""
-    import operators
+    from attnaudit import operators
 
     k, eps, radius = case["k"], case["eps"], case["radius"]
     rank = operators.effective_rank(operators.ida_kernel(k, eps=eps))
@@ -938,7 +948,7 @@ def _softmax_figures(case):
     """∂W_ij/∂q_i ``(B, n, d)`` (torch.func through softmax_weights), W_ij, k̄_i and √d."""
     from torch.func import jacrev, vmap
 
-    import operators
+    from attnaudit import operators
 
     q, k = case["q"], case["k"]
     with single_thread():

@@ -8,8 +8,18 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, ScalingLaw, control, sampling, symbolic, tolerances
-from checks.context import single_threaded
+from attnaudit.checks import (
+    Claim,
+    Kind,
+    Reading,
+    Relation,
+    ScalingLaw,
+    control,
+    sampling,
+    symbolic,
+    tolerances,
+)
+from attnaudit.checks.context import single_threaded
 
 n, s = sp.symbols("n s", positive=True)
 delta, eps, rho, c = sp.symbols("delta epsilon rho c", positive=True)
@@ -22,7 +32,7 @@ def _curvature(kernel, n_keys, at, eps_=None, radius=None):
     keys on a circle of radius ρ orthogonal to e₁, q = δe₁, so W₁₁(δ) is the lemma's."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     values, var = at.new_zeros(n_keys, 1), at.detach().clone().requires_grad_(True)
     values[0, 0] = 1.0
@@ -336,7 +346,7 @@ def spread_derivation():
 
 def _loss(kernel, keys, e):
     """q ↦ (W₁₁(q) − 1)² through ``ida_weights`` or ``softmax_weights``, keys ``(n, d)``."""
-    import operators
+    from attnaudit import operators
 
     def loss(q):
         w = (operators.ida_weights(q[None], keys, eps=e) if kernel == "ida"

@@ -8,8 +8,8 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, Limit, Reading, Relation, control, sampling, symbolic, tolerances
-from checks.context import single_threaded
+from attnaudit.checks import Claim, Kind, Limit, Reading, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks.context import single_threaded
 
 eps, t, a, n, F = sp.symbols("epsilon t a n F", positive=True)
 LABEL = "Lemma 5.1 (Unified Kernel Spectral Properties), "
@@ -50,7 +50,7 @@ def a_derivation():
 def _instances(geometry, ctx, gen, batch, count, dim):
     import torch
 
-    from claims.georesolver import _geometric as G
+    from attnaudit.claims.georesolver import _geometric as G
 
     y = G.points(geometry, ctx, gen, batch, count, dim)
     j = torch.randint(count, (batch,), generator=gen, device=y.device)
@@ -65,8 +65,8 @@ def _gap(geometry, softmax=False):
         """Worst case over the sets of 1 − K_{ij*}/Σ_m K_im at ε = t·d_min² (d_min from x_i = y_{j*})."""
         import torch
 
-        import operators
-        from claims.georesolver import _geometric as G
+        from attnaudit import operators
+        from attnaudit.claims.georesolver import _geometric as G
 
         tt = ctx.tensor(grid)
         batch = ctx.pick(quick=300, full=3000)
@@ -162,8 +162,8 @@ def _rank_gap(geometry, bound, power=1.0):
 
     @single_threaded
     def evaluate(case):
-        import operators
-        from claims.georesolver import _geometric as G
+        from attnaudit import operators
+        from attnaudit.claims.georesolver import _geometric as G
 
         x, frac = case["x"], case["c"]
         count = x.shape[-2]
@@ -182,7 +182,7 @@ def _rank_gap(geometry, bound, power=1.0):
 def _sampler(geometry, c_high):
     @single_threaded
     def sample(ctx, gen):
-        from claims.georesolver import _geometric as G
+        from attnaudit.claims.georesolver import _geometric as G
 
         batch = ctx.pick(quick=200, full=2000)
         for count, dim in RANK_SHAPES:
@@ -194,7 +194,7 @@ def _sampler(geometry, c_high):
 
 def _strategy(geometry, c_high):
     def strategy(ctx):
-        from claims.georesolver import _geometric as G
+        from attnaudit.claims.georesolver import _geometric as G
 
         return G.point_set_strategy(ctx, geometry, c_high)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
 
 STATEMENT = (
     r"\text{Assume the loss } \ell_t \text{ is sub-Gaussian with mean } \mu_0 \text{ and variance proxy } "
@@ -60,14 +60,14 @@ def derivation():
 
 
 def _grid(ctx):
-    from claims.georesolver import _dmg
+    from attnaudit.claims.georesolver import _dmg
 
     return _dmg.horizon_grid(ctx, 1e2, _dmg.T_MAX, 7, 13)
 
 
 def _measure(tag, params):
     def measure(ctx, grid):
-        from claims.georesolver import _dmg
+        from attnaudit.claims.georesolver import _dmg
 
         return _dmg.detector_counts(ctx, tag, params, grid)
 

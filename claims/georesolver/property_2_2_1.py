@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (
     r"\|q_i-k_j\|_2^2=\|(q_i+t)-(k_j+t)\|_2^2. \text{ This invariance implies that the attention "
@@ -55,7 +55,7 @@ def derivation():
 def _translated_gap(case, attention=None):
     """max |A(q+t, k+t, v) − A(q, k, v)| per instance for IDA (or ``attention``), with its
     round-off tolerance."""
-    import operators
+    from attnaudit import operators
 
     attention = attention or (lambda q, k, v, eps: operators.ida_attention(q, k, v, eps=eps))
     q, k, v, t, eps = case["q"], case["k"], case["v"], case["t"], case["eps"]
@@ -73,7 +73,7 @@ def _translated_gap(case, attention=None):
 
 def _softmax_gap(case):
     """The same gap for softmax attention (the contrasted operator): the negative control."""
-    import operators
+    from attnaudit import operators
 
     return _translated_gap(case, lambda q, k, v, eps: operators.softmax_attention(q, k, v))
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
-from checks.context import single_thread
+from attnaudit.checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks.context import single_thread
 
 STATEMENT = (
     r"\text{Under a uniform scaling } q_i\mapsto\lambda q_i,\ k_j\mapsto\lambda k_j, \text{ the "
@@ -52,7 +52,7 @@ def derivation():
 def scaled_weights_gap(case, *, eps_power: int = 2):
     """W_ij(λq, λk; ε) and W_ij(q, k; ε/λ^eps_power) at the (i, j) where they differ most, per
     instance, with the round-off tolerance of their difference (eps_power 2 is the statement)."""
-    import operators
+    from attnaudit import operators
     q, k, lam, eps = case["q"], case["k"], case["lam"], case["eps"]
     scaled = operators.ida_weights(lam[:, None, None] * q, lam[:, None, None] * k, eps=eps)
     rescaled = operators.ida_weights(q, k, eps=eps / lam**eps_power)

@@ -9,8 +9,18 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, ScalingLaw, control, sampling, symbolic, tolerances
-from checks.context import single_thread
+from attnaudit.checks import (
+    Claim,
+    Kind,
+    Reading,
+    Relation,
+    ScalingLaw,
+    control,
+    sampling,
+    symbolic,
+    tolerances,
+)
+from attnaudit.checks.context import single_thread
 
 STATEMENT = (
     r"\text{For random keys drawn from a high-dimensional isotropic distribution, the squared "
@@ -70,7 +80,7 @@ def squared_distance_draws(d_h: int, count: int, gen, *, dtype=None, device="cpu
     """``count`` independent ‖q − k‖², q, k ~ N(0, I_d), through ``operators.squared_distances``."""
     import torch
 
-    import operators
+    from attnaudit import operators
     parts = []
     for start in range(0, count, CHUNK):
         q, k = torch.randn(2, min(CHUNK, count - start), 1, d_h, generator=gen,
@@ -85,7 +95,7 @@ def _estimated_tails(case):
     draws (seeded by the case) is scaled by each case's σ² (‖σg₁ − σg₂‖² = σ²‖g₁ − g₂‖²)."""
     import torch
 
-    from checks import montecarlo
+    from attnaudit.checks import montecarlo
     d_h, draws, t_, sig = case["d"], case["draws"], case["t"], case["sigma"]
     gen = torch.Generator().manual_seed(int(case["seed"]))  # CPU: replays identically anywhere
     unit = squared_distance_draws(d_h, draws, gen, dtype=t_.dtype).to(t_.device)
@@ -197,7 +207,7 @@ def c_max_measure(name):
     def measure(ctx, grid):
         import numpy as np
 
-        from checks import montecarlo
+        from attnaudit.checks import montecarlo
         values, errors = [], []
         for d_h in grid.astype(int).tolist():
             tt = FAMILIES[name][1](d_h)

@@ -9,8 +9,19 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, Limit, Reading, Relation, ScalingLaw, control, sampling, symbolic, tolerances
-from checks.context import single_thread
+from attnaudit.checks import (
+    Claim,
+    Kind,
+    Limit,
+    Reading,
+    Relation,
+    ScalingLaw,
+    control,
+    sampling,
+    symbolic,
+    tolerances,
+)
+from attnaudit.checks.context import single_thread
 
 STATEMENT = (
     r"\text{For fixed } \varepsilon, \text{ the inverse-distance kernel assigns negligible weight "
@@ -61,7 +72,7 @@ def derivation():
 
 def kernel_weights(q, k, eps_, power):
     """IDA weights through the operator (power 1), or those of the kernel D^(−power)."""
-    import operators
+    from attnaudit import operators
     if power == 1.0:
         return operators.ida_weights(q, k, eps=eps_)
     s = (operators.squared_distances(q, k) + eps_[..., None, None]) ** -power
@@ -71,7 +82,7 @@ def kernel_weights(q, k, eps_, power):
 def far_weight(q, k, eps_, radius2, power=1.0):
     """Total weight of keys with ‖q − k_j‖² ≥ R², and the squared distances used to decide it
     (the operator's own, so the split is consistent with the weights)."""
-    import operators
+    from attnaudit import operators
     d2 = operators.squared_distances(q, k)[:, 0, :]
     return (kernel_weights(q, k, eps_, power)[:, 0, :] * (d2 >= radius2[:, None])).sum(dim=-1), d2
 
@@ -80,7 +91,7 @@ def far_weight(q, k, eps_, radius2, power=1.0):
 def far_weight_sides(case, power=1.0, nearest=False):
     """Far weight beyond R = c√(εn) (an exact match is present), or beyond R = c√((ε+ρ²)n), ρ the
     distance to the nearest key (``nearest``); bound 1/(1+c²)."""
-    import operators
+    from attnaudit import operators
     q, k, eps_, c_ = case["q"], case["k"], case["eps"], case["c"]
     level = eps_ + operators.squared_distances(q, k)[:, 0, :].amin(dim=-1) if nearest else eps_
     weight, d2 = far_weight(q, k, eps_, c_.square() * level * k.shape[-2], power)
@@ -194,7 +205,7 @@ def far_radius(ctx, count: int, eps_: float, tag: str, power=1.0) -> float:
     """R_δ, where n−1 keys (and an exact match) take weight δ: bisection in log R through the weights."""
     import torch
 
-    from checks.bisection import bisect_monotone
+    from attnaudit.checks.bisection import bisect_monotone
     dirs = _worst_dirs(ctx, count, tag)
     q = dirs.new_zeros(1, 1, DIM)
     e = ctx.tensor([eps_])

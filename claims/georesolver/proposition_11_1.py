@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from checks import Claim, Kind, ScalingLaw, control, tolerances
+from attnaudit.checks import Claim, Kind, ScalingLaw, control, tolerances
 
 STATEMENT = (
     r"\text{Dense-HIDA: } \Theta(n^2d_h);\ \text{FP-HIDA: } O(n\log n\cdot d_h),\ w,g=\Theta(\log n);\ "
@@ -34,7 +34,7 @@ def grid(ctx):
 
 
 def _per_token(kind: str, n: int, ctx) -> float:
-    from claims.georesolver import _hida_cost as C
+    from attnaudit.claims.georesolver import _hida_cost as C
 
     if kind == "dense":
         return C.dense_flops(n) / (n * C.D_H)
@@ -62,7 +62,7 @@ def info_all(ctx, grid_):
     """The other three operators' per-token FLOPs/d_h on the same axes (the one plot of all four), and
     per token the bytes of each operator's weight row (n, S, m or c float64 entries): informational
     and deterministic (wall time stays out of the record, which is byte-identical for a seed)."""
-    from claims.georesolver import _hida_cost as C
+    from attnaudit.claims.georesolver import _hida_cost as C
 
     series = [{"label": label, "x": list(grid_), "y": [_per_token(kind, int(n), ctx) for n in grid_]}
               for kind, label in LABELS.items()]

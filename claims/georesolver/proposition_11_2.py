@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Limit, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Limit, Relation, control, symbolic, tolerances
 
 STATEMENT = (r"I(q_S; c_e^S) \le \log K_{\mathrm{pool}}, \qquad I(k; c_e) \propto \log\frac{1}{1-\|c_e\|^2}. "
              r"\text{ Proof. The mutual information bound for spherical routing follows from the entropy "
@@ -82,7 +82,7 @@ def sample_routing(ctx, gen):
     balanced deterministic routing (each prototype takes Q/K_pool queries: I = log K_pool)."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     batch = ctx.pick(quick=64, full=512)
     for k in (2, 4, 16, 64):

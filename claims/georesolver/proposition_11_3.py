@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
-from claims.georesolver import _dmg_setup as _s92
+from attnaudit.checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
+from attnaudit.claims.georesolver import _dmg_setup as _s92
 
 STATEMENT = (
     r"\text{The DMG system has two separate properties: 1. The online k-means update via C-HIDA achieves "
@@ -54,7 +54,7 @@ KMEANS = _s92.POOL | {"tau_base": 1e300}
 def _kmeans_increment(ctx, grid):
     import numpy as np
 
-    from claims.georesolver import _dmg
+    from attnaudit.claims.georesolver import _dmg
 
     lo = np.asarray(grid) / _s92.RATIO
     res = _dmg.pool_regret(ctx, KMEANS, {"constant": _s92.ETA}, np.unique(np.concatenate([grid, lo])))
@@ -72,7 +72,7 @@ def _grid(ctx):
 
 def _measure(d):
     def measure(ctx, grid):
-        from claims.georesolver import _dmg
+        from attnaudit.claims.georesolver import _dmg
 
         return _dmg.lloyd_distortion(ctx, d, grid)
 

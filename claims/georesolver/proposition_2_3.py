@@ -5,9 +5,19 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, ScalingLaw, control, sampling, symbolic, tolerances
-from checks.context import single_thread
-from claims.georesolver import property_2_2_4
+from attnaudit.checks import (
+    Claim,
+    Kind,
+    Reading,
+    Relation,
+    ScalingLaw,
+    control,
+    sampling,
+    symbolic,
+    tolerances,
+)
+from attnaudit.checks.context import single_thread
+from attnaudit.claims.georesolver import property_2_2_4
 
 STATEMENT = (
     r"\text{If keys have covering radius } r \text{ from } k_j \text{ (i.e., } "
@@ -194,7 +204,7 @@ def _nn_statistics(ctx, d_h: int):
     import numpy as np
     from scipy.spatial import cKDTree
 
-    from checks import montecarlo
+    from attnaudit.checks import montecarlo
     rng = ctx.numpy_rng(f"gaussian-keys-d{d_h}")
     smallest, medians = [], []
     for count in separation_n_grid(ctx).astype(int):

@@ -8,8 +8,18 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, ScalingLaw, control, sampling, symbolic, tolerances
-from checks.context import single_thread
+from attnaudit.checks import (
+    Claim,
+    Kind,
+    Reading,
+    Relation,
+    ScalingLaw,
+    control,
+    sampling,
+    symbolic,
+    tolerances,
+)
+from attnaudit.checks.context import single_thread
 
 STATEMENT = (r"\text{We recommend initializing } \varepsilon \text{ to a small fraction of the typical "
              r"squared distance (e.g., } \varepsilon\approx 0.01\cdot\mathbb{E}[\|q_i-k_j\|_2^2]\text{) to "
@@ -88,7 +98,7 @@ def derivation():
 
 def _weight(case):
     """W_{j*j*} for q = k_{j*} at ε = ρ·d_min²/(n−1), and its relative round-off."""
-    import operators
+    from attnaudit import operators
 
     k, rho, star = case["k"], case["rho"], case["star"]
     n, d = k.shape[-2], k.shape[-1]
@@ -185,8 +195,8 @@ def _strategy(rho_low, rho_high):
 def onset_sides(case, formula=worst_onset):
     """The ρ at which W_11 of a regular simplex falls to c (bisection on the operator) against the closed form
     ρ_c(n) = x(n−1)/(n−1−x), x = (1−c)/c (or ``formula``, for the control)."""
-    import operators
-    from checks.bisection import bisect_monotone
+    from attnaudit import operators
+    from attnaudit.checks.bisection import bisect_monotone
 
     k, c = case["k"], case["c"]
     n = k.shape[-2]
@@ -210,7 +220,7 @@ def onset_sides(case, formula=worst_onset):
 
 def _worst_deficit(ctx, grid):
     """1 − W_11 (the other weights' sum) on one regular simplex n = d = 64, all ρ in one call."""
-    import operators
+    from attnaudit import operators
 
     n = 64
     k = _regular_simplex(ctx, ctx.generator("worst-deficit"), 1, n)
@@ -221,8 +231,8 @@ def _worst_deficit(ctx, grid):
 
 def _gaussian_deficit(ctx, grid):
     """Mean over key sets of the per-set mean 1 − W_{j*j*} (every key a target), with errors."""
-    import operators
-    from checks import montecarlo
+    from attnaudit import operators
+    from attnaudit.checks import montecarlo
 
     def measure():
         n, d = LAW_GAUSSIAN

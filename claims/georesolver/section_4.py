@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
-from checks.context import single_threaded
+from attnaudit.checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks.context import single_threaded
 
 X, Y, s_, a1, a2, w1 = sp.symbols("x y s a_1 a_2 w_1", real=True)
 STOP = 1e-10  # the stopping tolerance of the descent (operators.poincare_karcher_mean's rule)
@@ -41,7 +41,7 @@ def derivation():
 def _ball_ops():
     import torch
 
-    import operators
+    from attnaudit import operators
 
     def log(mu, x):
         return operators.poincare_logmap(mu, x)
@@ -59,7 +59,7 @@ def _ball_ops():
 def _sphere_ops():
     import torch
 
-    import operators
+    from attnaudit import operators
 
     def exp(mu, v):
         nv = torch.linalg.vector_norm(v, dim=-1, keepdim=True)
@@ -132,7 +132,7 @@ def _spread(ops_name):
 @single_threaded
 def operator_gap(case):
     """d_H(μ from the first start, operators.poincare_karcher_mean(x, tol)) against 2·tol·(1 + max d)."""
-    import operators
+    from attnaudit import operators
 
     mu, far = descend(case["x"], case["starts"][:, :1], _ball_ops())
     ref = operators.poincare_karcher_mean(case["x"], tol=STOP, max_iter=MAX_ITER)
@@ -152,7 +152,7 @@ def _radii(ctx, gen, batch, high=2.0):
 
 @single_threaded
 def sample_ball(ctx, gen):
-    from claims.georesolver import _geometric as G
+    from attnaudit.claims.georesolver import _geometric as G
 
     batch = ctx.pick(quick=24, full=200)
     for count, dim in SHAPES:
@@ -169,7 +169,7 @@ def sample_sphere(ctx, gen):
 
     import torch
 
-    import operators
+    from attnaudit import operators
 
     batch = ctx.pick(quick=24, full=200)
     for count, dim in SHAPES:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
 
 R, r = sp.symbols("R r", positive=True)
 dim = sp.Symbol("d", positive=True, integer=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (
     r"\text{Three methods map prototype centroids to the sphere: } \phi_A(c)=c/\|c\|,\quad "
@@ -32,7 +32,7 @@ def _norm_gap(phi):
 
 
 def _normalize(case):
-    import operators
+    from attnaudit import operators
 
     return operators.sphere_normalize(case["c"])
 
@@ -42,7 +42,7 @@ def _l1_normalize(case):  # control: the 1-norm in place of the 2-norm
 
 
 def _stereo(case):
-    import operators
+    from attnaudit import operators
 
     return operators.sphere_stereographic(case["c"])
 
@@ -56,7 +56,7 @@ def _stereo_wrong(case):  # control: 1 + ‖c‖ in place of 1 + ‖c‖² in th
 
 
 def _mlp(case, normalise=True):
-    import operators
+    from attnaudit import operators
 
     args = (case["c"], case["w1"][0], case["b1"][0], case["w2"][0], case["b2"][0])
     if normalise:

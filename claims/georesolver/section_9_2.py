@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
-from claims.georesolver._dmg_setup import (
+from attnaudit.checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
+from attnaudit.claims.georesolver._dmg_setup import (
     COMPARATOR,
     ETA,
     INCREMENT_TOL,
@@ -48,7 +48,7 @@ def derivation():
 
 
 def _log_grid(ctx):
-    from claims.georesolver import _dmg
+    from attnaudit.claims.georesolver import _dmg
 
     return _dmg.horizon_grid(ctx, 10, 1e4, 7, 13)
 
@@ -56,7 +56,7 @@ def _log_grid(ctx):
 def _runs(ctx, grid):
     import numpy as np
 
-    from claims.georesolver import _dmg
+    from attnaudit.claims.georesolver import _dmg
 
     full = sorted(set(np.asarray(grid).tolist()) | set((np.asarray(grid) / RATIO).tolist())
                   | set(_log_grid(ctx).tolist()) | set((incr_grid(ctx) / RATIO).tolist())

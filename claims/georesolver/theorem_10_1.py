@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Limit, Reading, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Limit, Reading, Relation, control, sampling, symbolic, tolerances
 
 BOUND_STATEMENT = (
     r"\|o(q)-o^*(q)\|_2\le 2\|V\|_F\cdot\frac{\sum_{e>K}w_{(e)}}{\sum_{e\le K}w_{(e)}}\cdot"
@@ -29,7 +29,7 @@ ERR_TOL = tolerances.Roundoff(condition="K_pool + d_v + 32 (the two K_pool-term 
 def _sorted_weights(case):
     import torch
 
-    import operators
+    from attnaudit import operators
 
     w = operators.gsr_weights(case["q"], case["c"], eps=case["eps"])[:, 0, :]
     return torch.sort(w, dim=-1, descending=True)
@@ -39,7 +39,7 @@ def _parts(case):
     """‖o − o*‖, tail Σ_{e>K} w, head Σ_{e≤K} w, max_{e≤K}‖v_e‖, ‖V‖_F and the tolerance."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     q, c, v, eps, k = case["q"], case["c"], case["v"], case["eps"], int(case["k"])
     err = (operators.gsr_attention(q, c, v, eps=eps, k=k)
@@ -188,7 +188,7 @@ def routing_error_gap(ctx, grid, on_prototype=False):
     """max over instances of ‖o − o*‖₂/max_e‖v_e‖₂ at each ε (ε in units of d_min² per instance)."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     t = ctx.tensor(grid)
     worst = torch.zeros_like(t)

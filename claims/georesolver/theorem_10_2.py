@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, Relation, ScalingLaw, control, symbolic, tolerances
 
 STATEMENT = (
     r"\text{GSR has per-query communication cost } O(K_{pool}\cdot d_h+K\cdot d_h), "
@@ -30,7 +30,7 @@ def measure_grid(ctx) -> list[dict]:
     """The distributed run, once per claim run; its table goes into the record."""
 
     def run():
-        from claims.georesolver import _gsr_dist
+        from attnaudit.claims.georesolver import _gsr_dist
 
         grid = ctx.pick(**GRID)
         configs = [{"B": b, "K_pool": kp, "K": k, "eps": EPS,
@@ -53,7 +53,7 @@ def measure_grid(ctx) -> list[dict]:
 
 
 def _dist_dims():
-    from claims.georesolver import _gsr_dist
+    from attnaudit.claims.georesolver import _gsr_dist
 
     return _gsr_dist.D_H, _gsr_dist.D_V
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, Relation, ScalingLaw, control, symbolic, tolerances
 
 STATEMENT = (
     r"\text{For IDA, test error under symmetric noise rate } \eta \text{ satisfies } "
@@ -125,8 +125,8 @@ def simulate(count, width, trials, reps, seed, device, dtype, etas=ETA_GRID, ext
     first that many inputs as queries (unbiased: inputs are exchangeable)."""
     import torch
 
-    import operators
-    from checks.context import single_thread
+    from attnaudit import operators
+    from attnaudit.checks.context import single_thread
 
     gen = torch.Generator(device=device).manual_seed(seed)
     with single_thread():
@@ -173,7 +173,7 @@ def _eta_run(ctx):
 
 def measure_vs_eta(figure: str):
     def measure(ctx, grid):  # noqa: ARG001 - the grid is ETA_GRID, run once for all figures
-        from checks.montecarlo import means_and_errors
+        from attnaudit.checks.montecarlo import means_and_errors
 
         return means_and_errors(_eta_run(ctx)[figure].T)
 
@@ -189,7 +189,7 @@ def _log_grid(ctx):  # 2 … 2048: powers of 2 (quick), two points per octave (f
 def measure_vs_dh(ctx, grid):  # E_test (squared, exact match) at η = DH_LAW_ETA, n = DH_LAW_N
     import torch
 
-    from checks.montecarlo import means_and_errors
+    from attnaudit.checks.montecarlo import means_and_errors
 
     def run():
         return torch.stack([simulate(DH_LAW_N, int(width), ctx.pick(quick=64, full=256), 64,
@@ -202,7 +202,7 @@ def measure_vs_dh(ctx, grid):  # E_test (squared, exact match) at η = DH_LAW_ET
 def measure_vs_n(ctx, grid):  # E_test at η = 0 per n, d_h = N_LAW_DH; the geometry count varies with n
     import numpy as np
 
-    from checks import montecarlo
+    from attnaudit.checks import montecarlo
 
     est = [montecarlo.mean(simulate(k, N_LAW_DH, max(4, ctx.pick(quick=2048, full=16384) // k), 1,
                                     ctx.seed_for(f"n-law:{k}"), ctx.device, ctx.dtype, (0.0,), False,
@@ -229,7 +229,7 @@ def expectation_gap(figure: str):
     def evaluate(case):
         import torch
 
-        from checks import montecarlo
+        from attnaudit.checks import montecarlo
 
         diff = montecarlo.mean(case["sq"] - case[figure], MC, axis=1)
         tol = torch.tensor([e.high - e.value for e in diff], dtype=case["sq"].dtype)

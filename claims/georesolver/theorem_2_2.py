@@ -8,8 +8,18 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, ScalingLaw, control, sampling, symbolic, tolerances
-from checks.context import single_thread
+from attnaudit.checks import (
+    Claim,
+    Kind,
+    Reading,
+    Relation,
+    ScalingLaw,
+    control,
+    sampling,
+    symbolic,
+    tolerances,
+)
+from attnaudit.checks.context import single_thread
 
 STATEMENT = (
     r"\text{There exists an orthogonal-keys instance where IDA achieves exact retrieval with }O(1)\text{ "
@@ -51,7 +61,7 @@ def _row1(case, kernel="softmax"):
     (default: the proof's choice δR²/n)."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     r, n, heads, d = case["R"], int(case["n"]), int(case.get("heads", 1)), int(case["d"])
     k = r[:, None, None] * torch.eye(n, heads * d, dtype=r.dtype, device=r.device)
@@ -92,7 +102,7 @@ def _cases(sizes, batch, **ranges):
 def _bisect(holds, lo, hi, split, what):
     """Midpoints of the final brackets of ``holds`` (true at lo, false at hi), on one thread (small kernels:
     thread hand-offs cost more than they save)."""
-    from checks.bisection import bisect_monotone
+    from attnaudit.checks.bisection import bisect_monotone
 
     with single_thread():
         lo, hi = bisect_monotone(holds, lo, hi, candidates=split[0], rounds=split[1], what=what)
@@ -158,7 +168,7 @@ def deficit_sides(case, kernel="softmax"):
 
 def bisect_eps_star(ctx, n, delta, r):
     """Largest ε with 1 − W₁₁ <= δ for each (δ, R) pair, by batched bisection in ln ε."""
-    import operators
+    from attnaudit import operators
 
     delta = ctx.tensor(delta)
     q, k = (t[:, None] for t in _compact(ctx, r, n))  # one ε per candidate
@@ -386,7 +396,7 @@ def _retrieval_strategy(ctx):
 def _soft_deficit(ctx, n, logit):
     """1 − W₁₁ at the instance's logits (K,) of key 1 (the others 0): the operator with scale 1 on
     q = logit·e₁ against the unit keys of the compact instance."""
-    import operators
+    from attnaudit import operators
 
     q, k = _compact(ctx, [1.0], n)
     return _others(operators.softmax_weights(logit[:, None, None] * q[0], k[0], scale=1.0)[:, 0])

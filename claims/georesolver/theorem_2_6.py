@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, ScalingLaw, control, sampling, symbolic, tolerances
+from attnaudit.checks import (
+    Claim,
+    Kind,
+    Reading,
+    Relation,
+    ScalingLaw,
+    control,
+    sampling,
+    symbolic,
+    tolerances,
+)
 
 q, eps, delta, r, lam, v, a_ = sp.symbols("q epsilon Delta r lambda v a", positive=True)
 dim, s_, z_ = sp.symbols("d s z", positive=True)
@@ -112,7 +122,7 @@ def mu_key1(mech, scale, delta_, points):
     """μ on [0, Δ] for y = v₁ = 1, v₂ = 0 (``mech`` "IDA", scale ε, or "SOFTMAX", scale d): L* = L(0)."""
     import torch
 
-    from claims.georesolver import _two_key as tk
+    from attnaudit.claims.georesolver import _two_key as tk
 
     one = torch.ones_like(delta_)[:, None]
     mech = getattr(tk, mech)
@@ -139,7 +149,7 @@ def _ida_measure(proof_local: bool, along_eps: bool):
     def measure(ctx, grid):
         import torch
 
-        from claims.georesolver import _two_key as tk
+        from attnaudit.claims.georesolver import _two_key as tk
 
         g = ctx.tensor(grid)
         e, d = (g, torch.ones_like(g)) if along_eps else (torch.full_like(g, EPS_FIXED), g)
@@ -160,7 +170,7 @@ LINE_TOL = tolerances.Roundoff(condition="(ε + Δq₊ + q₊²) + q₊|Δ − 2
 
 def line_ratio_gap(case):
     """PL ratio at q₊ > Δ (≥ μ_ℝ; 0 exactly) for y = v₁ = 1, v₂ = 0 (L* = L(q₋)) against c·ε²/Δ⁴."""
-    from claims.georesolver import _two_key as tk
+    from attnaudit.claims.georesolver import _two_key as tk
 
     eps_, delta_ = case["eps"], case["delta"]
     q_minus, q_plus = tk.ida_stationary_points(eps_, delta_)
@@ -194,7 +204,7 @@ def slope_gap(case):
     """W₁′ by autograd through the operator against the closed form every sweep uses."""
     import torch
 
-    from claims.georesolver import _two_key as tk
+    from attnaudit.claims.georesolver import _two_key as tk
 
     qs, delta_ = case["q"], case["delta"]
     if "eps" in case:
@@ -214,7 +224,7 @@ def sample_queries(ctx, gen):
     every fifth q at a key or at q₋, q₊."""
     import torch
 
-    from claims.georesolver import _two_key as tk
+    from attnaudit.claims.georesolver import _two_key as tk
 
     batch = ctx.pick(quick=512, full=4096)
     d = sampling.log_uniform(ctx, gen, batch, low=1e-2, high=1e2)

@@ -8,8 +8,18 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, ScalingLaw, control, sampling, symbolic, tolerances
-from checks.context import single_threaded
+from attnaudit.checks import (
+    Claim,
+    Kind,
+    Reading,
+    Relation,
+    ScalingLaw,
+    control,
+    sampling,
+    symbolic,
+    tolerances,
+)
+from attnaudit.checks.context import single_threaded
 
 n, eps, dmin, a, t, F, m, c = sp.symbols("n epsilon d_min a t F m c", positive=True)
 COUNT = m + 2  # n > 2 written n = m + 2 with m > 0, so that SymPy sees n − 2 > 0
@@ -70,7 +80,7 @@ def derivation():
 
 
 def _ida_rank(x, eps_):
-    import operators
+    from attnaudit import operators
 
     return operators.effective_rank(operators.ida_kernel(x, eps=eps_))
 
@@ -78,7 +88,7 @@ def _ida_rank(x, eps_):
 def _softmax_rank(x, eps_):
     """eff-rank of the softmax kernel exp(x_i·x_j/√d), which Theorem 2.9 contrasts with IDA's
     (shifted by its maximum: the ratio is scale-invariant); ε plays no part."""
-    import operators
+    from attnaudit import operators
 
     s = x @ x.transpose(-1, -2) / math.sqrt(x.shape[-1])
     return operators.effective_rank((s - s.amax(dim=(-1, -2), keepdim=True)).exp())
@@ -339,7 +349,7 @@ def _width_measure(kind):
         ε = EDGE with the points rescaled to d_min = 1 or not. Mean and standard error."""
         import torch
 
-        from checks import montecarlo
+        from attnaudit.checks import montecarlo
 
         batch, gen, rows = ctx.pick(quick=256, full=2048), ctx.generator(kind), []
         for width in grid:

@@ -11,7 +11,7 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, Relation, ScalingLaw, control, symbolic, tolerances
 
 STATEMENT = (
     r"\text{When } d_h\ge n, \text{ softmax can achieve zero training error on arbitrary labels, "
@@ -95,8 +95,8 @@ def simulate(count, width, classes, trials, seed, device, dtype):
     (training inputs), ``fresh_clean``, ``fresh_noisy`` and ``(E,)`` training-error counts."""
     import torch
 
-    import operators
-    from checks.context import single_thread
+    from attnaudit import operators
+    from attnaudit.checks.context import single_thread
 
     gen = torch.Generator(device=device).manual_seed(seed)
     ints = lambda high, *s, low=0: torch.randint(low, high, s, generator=gen, device=device)  # noqa: E731
@@ -154,7 +154,7 @@ def error_gap(figure: str, prediction):
     def evaluate(case):
         import torch
 
-        from checks import montecarlo
+        from attnaudit.checks import montecarlo
 
         est = montecarlo.mean(case[figure], MC, axis=1)
         value, high = torch.tensor([(e.value, e.high) for e in est], dtype=case["eta"].dtype).T
@@ -193,7 +193,7 @@ def _fits_all(a_value, labels, width: int):
     derivation); α multiplies the queries, which leaves every score αd_hδ_ij unchanged."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     many, count = a_value.shape[1], labels.shape[-1]
     basis = torch.eye(count, width, dtype=labels.dtype, device=labels.device)
@@ -207,8 +207,8 @@ def threshold_gap(case):
     """Searched threshold of zero training error against ln(max_i m_i)/d_h, m_i = −y_iΣ_{j≠i}y_j."""
     import torch
 
-    from checks.bisection import bisect_monotone
-    from checks.context import single_thread
+    from attnaudit.checks.bisection import bisect_monotone
+    from attnaudit.checks.context import single_thread
 
     labels, width, count = case["labels"], case["d_h"], case["labels"].shape[-1]
     lo = torch.full(labels.shape[:1], -1.0, dtype=labels.dtype, device=labels.device)
@@ -248,7 +248,7 @@ def eff_rank_at_threshold(ctx, grid):
     import numpy as np
     import torch
 
-    import operators
+    from attnaudit import operators
 
     out = []
     for count in grid.astype(int):

@@ -8,8 +8,8 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, Limit, Reading, Relation, control, sampling, symbolic, tolerances
-from checks.context import single_threaded
+from attnaudit.checks import Claim, Kind, Limit, Reading, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks.context import single_threaded
 
 eps, t, u, w = sp.symbols("epsilon t u w", positive=True)
 LABEL = "Theorem 5.2 (Circuit Separation and Rank Bound), "
@@ -55,14 +55,14 @@ def _hida_weights(q, k, e):
     """Dense-HIDA's weight matrix through ``operators.hida_attention`` with V = I (the exact path)."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     eye = torch.eye(k.shape[-2], dtype=k.dtype, device=k.device).expand(*k.shape[:-1], k.shape[-2])
     return operators.hida_attention(q, k, eye, eps=e, path="exact")
 
 
 def _softmax_weights(q, k, e):
-    import operators
+    from attnaudit import operators
 
     return operators.softmax_weights(q, k).expand(*e.shape, *q.shape[-2:-1], k.shape[-2])
 
@@ -78,13 +78,13 @@ def _radii(ctx, gen, batch):
 def _retrieval_instances(ctx, gen, batch, n, d):
     import torch
 
-    from claims.georesolver import _geometric as G
+    from attnaudit.claims.georesolver import _geometric as G
 
     k = G.ball_points(ctx, gen, batch, n, d, _radii(ctx, gen, batch))
     j = torch.randint(n, (batch,), generator=gen, device=k.device)
     q = k[torch.arange(batch, device=k.device), j][:, None, :]
     star = torch.nn.functional.one_hot(j, n).bool()
-    import operators
+    from attnaudit import operators
 
     return q, k, star, operators.poincare_sqdist(q, k)[:, 0, :]
 
@@ -111,7 +111,7 @@ def bound_ratio(case, weights=_hida_weights):
     """max_{j≠j*} W_j/(ε/(d_H(q,k_j)² + ε)) per instance: ≤ 1 is the suite's bound."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     q, k, e, star = case["q"], case["k"], case["eps"], case["star"].bool()
     wts = weights(q, k, e)[:, 0, :]
@@ -199,7 +199,7 @@ def rank_derivation():
 def _rank_gap(geometry):
     @single_threaded
     def evaluate(case):
-        from claims.georesolver import _geometric as G
+        from attnaudit.claims.georesolver import _geometric as G
 
         x, frac = case["x"], case["c"]
         count = x.shape[-2]
@@ -215,7 +215,7 @@ def _rank_gap(geometry):
 def _rank_sampler(geometry, c_high=HYPOTHESIS, c_low=1e-6):
     @single_threaded
     def sample(ctx, gen):
-        from claims.georesolver import _geometric as G
+        from attnaudit.claims.georesolver import _geometric as G
 
         batch = ctx.pick(quick=200, full=2000)
         for count, dim in RANK_SHAPES:
@@ -227,7 +227,7 @@ def _rank_sampler(geometry, c_high=HYPOTHESIS, c_low=1e-6):
 
 def _rank_strategy(geometry, c_high=HYPOTHESIS):
     def strategy(ctx):
-        from claims.georesolver import _geometric as G
+        from attnaudit.claims.georesolver import _geometric as G
 
         return G.point_set_strategy(ctx, geometry, c_high)
 
@@ -250,8 +250,8 @@ def separation_gap(rhs="paper"):
     def evaluate(case):
         """d_min,H against 2δ/(1−ρ²) ("paper") or 2·(2δ) ("floor"), 2δ = min_{i≠j}‖k_i − k_j‖,
         ρ = max_j ‖k_j‖ (1 − ρ² = 2/max λ, λ the conformal factor in double-double)."""
-        import operators
-        from claims.georesolver import _geometric as G
+        from attnaudit import operators
+        from attnaudit.claims.georesolver import _geometric as G
 
         x = case["x"]
         dmin = G.min_offdiagonal(operators.poincare_sqdist(x, x)).sqrt()
@@ -269,8 +269,8 @@ def _lower_gap(power=1.0):
     @single_threaded
     def evaluate(case):
         """eff-rank of (d_H² + ε)^{−power} against the suite's n/(1 + ε²(n−1)/(d_min²+ε)²)."""
-        import operators
-        from claims.georesolver import _geometric as G
+        from attnaudit import operators
+        from attnaudit.claims.georesolver import _geometric as G
 
         x, frac = case["x"], case["c"]
         count = x.shape[-2]
@@ -286,7 +286,7 @@ def _lower_gap(power=1.0):
 
 @single_threaded
 def _separation_sampler(ctx, gen):
-    from claims.georesolver import _geometric as G
+    from attnaudit.claims.georesolver import _geometric as G
 
     batch = ctx.pick(quick=300, full=3000)
     for count, dim in RANK_SHAPES:
@@ -360,7 +360,7 @@ SMALL_RHO = 1 / math.sqrt(2.0)
 def _pair(x, y, s, rhs):
     import torch
 
-    import operators
+    from attnaudit import operators
 
     lhs = operators.poincare_distance(x, y)
     sep = torch.linalg.vector_norm(x - y, dim=-1)
@@ -433,7 +433,7 @@ def mpmath_gap(case, naive=False):
     import mpmath
     import torch
 
-    import operators
+    from attnaudit import operators
 
     x, y = case["x"], case["y"]
     if naive:

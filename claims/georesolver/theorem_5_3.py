@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, ScalingLaw, control, sampling, symbolic, tolerances
-from checks.context import single_threaded
+from attnaudit.checks import Claim, Kind, Relation, ScalingLaw, control, sampling, symbolic, tolerances
+from attnaudit.checks.context import single_threaded
 
 q, s, a, b, eps, delta, dim = sp.symbols("q s a b epsilon Delta_H d", positive=True)
 N_, M_ = s**2 + eps, (s - delta) ** 2 + eps
@@ -65,8 +65,8 @@ def reduction_gap(literal=False):
         the proof's placement k₂ = Δ_H e₁), against the Euclidean two-key W₁ in (s, Δ_H, ε)."""
         import torch
 
-        import operators
-        from claims.georesolver import _two_key as tk
+        from attnaudit import operators
+        from attnaudit.claims.georesolver import _two_key as tk
 
         ss, dd, e = case["s"], case["delta"], case["eps"]
         k2 = torch.stack([dd, torch.zeros_like(dd)], -1) if literal else _ball(dd)
@@ -101,7 +101,7 @@ def _mu(mech, scale, delta_, points):
     """μ = inf over s ∈ [0, Δ_H] of |L′|²/(2(L − L*)), y = v₁ = 1, v₂ = 0 (L* = L(0))."""
     import torch
 
-    from claims.georesolver import _two_key as tk
+    from attnaudit.claims.georesolver import _two_key as tk
 
     one = torch.ones_like(delta_)[:, None]
     m = getattr(tk, mech)

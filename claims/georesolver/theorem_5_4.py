@@ -12,7 +12,7 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Relation, ScalingLaw, control, symbolic, tolerances
 
 STATEMENT = (
     r"S_i=\{j:|i-j|\le w\}\cup\{0,\lfloor n/g\rfloor,\lfloor 2n/g\rfloor,\dots\}\cup\{i\pm 2^k\}_{k=0}"
@@ -48,7 +48,7 @@ def derivation():
 @functools.lru_cache(maxsize=64)
 def size_stats(n: int, w: int, g: int) -> tuple[int, int]:
     """(max_i |S_i|, Σ_i |S_i|), exhaustive over i (a pure function of (n, w, g))."""
-    from operators.hida import fp_hida_set_sizes
+    from attnaudit.operators.hida import fp_hida_set_sizes
 
     sizes = fp_hida_set_sizes(n, w=w, g=g)
     return int(sizes.max()), int(sizes.sum())
@@ -67,7 +67,7 @@ def grid(ctx):
 
 
 def _log_width(n: int) -> int:
-    from operators.hida import fp_default_width
+    from attnaudit.operators.hida import fp_default_width
 
     return fp_default_width(n)
 
@@ -130,7 +130,7 @@ def sample_parts(ctx, gen):  # noqa: ARG001 - small n, where the global tokens c
 def measure_flops(ctx, grid_):
     import numpy as np
 
-    from claims.georesolver import _hida_cost as C
+    from attnaudit.claims.georesolver import _hida_cost as C
 
     return np.array([C.fp_flops(ctx, int(n)) / (C.D_H * math.log2(n)) for n in grid_])
 
@@ -138,7 +138,7 @@ def measure_flops(ctx, grid_):
 def measure_dense_flops(ctx, grid_):  # the control: Dense-HIDA's count in its place
     import numpy as np
 
-    from claims.georesolver import _hida_cost as C
+    from attnaudit.claims.georesolver import _hida_cost as C
 
     return np.array([C.dense_flops(int(n)) / (C.D_H * math.log2(n)) for n in grid_])
 
@@ -154,7 +154,7 @@ def info_memory(ctx, grid_):
     """Bytes of the sparse pattern (int64 index + bool mask, n·S·9) and of the gathered keys and values
     (n·S·2d_h·8) at every n, from the real gather width S: informational (deterministic; wall time
     stays out of the record, which must be byte-identical for a seed)."""
-    from claims.georesolver import _hida_cost as C
+    from attnaudit.claims.georesolver import _hida_cost as C
 
     widths = [C.fp_width(ctx, int(n)) for n in grid_]
     return {"columns": {

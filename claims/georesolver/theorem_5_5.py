@@ -13,7 +13,7 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
 
 STATEMENT_COMPLEXITY = r"\text{L-HIDA requires } O(nd_h) \text{ operations } (m=\Theta(1) \text{ anchors})."
 STATEMENT_ERROR = (
@@ -43,7 +43,7 @@ def grid_n(ctx):
 def measure_flops(ctx, grid_, m: int = M):
     import numpy as np
 
-    from claims.georesolver import _hida_cost as C
+    from attnaudit.claims.georesolver import _hida_cost as C
 
     return np.array([C.l_flops(int(n), m) / C.D_H for n in grid_])
 
@@ -51,7 +51,7 @@ def measure_flops(ctx, grid_, m: int = M):
 def measure_dense_flops(ctx, grid_):
     import numpy as np
 
-    from claims.georesolver import _hida_cost as C
+    from attnaudit.claims.georesolver import _hida_cost as C
 
     return np.array([C.dense_flops(int(n)) / C.D_H for n in grid_])
 
@@ -80,8 +80,8 @@ def _error_run(ctx, n: int, eps: float, trials: int):
     (uniform radius ≤ 0.8 in the ball), unit values and m random anchors among the keys."""
     import torch
 
-    from checks.context import single_thread
-    from operators import hida
+    from attnaudit.checks.context import single_thread
+    from attnaudit.operators import hida
 
     gen = ctx.generator(f"error:{n}:{eps}")
     with single_thread():

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, ScalingLaw, control, symbolic, tolerances
 
 STATEMENT = (
     r"\sum_{t=1}^T\min_k d_{\mathbb H}(k_t,s_k^{(t)})^2\le O(\Delta_{\mathbb H}^2\cdot c\cdot\log T)+"
@@ -31,7 +31,7 @@ LOG_BIAS = tolerances.FitBias(
 def _log_bias() -> float:
     import numpy as np
 
-    from checks.fitting import closed_form_bias
+    from attnaudit.checks.fitting import closed_form_bias
 
     t = np.array(QUICK_T, dtype=float)
     return closed_form_bias(t, np.log(t) - 1, 0.0)
@@ -60,7 +60,7 @@ def grid_t(ctx):
 def _stream(ctx, runs: int, steps: int):
     import torch
 
-    from operators import poincare_expmap
+    from attnaudit.operators import poincare_expmap
 
     gen = ctx.generator("stream")
     dirs = torch.randn(runs, C, D, generator=gen, dtype=ctx.dtype)
@@ -77,8 +77,8 @@ def _runs(ctx):
     loop, and the offline comparator per prefix T of the grid."""
     import torch
 
-    from checks.context import single_thread
-    from operators import hida, poincare_karcher_mean, poincare_sqdist
+    from attnaudit.checks.context import single_thread
+    from attnaudit.operators import hida, poincare_karcher_mean, poincare_sqdist
 
     grid = [int(t) for t in grid_t(ctx)]
     runs = ctx.pick(quick=16, full=64)
@@ -132,7 +132,7 @@ def info_seeded(ctx, grid_):
 def measure_token_flops(ctx, grid_):
     import numpy as np
 
-    from claims.georesolver import _hida_cost as CO
+    from attnaudit.claims.georesolver import _hida_cost as CO
 
     return np.array([CO.c_token_flops(int(n), C) / CO.D_H for n in grid_])
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
 
 STATEMENT = (
     r"k = r\cdot u,\ \hat u=\frac{\mathrm{round}\left(\frac{u+1}{2}(2^b-1)\right)}{2^b-1}\cdot 2-1,\ "
@@ -47,7 +47,7 @@ def derivation():
 def _quantities(case):
     import torch
 
-    import operators.hcc as H
+    import attnaudit.operators.hcc as H
 
     k, b, b_r = case["k"], case["b"], case["b_r"]
     out = {}

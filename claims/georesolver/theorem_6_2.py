@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
 
 STATEMENT = (
     r"\text{The HCC-compressed KV cache requires } n((d_h-1)b+b_r) \text{ bits for keys plus } "
@@ -53,7 +53,7 @@ def derivation():
 def _cache(case_n: int, case_d: int, b: int, b_r: int, seed: int):
     import torch
 
-    from operators.hcc import HCCKeyCache
+    from attnaudit.operators.hcc import HCCKeyCache
 
     gen = torch.Generator().manual_seed(seed)
     keys = torch.randn(case_n, case_d, generator=gen, dtype=torch.float64)

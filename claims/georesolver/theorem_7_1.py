@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (
     r"\Bigl\|\frac{\partial\mathcal L}{\partial x_i}\Bigr\|_2\ge\bigl(\lambda_{\min}(G_i)"
@@ -31,7 +31,7 @@ FLOOR = tolerances.Roundoff(condition="d (an SVD resolves σ_min/‖J‖₂ only
 def _jacobian_parts(case):
     import torch
 
-    import operators
+    from attnaudit import operators
 
     x, w = case["x"], case["w"]
     jac = operators.hypergate_jacobian(x, w)
@@ -68,7 +68,7 @@ def paper_diagonal_gap(case):
     """The proof's (∂h/∂x)_kk = σ(z_k) + σ′(z_k)W_{g,k}ᵀx against torch.func's diagonal (max over k)."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     x, w = case["x"], case["w"]
     jac = operators.hypergate_jacobian(x, w)

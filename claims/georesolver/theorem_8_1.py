@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
 
 STATEMENT = (
     r"\text{For two keys with spherical angle } \theta>0:\ "
@@ -30,7 +30,7 @@ def pl_constants(ctx, thetas, eps, mech):
     On the great circle the Riemannian gradient is along the geodesic, so |L′(t)| is its norm."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     th = ctx.tensor(thetas)
     e = ctx.tensor(eps).expand_as(th)

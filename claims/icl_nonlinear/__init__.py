@@ -2,7 +2,7 @@
 Attention as Featurizer* (fourth abstract in ``shared/papers/001_da545f4f176a0075.txt``). Only the
 abstract is available."""
 
-from checks import Paper
+from attnaudit.checks import Paper
 
 PAPER = Paper(
     key="icl-nonlinear",

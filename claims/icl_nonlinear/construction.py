@@ -4,7 +4,7 @@ abstract announces an explicit construction but does not give it."""
 
 from __future__ import annotations
 
-from checks import Claim, Kind
+from attnaudit.checks import Claim, Kind
 
 STATEMENT = (r"\text{``Through the interaction mechanism in attention, we explicitly construct "
              r"transformer networks to realize nonlinear features, such as polynomial or spline "

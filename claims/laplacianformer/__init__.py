@@ -3,7 +3,7 @@
 injective feature map", a Nyström approximation solved by Newton–Schulz iteration. Only the
 abstract is available: every claim here is abstract-level (proof absent)."""
 
-from checks import Paper
+from attnaudit.checks import Paper
 
 PAPER = Paper(
     key="laplacianformer",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (r"\text{``Existing linear attention variants often replace the softmax with Gaussian kernels "
              r"to reduce complexity, but such approximations lack theoretical grounding and tend to "
@@ -56,8 +56,8 @@ def _mid_gap(gaussian_scale: float):
     def evaluate(case):
         import torch
 
-        import operators
-        from checks import montecarlo
+        from attnaudit import operators
+        from attnaudit.checks import montecarlo
 
         q, k = case["q"], case["k"]
         r = torch.cdist(q, k)

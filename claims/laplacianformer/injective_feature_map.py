@@ -4,7 +4,7 @@ but not the map."""
 
 from __future__ import annotations
 
-from checks import Claim, Kind
+from attnaudit.checks import Claim, Kind
 
 STATEMENT = (r"\text{``To address expressiveness degradation under low-rank approximations, we "
              r"introduce a provably injective feature map that retains fine-grained token "

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, ScalingLaw, control, symbolic, tolerances
-from claims.laplacianformer import _tokens
+from attnaudit.checks import Claim, Kind, Relation, ScalingLaw, control, symbolic, tolerances
+from attnaudit.claims.laplacianformer import _tokens
 
 STATEMENT = (r"\text{``we adopt a Nystr\"om approximation of the kernel matrix and solve the resulting "
              r"system using Newton--Schulz iteration, avoiding costly matrix inversion and SVD''}")
@@ -44,7 +44,7 @@ def derivation():
 def _cores(ctx):
     """Nyström cores W = K_Lap(Q̃, K̃) (segment means of q and k), 8 per landmark count."""
 
-    import operators
+    from attnaudit import operators
 
     def build():
         gen = ctx.generator("cores")
@@ -72,7 +72,7 @@ def _window_points(ctx):
     order that sorts the pooled residuals."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     def build():
         groups = []
@@ -120,7 +120,7 @@ def _system_gap(iterations: int):
     def evaluate(case):
         import torch
 
-        import operators
+        from attnaudit import operators
 
         q, k = case["q"], case["k"]
         m, sigma = int(case["landmarks"]), float(case["sigma"])

@@ -12,8 +12,8 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, ScalingLaw, control, symbolic, tolerances
-from claims.laplacianformer import _tokens
+from attnaudit.checks import Claim, Kind, Relation, ScalingLaw, control, symbolic, tolerances
+from attnaudit.claims.laplacianformer import _tokens
 
 STATEMENT = (r"\text{``For efficient computation, we adopt a Nystr\"om approximation of the kernel "
              r"matrix''}")
@@ -45,7 +45,7 @@ def relative_error(x, m: int, sigma: float, gen, pairs: int = SAMPLED_PAIRS):
     from ``pairs`` uniformly drawn entries (i, j); K̂ = C W⁻¹ R with segment-mean landmarks."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     batch, n, d = x.shape
     i = torch.randint(0, n, (batch, pairs), generator=gen, device=x.device)
@@ -71,7 +71,7 @@ def _error_vs_n(resolution: bool):
     def measure(ctx, grid):
         import numpy as np
 
-        from checks.montecarlo import means_and_errors
+        from attnaudit.checks.montecarlo import means_and_errors
 
         gen = ctx.generator(f"n-sweep-{resolution}")
         rows = []
@@ -93,7 +93,7 @@ def _m_grid(ctx):
 def _error_vs_m(ctx, grid):
     import numpy as np
 
-    from checks.montecarlo import means_and_errors
+    from attnaudit.checks.montecarlo import means_and_errors
 
     gen = ctx.generator("m-sweep")
     x = _tokens.ou_tokens(ctx, gen, ctx.pick(quick=4, full=32), M_SWEEP_N, DIM,
@@ -108,7 +108,7 @@ def _exact_gap(fraction: int):
     def evaluate(case):
         import torch
 
-        import operators
+        from attnaudit import operators
 
         x = case["x"]
         sigma = _tokens.bandwidth(x.shape[-1])

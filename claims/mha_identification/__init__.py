@@ -2,7 +2,7 @@
 only; no authors, no arXiv number and no proof in the source). Source text: the first abstract of
 ``shared/papers/001_da545f4f176a0075.txt``."""
 
-from checks import Paper
+from attnaudit.checks import Paper
 
 PAPER = Paper(key="mha-identification",
               title="Multi-Head Self Attention is a Parameter Identification Mechanism",

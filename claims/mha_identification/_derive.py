@@ -7,7 +7,7 @@ import random
 
 import sympy as sp
 
-from checks import symbolic
+from attnaudit.checks import symbolic
 
 PROOF_ABSENT = "the source is an abstract: it states the result and gives no argument"
 

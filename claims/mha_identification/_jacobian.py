@@ -69,7 +69,7 @@ def apply(theta, shp: dict, x, rope=None):
     """f(θ; x) = MHA(x), flattened (the merged parametrisation when ``shp`` has no ``wk``)."""
     import torch
 
-    import operators
+    from attnaudit import operators
     p = unflatten(theta, shp)
     if "wk" not in p:
         h, d, _ = shp["wq"]
@@ -91,8 +91,8 @@ def measure(h: int, d: int, d_h: int, h_kv: int | None = None, rope: bool = Fals
     """Rank deficiency of the Jacobian at random parameters and inputs (float64, seeded)."""
     import torch
 
-    from checks.context import single_thread
-    from checks.measure import numerical_rank
+    from attnaudit.checks.context import single_thread
+    from attnaudit.checks.measure import numerical_rank
     with single_thread():
         shp = merged_shapes(h, d) if merged else shapes(h, d, d_h, h_kv, biases)
         gen = torch.Generator().manual_seed(seed)

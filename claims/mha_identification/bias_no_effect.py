@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Relation, control, symbolic, tolerances
 
 from ._derive import PROOF_ABSENT
 
@@ -48,7 +48,7 @@ def _params(case):
 
 
 def _mha(x, p, **extra):
-    import operators
+    from attnaudit import operators
     q = dict(p) | extra
     return operators.mha_attention(x, q["wq"], q["wk"], q["wv"], q["wo"], bq=q["bq"], bk=q["bk"],
                                    bv=q["bv"], bo=q["bo"])
@@ -71,7 +71,7 @@ def output_sides(case, target="bk"):
     """max|f(b_K + δ) − f(b_K)| (or the same with δ added to ``target``) against 0."""
     import torch
 
-    from checks.context import single_thread
+    from attnaudit.checks.context import single_thread
     with single_thread():
         p, x, delta = _params(case), case["x"], case["delta"]
         f = torch.func.vmap(lambda x, p, e: _mha(x, p, **e))
@@ -89,7 +89,7 @@ def gradient_sides(case, target="bk"):
     """max|∂⟨c, f⟩/∂b_K| (or ∂/∂``target``) against 0, c a Gaussian cotangent."""
     import torch
 
-    from checks.context import single_thread
+    from attnaudit.checks.context import single_thread
     with single_thread():
         p, x, cot = _params(case), case["x"], case["cot"]
         loss = lambda p, x, c: (_mha(x, p) * c).sum()  # noqa: E731
@@ -97,7 +97,7 @@ def gradient_sides(case, target="bk"):
         lhs = grads[target].abs().flatten(1).amax(1)
         _, _, q, _, vo = _scales(case)
         d_h, n = q.shape[-1], x.shape[-2]
-        import operators
+        from attnaudit import operators
         a = torch.func.vmap(lambda x, wq, wk, bq, bk: operators.mha_weights(x, wq, wk, bq=bq, bk=bk))(
             x, p["wq"], p["wk"], p["bq"], p["bk"])
         g = torch.einsum("bnf,bhmf->bhnm", cot, vo)  # ∂L/∂a_ij = c_i·(v_j W_O^h)

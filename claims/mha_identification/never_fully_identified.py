@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Relation, control, symbolic, tolerances
 
 from ._derive import PROOF_ABSENT, product_rank_step, tangent_invariance_steps
 
@@ -93,8 +93,8 @@ def orbit_sides(case, mode="orbit"):
     """max|f(g·θ) − f(θ)| for g = (A, B) per head: W_Q A, W_K A^{-T}, W_V B, B^{-1} W_O."""
     import torch
 
-    import operators
-    from checks.context import single_thread
+    from attnaudit import operators
+    from attnaudit.checks.context import single_thread
     with single_thread():
         x, wq, wk, wv, wo, a, b = (case[k] for k in ("x", "wq", "wk", "wv", "wo", "a", "b"))
         mha = torch.func.vmap(operators.mha_attention)

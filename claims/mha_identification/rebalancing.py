@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
 
 from ._derive import PROOF_ABSENT
 
@@ -84,7 +84,7 @@ def _train(ctx):
     """R runs (vmap) of SGD and of Adam from the same seeded students on seeded teacher data."""
     import torch
 
-    from checks.context import single_thread
+    from attnaudit.checks.context import single_thread
 
     from . import _jacobian as J
     with single_thread():
@@ -127,7 +127,7 @@ def fraction_sides(case, opt="adam"):
     the floor is the left side so that the relation's scale is the fraction's)."""
     import torch
 
-    from checks.context import single_thread
+    from attnaudit.checks.context import single_thread
     with single_thread():
         theta, delta = case[f"theta_{opt}"], case[f"delta_{opt}"]
         q, cond = _basis(theta)
@@ -142,7 +142,7 @@ def first_order_sides(case, subspace="orbit"):
     against 0; the control projects onto a random subspace of the same dimension instead."""
     import torch
 
-    from checks.context import single_thread
+    from attnaudit.checks.context import single_thread
 
     from . import _jacobian as J
     with single_thread():

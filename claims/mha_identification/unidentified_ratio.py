@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
 
 from ._derive import PROOF_ABSENT, product_rank_step, tangent_invariance_steps
 

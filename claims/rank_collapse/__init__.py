@@ -2,7 +2,7 @@
 (Y. Dong, J.-B. Cordonnier, A. Loukas, ICML 2021, arXiv 2103.03404), cited by the Riemannian-attention
 sources (``shared/papers/002``, ``003``, ``004``); its theorem is stated from the paper itself."""
 
-from checks import Paper
+from attnaudit.checks import Paper
 
 PAPER = Paper(
     key="rank-collapse",

@@ -7,7 +7,7 @@ import math
 
 import sympy as sp
 
-from checks import Claim, Kind, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, ScalingLaw, control, symbolic, tolerances
 
 STATEMENT = (
     r"\|\mathrm{res}(\mathrm{SAN}_L(X))\|_{1,\infty} \le "
@@ -53,7 +53,7 @@ def derivation():
 
 
 def _measure(ctx, grid, *, kind="dot", strength=0.0, erank=False):
-    from claims.riemannian_attention._stacks import asymptotic_depths, stack_y
+    from attnaudit.claims.riemannian_attention._stacks import asymptotic_depths, stack_y
 
     y = ctx.cached(("y", kind, strength, erank), lambda: stack_y(
         ctx, f"{kind}:{strength}", batch=ctx.pick(quick=6, full=24), n=N_TOKENS, depth=DEPTH,
@@ -64,7 +64,7 @@ def _measure(ctx, grid, *, kind="dot", strength=0.0, erank=False):
 
 
 def _grid(ctx, kind="dot", strength=0.0, erank=False):
-    from claims.riemannian_attention._stacks import asymptotic_depths, stack_y
+    from attnaudit.claims.riemannian_attention._stacks import asymptotic_depths, stack_y
 
     y = ctx.cached(("y", kind, strength, erank), lambda: stack_y(
         ctx, f"{kind}:{strength}", batch=ctx.pick(quick=6, full=24), n=N_TOKENS, depth=DEPTH,

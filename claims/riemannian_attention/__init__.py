@@ -3,7 +3,7 @@ g_t = I + U_tU_tᵀ. The statements are those quoted by the paper's public revie
 ``shared/papers/003_ab316e6303a93667.txt`` (the only source that states them), with the abstract in
 ``002_0acff97fdc4b473e.txt``."""
 
-from checks import Paper
+from attnaudit.checks import Paper
 
 PAPER = Paper(
     key="riemannian-attention",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import math
 
-from checks.measure import count_flops, meta
+from attnaudit.checks.measure import count_flops, meta
 
 
 def log_grid(lo: int, hi: int, n: int) -> tuple[int, ...]:
@@ -28,7 +28,7 @@ def score_flops(n: int, d: int, r: int, part: str = "metric") -> int:
     metric scores), ``"euclid"`` (the Euclidean part: ‖q‖², ‖k‖², qᵀk), ``"correction"`` (their
     difference: what the metric adds), ``"standard"`` (standard attention QKᵀ and PV, d_v = d),
     ``"per-token"`` (the per-token precomputation U_iᵀq_i, U_jᵀk_j and their norms, per token)."""
-    import operators
+    from attnaudit import operators
 
     q, k, u = meta(n, d), meta(n, d), meta(n, d, r)
     if part == "metric":

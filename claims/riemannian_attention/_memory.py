@@ -67,7 +67,7 @@ def attention_peak(n: int, d: int, r: int, form: str, block: int = 64, n_keys: i
     (metric_attention_direct)."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     nk = n if n_keys is None else n_keys
     q = torch.empty(n, d, device="meta", dtype=torch.float64)

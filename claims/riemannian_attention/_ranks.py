@@ -10,7 +10,7 @@ def family(ctx, gen, kind: str, batch: int, n: int, d: int, r: int = 2):
     ``homogeneous`` (one factor for all: span 1). Returns (q, k, u, span dimension)."""
     import torch
 
-    from checks import sampling
+    from attnaudit.checks import sampling
 
     q, k = sampling.gaussian(ctx, gen, batch, n, d), sampling.gaussian(ctx, gen, batch, n, d)
     if kind == "full":

@@ -26,7 +26,7 @@ def stack_y(ctx, tag: str, *, batch: int, n: int, depth: int, kind: str = "dista
     W_K C (Corollary 3.3's modified inner product)."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     gen = ctx.generator(f"stack:{tag}")
     dt = ctx.dtype

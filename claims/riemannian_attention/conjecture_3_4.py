@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from checks import Claim, Kind, Reading, ScalingLaw, control, tolerances
+from attnaudit.checks import Claim, Kind, Reading, ScalingLaw, control, tolerances
 
 STATEMENT = (
     r"\text{Conjecture: in pure self-attention stacks (no residual, no FFN), heterogeneous per-token "
@@ -22,7 +22,7 @@ RATE_TOL = tolerances.Systematic(
 
 
 def _y(ctx, strength, erank=False):
-    from claims.riemannian_attention._stacks import stack_y
+    from attnaudit.claims.riemannian_attention._stacks import stack_y
 
     return ctx.cached(("y", strength, erank), lambda: stack_y(
         ctx, f"metric:{strength}", batch=ctx.pick(quick=6, full=24), n=N_TOKENS, depth=DEPTH,
@@ -30,13 +30,13 @@ def _y(ctx, strength, erank=False):
 
 
 def _grid(ctx, strength, erank=False):
-    from claims.riemannian_attention._stacks import asymptotic_depths
+    from attnaudit.claims.riemannian_attention._stacks import asymptotic_depths
 
     return asymptotic_depths(_y(ctx, strength, erank), Y_MIN)[0]
 
 
 def _measure(ctx, grid, strength, erank=False):
-    from claims.riemannian_attention._stacks import asymptotic_depths
+    from attnaudit.claims.riemannian_attention._stacks import asymptotic_depths
 
     depths, mean, sem = asymptotic_depths(_y(ctx, strength, erank), Y_MIN)
     want = {float(g) for g in grid}

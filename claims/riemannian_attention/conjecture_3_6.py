@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from checks import Claim, Kind, Relation, tolerances
+from attnaudit.checks import Claim, Kind, Relation, tolerances
 
 STATEMENT = (r"\text{Conjecture: } \bar U^2_{\mathrm{crit}} = \Theta(\tau/L),"
              r"\quad \bar U^2 = \max_t \|U_t\|_F^2.")
@@ -39,7 +39,7 @@ def delays(ctx):
     """(len(LENGTHS), len(STRENGTHS), B) collapse delays (in layers) against the metric-free stack."""
     import torch
 
-    from claims.riemannian_attention._stacks import stack_y
+    from attnaudit.claims.riemannian_attention._stacks import stack_y
 
     batch = ctx.pick(quick=6, full=24)
 
@@ -78,7 +78,7 @@ def located(d):
     """(geometric mean of Ū²_*(L) over the stacks, standard error of its log) per L."""
     import numpy as np
 
-    from checks.montecarlo import means_and_errors
+    from attnaudit.checks.montecarlo import means_and_errors
 
     mean, se = means_and_errors(transitions(d))
     return np.exp(mean), se
@@ -88,7 +88,7 @@ def slope_and_interval(d):
     """The engine's power-law fit of Ū²_*(L) against L: (exponent, 95% half-width)."""
     import numpy as np
 
-    from checks.fitting import fit_power_law
+    from attnaudit.checks.fitting import fit_power_law
 
     y, se = located(d)
     fit = fit_power_law(np.asarray(LENGTHS, dtype=float), y, y * se, rng=np.random.default_rng(FIT_SEED),

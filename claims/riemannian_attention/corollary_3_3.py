@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from checks import Claim, Kind, Relation, ScalingLaw, control, tolerances
+from attnaudit.checks import Claim, Kind, Relation, ScalingLaw, control, tolerances
 
 STATEMENT = (r"U_t \equiv U:\ s_{ij} = \tfrac{2}{\tau}\langle q_i, k_j\rangle_G - \tfrac{1}{\tau}\|q_i\|_G^2"
              r" - \tfrac{1}{\tau}\|k_j\|_G^2,\ G = I + UU^\top:\ \text{a Gram matrix under one modified "
@@ -21,7 +21,7 @@ N_TOKENS, DEPTH, Y_MIN = 32, 18, 20.0
 
 
 def _case_scores(case, heterogeneous=False):
-    import operators
+    from attnaudit import operators
 
     u = case["u_het"] if heterogeneous else case["u"]
     return operators.metric_scores(case["q"], case["k"], uq=u, uk=u, tau=case["tau"][0].item(),
@@ -32,7 +32,7 @@ def gram_form(case, heterogeneous=False):
     """max|softmax(S) − softmax(Q̃K̃ᵀ)| with q̃ = (q, 1), k̃ = ((2/τ)Gk, −‖k‖²_G/τ), G from U."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     tau = case["tau"][0].item()
     s = _case_scores(case, heterogeneous)
@@ -51,7 +51,7 @@ def gram_form(case, heterogeneous=False):
 def score_rank(case, heterogeneous=False):
     import torch
 
-    from checks.measure import numerical_rank
+    from attnaudit.checks.measure import numerical_rank
 
     scores = _case_scores(case, heterogeneous)
     rank = numerical_rank(scores)[0].to(scores.dtype)
@@ -62,7 +62,7 @@ def score_rank(case, heterogeneous=False):
 def _sample(ctx, gen):
     import torch
 
-    from claims.riemannian_attention._ranks import family
+    from attnaudit.claims.riemannian_attention._ranks import family
 
     batch = ctx.pick(quick=20, full=200)
     for d, tau in ((2, 1.0), (4, 2.0), (6, 4.0)):
@@ -73,7 +73,7 @@ def _sample(ctx, gen):
 
 
 def _collapse(ctx, grid, homogeneous=True):
-    from claims.riemannian_attention._stacks import asymptotic_depths, stack_y
+    from attnaudit.claims.riemannian_attention._stacks import asymptotic_depths, stack_y
 
     y = ctx.cached(("y", homogeneous), lambda: stack_y(
         ctx, f"cor:{homogeneous}", batch=ctx.pick(quick=6, full=24), n=N_TOKENS, depth=DEPTH,

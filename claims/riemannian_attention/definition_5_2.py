@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from checks import Claim, Kind, Reading, Relation, ScalingLaw, control, sampling, tolerances
+from attnaudit.checks import Claim, Kind, Reading, Relation, ScalingLaw, control, sampling, tolerances
 
 STATEMENT = (r"U_t = \mathrm{reshape}\big(\mathrm{Linear}(d m, d r)(\sigma(\mathrm{Linear}(d, d m)(x_t)))"
              r"\big) \in \mathbb R^{d\times r},\ m = 1;\quad \text{cost } O(B L d r)")
@@ -18,8 +18,8 @@ SPD_TOL = tolerances.Roundoff(condition="1 + ‖U‖_F²: the eigenvalues of I +
 
 
 def _count(n, d, r, m=1):
-    import operators
-    from checks.measure import count_flops, meta
+    from attnaudit import operators
+    from attnaudit.checks.measure import count_flops, meta
 
     return count_flops(lambda: operators.metricnet(meta(n, d), meta(d * m, d), meta(d * m),
                                                    meta(d * r, d * m), meta(d * r), r=r))
@@ -29,7 +29,7 @@ def _spd(case, shift=0.0):
     """λ_min(I + U_tUᵀ_t) ≥ 1 for the MetricNet factors (a metric, as the definition needs)."""
     import torch
 
-    import operators
+    from attnaudit import operators
 
     x, w1, b1, w2, b2 = (case[k] for k in ("x", "w1", "b1", "w2", "b2"))
     u = torch.vmap(lambda *a: operators.metricnet(*a, r=R))(x, w1, b1, w2, b2)

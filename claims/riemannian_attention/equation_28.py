@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (r"s^{\mathrm{Riem}}_{ij} - s^{\mathrm{Euc}}_{ij} = -\frac{\|q_i\|^2}{\tau}"
              r" - \frac{\|k_j\|^2}{\tau}"
@@ -33,7 +33,7 @@ def derivation():
 
 
 def _scores(case):
-    import operators
+    from attnaudit import operators
 
     tau = case["tau"][0].item()
     return operators.metric_scores(case["q"], case["k"], uq=case["uq"], uk=case["uk"], tau=tau)

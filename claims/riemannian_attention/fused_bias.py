@@ -3,7 +3,7 @@ additive bias, without materialising an L × L score matrix."""
 
 from __future__ import annotations
 
-from checks import Claim, Kind, Relation, ScalingLaw, control, sampling, tolerances
+from attnaudit.checks import Claim, Kind, Relation, ScalingLaw, control, sampling, tolerances
 
 STATEMENT = (r"\text{The metric correction can be fused into existing IO-aware attention kernels as an "
              r"additive bias, so the architecture need not materialize an } L\times L \text{ score matrix.}")
@@ -26,7 +26,7 @@ MEM_TOL = tolerances.Systematic(0.05, "the O(L·d) accumulators and O(block·(d 
 def _gap(case, drop_bias=False):
     import torch
 
-    import operators
+    from attnaudit import operators
 
     q, k, v, uq, uk, tau = (case[x] for x in ("q", "k", "v", "uq", "uk", "tau"))
     tau = tau[0].item()
@@ -53,7 +53,7 @@ def _shortcut(case, form="fused"):
     """Full call (n_k = L) vs the same call on three key blocks (n_k = 3·block): equal peaks."""
     import torch
 
-    from claims.riemannian_attention._memory import attention_peak
+    from attnaudit.claims.riemannian_attention._memory import attention_peak
 
     full, short = [], []
     for n in case["n"].tolist():
@@ -72,13 +72,13 @@ def _shortcut_sample(ctx, gen):  # noqa: ARG001 - deterministic sizes
 
 
 def _fused_peaks(ctx, grid):
-    from claims.riemannian_attention._memory import attention_peak
+    from attnaudit.claims.riemannian_attention._memory import attention_peak
 
     return [attention_peak(int(n), D, R, "fused", n_keys=3 * BLOCK) for n in grid]
 
 
 def _direct_peaks(ctx, grid):
-    from claims.riemannian_attention._memory import attention_peak
+    from attnaudit.claims.riemannian_attention._memory import attention_peak
 
     return [attention_peak(int(n), D, R, "direct") for n in grid]
 

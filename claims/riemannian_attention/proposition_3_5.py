@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (
     r"|s^{\mathrm{Riem}}_{ij} - s^{\mathrm{Euc}}_{ij}| \le \frac{\bar U^2}{\tau}\|q_i-k_j\|^2,\ "
@@ -36,7 +36,7 @@ def derivation():
 def _parts(case):
     import torch
 
-    import operators
+    from attnaudit import operators
 
     q, k, uq, uk, tau = case["q"], case["k"], case["uq"], case["uk"], case["tau"][0].item()
     s_r = operators.metric_scores(q, k, uq=uq, uk=uk, tau=tau, path="direct")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, ScalingLaw, control, sampling, tolerances
+from attnaudit.checks import Claim, Kind, Relation, ScalingLaw, control, sampling, tolerances
 
 STATEMENT = (r"g_t^{-1} = I - U_t\,(I_r + U_t^\top U_t)^{-1}U_t^\top,"
              r"\ \text{computable in } O(d\,r^2).")
@@ -28,7 +28,7 @@ def derivation():
 
 
 def symbolic_exact(resid):
-    from checks import symbolic
+    from attnaudit.checks import symbolic
 
     return symbolic.exact("g·(I − U(I_r + UᵀU)⁻¹Uᵀ) − I = 0 (d = 3, r = 2, symbolic U)",
                           sp.Integer(0), sum(e**2 for e in resid), role="statement",
@@ -39,7 +39,7 @@ def symbolic_exact(resid):
 def _residual(case, sign=-1.0):
     import torch
 
-    import operators
+    from attnaudit import operators
 
     u = case["u"]
     d, r = u.shape[-2], u.shape[-1]
@@ -62,22 +62,22 @@ def _sample(ctx, gen):
 
 
 def _flops_d(ctx, grid):
-    import operators
-    from checks.measure import count_flops, meta
+    from attnaudit import operators
+    from attnaudit.checks.measure import count_flops, meta
 
     return [count_flops(lambda d=int(d): operators.woodbury_inverse(meta(d, 4), meta(d, 1))) for d in grid]
 
 
 def _flops_r(ctx, grid):
-    import operators
-    from checks.measure import count_flops, meta
+    from attnaudit import operators
+    from attnaudit.checks.measure import count_flops, meta
 
     return [count_flops(lambda r=int(r): operators.woodbury_inverse(meta(D_FOR_R, r), meta(D_FOR_R, 1)))
             for r in grid]
 
 
 def _bias_r():
-    from checks.fitting import closed_form_bias
+    from attnaudit.checks.fitting import closed_form_bias
 
     # the counted products: 2dr² (UᵀU) + 2dr (Uᵀv) + 2dr (U·y); the O(r³) solve is not counted
     return closed_form_bias(R_GRID, [2 * D_FOR_R * r * r + 4 * D_FOR_R * r for r in R_GRID], 2.0)

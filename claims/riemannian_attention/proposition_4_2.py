@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Relation, ScalingLaw, control, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Relation, ScalingLaw, control, sampling, symbolic, tolerances
+from attnaudit.claims.riemannian_attention import _flops
 
 STATEMENT = (r"(q_i-k_j)^\top g_{ij}(q_i-k_j) = \text{per-token precomputation} + O(r)\ \text{per-pair "
              r"terms; per-token cost } O(d\,r)")
@@ -38,7 +39,7 @@ def derivation():
 
 
 def _gap(case, drop_quadratic=False):
-    import operators
+    from attnaudit import operators
 
     q, k, uq, uk = case["q"], case["k"], case["uq"], case["uk"]
     dec = operators.metric_scores(q, k, uq=uq, uk=uk)
@@ -65,7 +66,7 @@ def _sample(ctx, gen):
 
 
 def per_pair(d, r, n=N_PAIRS):
-    from claims.riemannian_attention._flops import score_flops
+    from attnaudit.claims.riemannian_attention._flops import score_flops
 
     per_token = score_flops(n, d, r, "per-token")
     return (score_flops(n, d, r, "correction") - 2 * n * per_token) / n**2
@@ -98,8 +99,7 @@ CLAIMS = (Claim(
                                    evaluate=lambda c: _gap(c, True)),)),
         ScalingLaw(name="per-token-flops-vs-d", quantity="per-token FLOPs", variable="d", exponent=1.0,
                    order="O", grid=lambda ctx: D_GRID,
-                   measure=lambda ctx, g: [__import__("claims.riemannian_attention._flops", fromlist=["x"])
-                                           .score_flops(N_PAIRS, int(d), R, "per-token") for d in g],
+                   measure=lambda ctx, g: [_flops.score_flops(N_PAIRS, int(d), R, "per-token") for d in g],
                    family=f"r = {R}, exact counts", predicted="O(d r): exponent ≤ 1 in d",
                    tolerance=EXACT, controls=(control("prediction O(d⁰)", exponent=0.0),)),
         ScalingLaw(name="per-pair-flops-vs-d", quantity="metric FLOPs per pair", variable="d",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from checks import Claim, Kind, Reading, ScalingLaw, control, tolerances
+from attnaudit.checks import Claim, Kind, Reading, ScalingLaw, control, tolerances
 
 STATEMENT = (r"\text{metric correction: } O(B L^2 r) \text{ pairwise cost, overhead } O(r/d) "
              r"\text{ relative to standard attention } O(B L^2 d)")
@@ -17,7 +17,7 @@ LOWER = tolerances.Systematic(0.05, "lower-order terms of the exact counts on th
 
 
 def _flops(part, **fixed):
-    from claims.riemannian_attention._flops import score_flops
+    from attnaudit.claims.riemannian_attention._flops import score_flops
 
     def measure(ctx, grid):
         out = []
@@ -32,7 +32,7 @@ def _flops(part, **fixed):
 
 
 def _ratio(var, **fixed):
-    from claims.riemannian_attention._flops import score_flops
+    from attnaudit.claims.riemannian_attention._flops import score_flops
 
     def measure(ctx, grid):
         out = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from checks import Claim, Kind
+from attnaudit.checks import Claim, Kind
 
 CLAIMS = (Claim(
     id="riemannian-attention/proposition-6.2", label="Proposition 6.2", section="§6",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
 
 STATEMENT = (
     r"s_{ij} = -(q_i-k_j)^\top g_{ij}(q_i-k_j)/\tau,\ g_t = I + U_tU_t^\top:\ \text{no universal "
@@ -30,7 +30,7 @@ def derivation():
 
 
 def _scores(q, k, u):
-    import operators
+    from attnaudit import operators
 
     return operators.metric_scores(q, k, uq=u, uk=u, tau=1.0, path="direct")
 
@@ -47,7 +47,7 @@ def _cases(ctx, gen, kinds):
 
 
 def _family(*args):
-    from claims.riemannian_attention._ranks import family
+    from attnaudit.claims.riemannian_attention._ranks import family
 
     return family(*args)
 
@@ -55,7 +55,7 @@ def _family(*args):
 def rank_vs_bound(case, bound="paper"):
     import torch
 
-    from checks.measure import numerical_rank
+    from attnaudit.checks.measure import numerical_rank
 
     scores = _scores(case["q"], case["k"], case["u"])
     rank = numerical_rank(scores)[0].to(scores.dtype)

@@ -1,7 +1,7 @@
 """signal-subspace: *Asymptotic Signal Subspace Recovery in Softmax Attention Models* (third
 abstract in ``shared/papers/001_da545f4f176a0075.txt``). Only the abstract is available."""
 
-from checks import Paper
+from attnaudit.checks import Paper
 
 PAPER = Paper(
     key="signal-subspace",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from checks import Claim, Kind, Limit, control, symbolic, tolerances
+from attnaudit.checks import Claim, Kind, Limit, control, symbolic, tolerances
 
 STATEMENT = (r"\text{``under suitable high-dimensional scaling assumptions and standard step-size "
              r"conditions, the learned query converges almost surely to the one-dimensional signal "
@@ -95,7 +95,7 @@ def _grid(ctx):
 
 def _gap(group: int):
     def gap(ctx, grid):
-        from checks.montecarlo import means_and_errors
+        from attnaudit.checks.montecarlo import means_and_errors
 
         return means_and_errors(_simulate(ctx)[1][:, group].cpu().numpy())
 

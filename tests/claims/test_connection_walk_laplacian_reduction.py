@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 from claimtest import assert_witnessed, evidence, only, run
 
-from claims.connection_walk import laplacian_reduction as spec
+from attnaudit.claims.connection_walk import laplacian_reduction as spec
 
 CLAIM = spec.CLAIMS[0]
 

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from claimtest import assert_witnessed, evidence, only, run
 
-from claims.connection_walk import mha_edge_transport as spec
+from attnaudit.claims.connection_walk import mha_edge_transport as spec
 
 CLAIM = spec.CLAIMS[0]
 

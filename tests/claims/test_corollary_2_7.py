@@ -9,8 +9,8 @@ import pytest
 import torch
 from claimtest import assert_witnessed, evidence, run
 
-from claims.georesolver import _two_key as tk
-from claims.georesolver import corollary_2_7 as spec
+from attnaudit.claims.georesolver import _two_key as tk
+from attnaudit.claims.georesolver import corollary_2_7 as spec
 
 NO_SPURIOUS, LINEAR = spec.CLAIMS
 

@@ -6,8 +6,8 @@ import dataclasses
 import pytest
 from claimtest import evidence, only, run
 
-from checks.context import Context
-from claims.entropic_bound import gd_recovers_rank as spec
+from attnaudit.checks.context import Context
+from attnaudit.claims.entropic_bound import gd_recovers_rank as spec
 
 CLAIM = spec.CLAIMS[0]
 

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 from claimtest import evidence, only, run, scaled_rhs
 
-from claims.entropic_bound import rank_lower_bound as spec
+from attnaudit.claims.entropic_bound import rank_lower_bound as spec
 
 CLAIM = spec.CLAIMS[0]
 

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 from claimtest import assert_witnessed, evidence, run
 
-from claims.fiber_bundle_ide import attention_entropic_ot as spec
+from attnaudit.claims.fiber_bundle_ide import attention_entropic_ot as spec
 
 CLAIM = spec.CLAIMS[0]
 

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 from claimtest import evidence, run
 
-from claims.fiber_bundle_ide import rmsnorm_lipschitz as spec
+from attnaudit.claims.fiber_bundle_ide import rmsnorm_lipschitz as spec
 
 CLAIM = spec.CLAIMS[0]
 

@@ -2,7 +2,7 @@
 
 from claimtest import run
 
-from claims.icl_nonlinear import construction as spec
+from attnaudit.claims.icl_nonlinear import construction as spec
 
 
 def test_unverifiable_names_what_is_missing():

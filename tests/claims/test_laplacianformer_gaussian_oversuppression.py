@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 from claimtest import assert_witnessed, evidence, only, run
 
-from claims.laplacianformer import gaussian_oversuppression as spec
+from attnaudit.claims.laplacianformer import gaussian_oversuppression as spec
 
 CLAIM = spec.CLAIMS[0]
 

@@ -2,7 +2,7 @@
 
 from claimtest import run
 
-from claims.laplacianformer import injective_feature_map as spec
+from attnaudit.claims.laplacianformer import injective_feature_map as spec
 
 
 def test_unverifiable_names_what_is_missing():

@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 from claimtest import evidence, run
 
-from claims.laplacianformer import newton_schulz as spec
+from attnaudit.claims.laplacianformer import newton_schulz as spec
 
 CLAIM = spec.CLAIMS[0]
 

@@ -8,9 +8,9 @@ import pytest
 import torch
 from claimtest import evidence, run
 
-from checks.context import Context
-from claims.laplacianformer import _tokens
-from claims.laplacianformer import nystrom as spec
+from attnaudit.checks.context import Context
+from attnaudit.claims.laplacianformer import _tokens
+from attnaudit.claims.laplacianformer import nystrom as spec
 
 CLAIM = spec.CLAIMS[0]
 
@@ -38,7 +38,7 @@ def test_growing_error_prediction_is_refuted():
 
 def test_sampled_estimator_matches_the_dense_operator():
     """With every entry drawn many times, the Monte-Carlo ratio tends to the dense Frobenius ratio."""
-    import operators
+    from attnaudit import operators
 
     ctx = Context("laplacianformer/nystrom", seed=0)
     gen = ctx.generator("t")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from claimtest import evidence, run
 
-from claims.georesolver.lemma_2_1 import CLAIMS
+from attnaudit.claims.georesolver.lemma_2_1 import CLAIMS
 
 CLAIM = CLAIMS[0]
 

@@ -14,10 +14,10 @@ import sympy as sp
 import torch
 from claimtest import assert_witnessed, evidence, only, run, scaled_rhs
 
-from checks import Context, Kind
-from checks.fitting import closed_form_bias
-from claims.georesolver import _jacobians as jac
-from claims.georesolver import lemma_2_4 as spec
+from attnaudit.checks import Context, Kind
+from attnaudit.checks.fitting import closed_form_bias
+from attnaudit.claims.georesolver import _jacobians as jac
+from attnaudit.claims.georesolver import lemma_2_4 as spec
 
 SCORE, GENERAL, CLUSTERED, SOFTMAX = spec.CLAIMS
 LEMMA = (GENERAL, CLUSTERED, SOFTMAX)

@@ -11,8 +11,8 @@ import pytest
 import sympy as sp
 from claimtest import assert_interval_excludes, evidence, run
 
-from checks import fitting
-from claims.georesolver import lemma_2_5 as L
+from attnaudit.checks import fitting
+from attnaudit.claims.georesolver import lemma_2_5 as L
 
 SOFTMAX, IDA, SPREAD = L.CLAIMS
 

@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 from claimtest import assert_witnessed, evidence, only, run
 
-from claims.georesolver.lemma_5_1 import CLAIMS
+from attnaudit.claims.georesolver.lemma_5_1 import CLAIMS
 
 A, B = CLAIMS
 GEOMETRIES = ("euclidean", "hyperbolic", "spherical")

@@ -10,7 +10,7 @@ import dataclasses
 import pytest
 from claimtest import assert_excluded, evidence, only, run
 
-from claims.georesolver import lemma_9_1 as spec
+from attnaudit.claims.georesolver import lemma_9_1 as spec
 
 CLAIM = spec.CLAIM
 

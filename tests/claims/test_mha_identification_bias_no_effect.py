@@ -8,8 +8,8 @@ import dataclasses
 import pytest
 from claimtest import assert_witnessed, evidence, only, run
 
-from claims.mha_identification import _jacobian as J
-from claims.mha_identification import bias_no_effect as spec
+from attnaudit.claims.mha_identification import _jacobian as J
+from attnaudit.claims.mha_identification import bias_no_effect as spec
 
 CLAIM = spec.CLAIMS[0]
 

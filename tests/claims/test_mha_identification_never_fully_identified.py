@@ -9,8 +9,8 @@ import dataclasses
 import pytest
 from claimtest import assert_witnessed, evidence, only, run
 
-from claims.mha_identification import _jacobian as J
-from claims.mha_identification import never_fully_identified as spec
+from attnaudit.claims.mha_identification import _jacobian as J
+from attnaudit.claims.mha_identification import never_fully_identified as spec
 
 CLAIM = spec.CLAIMS[0]
 

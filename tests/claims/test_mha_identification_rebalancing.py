@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from claimtest import assert_witnessed, evidence, run
 
-from checks import Context
-from claims.mha_identification import rebalancing as spec
+from attnaudit.checks import Context
+from attnaudit.claims.mha_identification import rebalancing as spec
 
 CLAIM = spec.CLAIMS[0]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from claimtest import assert_witnessed, evidence, run
 
-from claims.georesolver.property_2_2_1 import CLAIMS
+from attnaudit.claims.georesolver.property_2_2_1 import CLAIMS
 
 CLAIM = CLAIMS[0]
 

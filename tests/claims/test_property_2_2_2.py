@@ -7,7 +7,7 @@ import pytest
 import torch
 from claimtest import evidence, run
 
-from claims.georesolver.property_2_2_2 import CLAIMS, scaled_weights_gap
+from attnaudit.claims.georesolver.property_2_2_2 import CLAIMS, scaled_weights_gap
 
 CLAIM = CLAIMS[0]
 

@@ -8,8 +8,8 @@ import dataclasses
 import pytest
 from claimtest import evidence, only, run
 
-from claims.georesolver import proposition_11_1 as spec
-from reports.plots import evidence_plot, plot_labels
+from attnaudit.claims.georesolver import proposition_11_1 as spec
+from attnaudit.reports.plots import evidence_plot, plot_labels
 
 CLAIM = spec.CLAIMS[0]
 

@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 from claimtest import assert_witnessed, evidence, only, run
 
-from claims.georesolver import proposition_11_2 as spec
+from attnaudit.claims.georesolver import proposition_11_2 as spec
 
 CLAIM = spec.CLAIM
 

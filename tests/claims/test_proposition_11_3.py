@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from claimtest import assert_excluded, evidence, only, run
 
-from claims.georesolver import proposition_11_3 as spec
+from attnaudit.claims.georesolver import proposition_11_3 as spec
 
 CLAIM = spec.CLAIM
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from claimtest import assert_excluded, evidence, run
 
-from checks import Context
-from checks.fitting import closed_form_bias
-from claims.georesolver import proposition_2_3 as module
+from attnaudit.checks import Context
+from attnaudit.checks.fitting import closed_form_bias
+from attnaudit.claims.georesolver import proposition_2_3 as module
 
 BOUND, GAUSSIAN = module.CLAIMS
 

@@ -9,7 +9,7 @@ import math
 import pytest
 from claimtest import assert_excluded, evidence, only, run
 
-from claims.rank_collapse.doubly_exponential import CLAIMS
+from attnaudit.claims.rank_collapse.doubly_exponential import CLAIMS
 
 CLAIM = CLAIMS[0]
 

@@ -9,7 +9,7 @@ import math
 import pytest
 from claimtest import assert_excluded, evidence, only, run
 
-from claims.riemannian_attention.conjecture_3_4 import CLAIMS
+from attnaudit.claims.riemannian_attention.conjecture_3_4 import CLAIMS
 
 CLAIM = CLAIMS[0]
 

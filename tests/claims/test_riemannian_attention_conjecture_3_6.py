@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from claimtest import assert_witnessed, run
 
-from claims.riemannian_attention.conjecture_3_6 import CLAIMS
+from attnaudit.claims.riemannian_attention.conjecture_3_6 import CLAIMS
 
 CLAIM = CLAIMS[0]
 

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 from claimtest import only, run
 
-from claims.riemannian_attention.corollary_3_3 import CLAIMS
+from attnaudit.claims.riemannian_attention.corollary_3_3 import CLAIMS
 
 CLAIM = CLAIMS[0]
 

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 from claimtest import assert_witnessed, evidence, only, run, scaled_rhs
 
-from claims.riemannian_attention.equation_28 import CLAIMS
+from attnaudit.claims.riemannian_attention.equation_28 import CLAIMS
 
 CLAIM = CLAIMS[0]
 

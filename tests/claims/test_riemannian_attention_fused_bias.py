@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from claimtest import evidence, run
 
-from claims.riemannian_attention.fused_bias import CLAIMS, THREE_SIZES
+from attnaudit.claims.riemannian_attention.fused_bias import CLAIMS, THREE_SIZES
 
 CLAIM = CLAIMS[0]
 
@@ -23,7 +23,7 @@ def test_confirmed_with_failing_controls(record):
 
 
 def test_three_sizes_in_the_note_are_measured():
-    from claims.riemannian_attention._memory import attention_peak
+    from attnaudit.claims.riemannian_attention._memory import attention_peak
 
     for n in (1024, 4096):  # 16384 is pinned too, but costs seconds: the two smaller ones suffice
         assert (attention_peak(n, 16, 4, "fused"), attention_peak(n, 16, 4, "direct")) == THREE_SIZES[n]
@@ -35,8 +35,8 @@ def test_accounting_on_real_tensors_equals_meta():
     meta sizes stand for real allocations), and counts a known allocation exactly."""
     import torch
 
-    import operators
-    from claims.riemannian_attention._memory import attention_peak, peak_bytes
+    from attnaudit import operators
+    from attnaudit.claims.riemannian_attention._memory import attention_peak, peak_bytes
 
     g = torch.Generator().manual_seed(0)
     n, d, r = 256, 16, 4

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from claimtest import assert_witnessed, evidence, only, run
 
-from claims.riemannian_attention.proposition_3_5 import CLAIMS, entrywise
+from attnaudit.claims.riemannian_attention.proposition_3_5 import CLAIMS, entrywise
 
 CLAIM = CLAIMS[0]
 

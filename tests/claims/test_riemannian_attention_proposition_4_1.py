@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 from claimtest import assert_witnessed, evidence, only, run
 
-from claims.riemannian_attention.proposition_4_1 import CLAIMS
+from attnaudit.claims.riemannian_attention.proposition_4_1 import CLAIMS
 
 CLAIM = CLAIMS[0]
 

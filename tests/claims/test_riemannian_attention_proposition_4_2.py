@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from claimtest import assert_excluded, evidence, run
 
-from claims.riemannian_attention.proposition_4_2 import CLAIMS
+from attnaudit.claims.riemannian_attention.proposition_4_2 import CLAIMS
 
 CLAIM = CLAIMS[0]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from claimtest import assert_excluded, evidence, run
 
-from claims.riemannian_attention.proposition_4_3 import CLAIMS
+from attnaudit.claims.riemannian_attention.proposition_4_3 import CLAIMS
 
 CLAIM = CLAIMS[0]
 
@@ -25,7 +25,7 @@ def test_paper_refuted_referee_confirmed(record):
 
 
 def test_overhead_ratio_is_about_r():
-    from claims.riemannian_attention._flops import score_flops
+    from attnaudit.claims.riemannian_attention._flops import score_flops
 
     ratio = score_flops(1024, 4096, 8, "correction") / score_flops(1024, 4096, 8, "standard")
     assert 7.5 < ratio < 8.5

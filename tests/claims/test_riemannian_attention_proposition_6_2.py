@@ -2,7 +2,7 @@
 
 from claimtest import run
 
-from claims.riemannian_attention.proposition_6_2 import CLAIMS
+from attnaudit.claims.riemannian_attention.proposition_6_2 import CLAIMS
 
 
 def test_unverifiable_with_reason():

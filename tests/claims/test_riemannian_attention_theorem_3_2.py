@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from claimtest import assert_witnessed, evidence, run
 
-from claims.riemannian_attention.theorem_3_2 import CLAIMS
+from attnaudit.claims.riemannian_attention.theorem_3_2 import CLAIMS
 
 CLAIM = CLAIMS[0]
 
@@ -27,10 +27,10 @@ def test_confirmed_and_readings(record):
 
 
 def test_full_span_rank_is_quadratic():
-    import operators
-    from checks.context import Context
-    from checks.measure import numerical_rank
-    from claims.riemannian_attention._ranks import family
+    from attnaudit import operators
+    from attnaudit.checks.context import Context
+    from attnaudit.checks.measure import numerical_rank
+    from attnaudit.claims.riemannian_attention._ranks import family
 
     ctx = Context("t", seed=0)
     for d in (3, 6):

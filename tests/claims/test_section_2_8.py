@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from claimtest import assert_interval_excludes, assert_witnessed, evidence, run
 
-from checks.fitting import closed_form_bias
-from claims.georesolver.section_2_8 import CLAIMS, derivation, worst_weight
+from attnaudit.checks.fitting import closed_form_bias
+from attnaudit.claims.georesolver.section_2_8 import CLAIMS, derivation, worst_weight
 
 CLAIM = CLAIMS[0]
 

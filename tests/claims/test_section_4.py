@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from claimtest import evidence, only, run, scaled_rhs
 
-from claims.georesolver.section_4 import CLAIMS
+from attnaudit.claims.georesolver.section_4 import CLAIMS
 
 CLAIM = CLAIMS[0]
 

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from claimtest import evidence, only, run
 
-from claims.georesolver.section_5_2 import CLAIMS, DIMS
+from attnaudit.claims.georesolver.section_5_2 import CLAIMS, DIMS
 
 CLAIM = CLAIMS[0]
 

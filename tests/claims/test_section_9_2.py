@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from claimtest import assert_excluded, evidence, only, run
 
-from checks import Context
-from claims.georesolver import _dmg
-from claims.georesolver import section_9_2 as spec
+from attnaudit.checks import Context
+from attnaudit.claims.georesolver import _dmg
+from attnaudit.claims.georesolver import section_9_2 as spec
 
 CLAIM = spec.CLAIM
 

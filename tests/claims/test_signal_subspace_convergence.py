@@ -6,7 +6,7 @@ import dataclasses
 import pytest
 from claimtest import evidence, only, run
 
-from claims.signal_subspace import convergence as spec
+from attnaudit.claims.signal_subspace import convergence as spec
 
 CLAIM = spec.CLAIMS[0]
 NAMES = [c.name for c in CLAIM.checks]

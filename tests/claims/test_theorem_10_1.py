@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from claimtest import assert_witnessed, evidence, only, run, scaled_rhs
 
-from claims.georesolver.theorem_10_1 import BOUND_CLAIM, LIMIT_CLAIM, proof_bound
+from attnaudit.claims.georesolver.theorem_10_1 import BOUND_CLAIM, LIMIT_CLAIM, proof_bound
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ import os
 import pytest
 from claimtest import evidence, only, run
 
-from claims.georesolver import _gsr_dist
-from claims.georesolver.theorem_10_2 import CLAIM, GRID, POOL_SWEEP
+from attnaudit.claims.georesolver import _gsr_dist
+from attnaudit.claims.georesolver.theorem_10_2 import CLAIM, GRID, POOL_SWEEP
 
 
 def _no_children_left():

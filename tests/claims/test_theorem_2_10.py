@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from claimtest import assert_excluded, evidence, run
 
-from checks.fitting import closed_form_bias
-from claims.georesolver import theorem_2_10 as spec
+from attnaudit.checks.fitting import closed_form_bias
+from attnaudit.claims.georesolver import theorem_2_10 as spec
 
 CLAIM = spec.CLAIMS[0]
 

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from claimtest import assert_interval_excludes, assert_witnessed, evidence, run
 
-from checks.fitting import closed_form_bias
-from claims.georesolver import theorem_2_2 as t22
-from claims.georesolver.theorem_2_2 import DELTA, N_GRID, eps_star
+from attnaudit.checks.fitting import closed_form_bias
+from attnaudit.claims.georesolver import theorem_2_2 as t22
+from attnaudit.claims.georesolver.theorem_2_2 import DELTA, N_GRID, eps_star
 
 IDA, SOFTMAX = t22.CLAIMS
 

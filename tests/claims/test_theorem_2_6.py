@@ -10,9 +10,9 @@ import sympy as sp
 import torch
 from claimtest import assert_excluded, assert_interval_excludes, assert_witnessed, evidence, run
 
-from checks import Context
-from checks.fitting import closed_form_bias
-from claims.georesolver import theorem_2_6 as spec
+from attnaudit.checks import Context
+from attnaudit.checks.fitting import closed_form_bias
+from attnaudit.claims.georesolver import theorem_2_6 as spec
 
 IDA, SOFT, RATIO = spec.CLAIMS
 

@@ -10,9 +10,9 @@ import pytest
 import torch
 from claimtest import assert_witnessed, evidence, run
 
-import operators
-from checks import Context
-from claims.georesolver import theorem_2_8 as T
+from attnaudit import operators
+from attnaudit.checks import Context
+from attnaudit.claims.georesolver import theorem_2_8 as T
 
 SMALL_EPS, GENERAL, WIDTH = T.CLAIMS
 

@@ -13,9 +13,9 @@ import pytest
 import torch
 from claimtest import assert_witnessed, evidence, run
 
-from checks import Context
-from checks.fitting import closed_form_bias
-from claims.georesolver import theorem_2_9 as spec
+from attnaudit.checks import Context
+from attnaudit.checks.fitting import closed_form_bias
+from attnaudit.claims.georesolver import theorem_2_9 as spec
 
 CLAIM = spec.CLAIMS[0]
 

@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 from claimtest import assert_witnessed, evidence, only, run, scaled_rhs
 
-from claims.georesolver import theorem_5_2 as T
+from attnaudit.claims.georesolver import theorem_5_2 as T
 
 RETRIEVAL, RANK, DISTANCE = T.CLAIMS
 

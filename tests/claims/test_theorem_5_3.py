@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from claimtest import assert_interval_excludes, evidence, run
 
-from claims.georesolver.theorem_5_3 import CLAIMS
+from attnaudit.claims.georesolver.theorem_5_3 import CLAIMS
 
 CLAIM = CLAIMS[0]
 

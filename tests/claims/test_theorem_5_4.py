@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from claimtest import evidence, only, run
 
-from claims.georesolver import theorem_5_4 as spec
+from attnaudit.claims.georesolver import theorem_5_4 as spec
 
 CLAIM = spec.CLAIMS[0]
 

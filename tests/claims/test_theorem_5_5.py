@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 from claimtest import assert_excluded, evidence, only, run
 
-from claims.georesolver import theorem_5_5 as spec
+from attnaudit.claims.georesolver import theorem_5_5 as spec
 
 COMPLEXITY, ERROR = spec.CLAIMS
 

@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 from claimtest import assert_excluded, evidence, only, run
 
-from claims.georesolver import theorem_5_6 as spec
+from attnaudit.claims.georesolver import theorem_5_6 as spec
 
 CLAIM = spec.CLAIMS[0]
 

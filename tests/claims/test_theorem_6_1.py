@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from claimtest import assert_witnessed, evidence, run
 
-from checks.relations import replay_witness
-from claims.georesolver import theorem_6_1 as spec
+from attnaudit.checks.relations import replay_witness
+from attnaudit.claims.georesolver import theorem_6_1 as spec
 
 CLAIM = spec.CLAIMS[0]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from claimtest import assert_witnessed, evidence, run
 
-from claims.georesolver import theorem_6_2 as spec
+from attnaudit.claims.georesolver import theorem_6_2 as spec
 
 CLAIM = spec.CLAIMS[0]
 

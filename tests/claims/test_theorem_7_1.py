@@ -10,7 +10,7 @@ import pytest
 import torch
 from claimtest import assert_witnessed, evidence, only, run
 
-from claims.georesolver.theorem_7_1 import CLAIMS, ratio_gap
+from attnaudit.claims.georesolver.theorem_7_1 import CLAIMS, ratio_gap
 
 CLAIM = CLAIMS[0]
 

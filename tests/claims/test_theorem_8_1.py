@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from claimtest import assert_interval_excludes, evidence, only, run
 
-from claims.georesolver.theorem_8_1 import CLAIMS
+from attnaudit.claims.georesolver.theorem_8_1 import CLAIMS
 
 CLAIM = CLAIMS[0]
 
