@@ -15,7 +15,7 @@ import importlib
 from typing import Any
 
 _MODULES = {"montecarlo", "sampling", "symbolic", "tolerances"}
-_MODEL = {"Claim", "Control", "Kind", "Limit", "Measured", "Paper", "ProofStatus", "Reading",
+_MODEL = {"Claim", "Clause", "Control", "Kind", "Limit", "Measured", "Paper", "ProofStatus", "ProofStep", "Reading",
           "Relation", "ScalingLaw", "SummaryTable", "TableCell", "TableRow", "Verdict", "control"}
 
 __all__ = sorted(_MODEL | _MODULES | {"Context"})

@@ -20,11 +20,60 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]*/[a-z0-9][a-z0-9.\-/]*$")
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_\-]*$")
 
-# What a derivation step or a check bears on: the claimed relation itself, or an intermediate
-# result of the paper's argument. A false ``proof`` item makes the proof flawed; only a false
-# ``statement`` item refutes.
-ROLES = ("statement", "proof")
+# What a derivation step or a check bears on:
+# - ``statement``: a clause of the claimed statement itself (only a false statement item refutes);
+# - ``proof``: a step of the paper's argument, quoted (``step=`` names a ProofStep): a false one
+#   makes the proof flawed; a ``proof`` item naming no quoted step is the suite's own derivation;
+# - ``derivation``: a step the suite adds to make an argument checkable: shown, never decisive;
+# - ``vacuity``: shows that a clause holds for every operator of its kind in its setting (when it
+#   agrees, the clause cannot discriminate and reads inconclusive, "vacuous").
+ROLES = ("statement", "proof", "derivation", "vacuity")
 PRIMARY = "primary"
+
+# What a negative control changes. Only a contrast that keeps the statement's setting counts:
+# another operator of the same kind, one named hypothesis broken, or the prediction moved. A
+# control that changes only the setting (or one any operator would fail) is declared ``setting``
+# and never backs a confirmation.
+CONTRASTS = ("operator", "hypothesis", "prediction", "setting")
+COUNTING_CONTRASTS = ("operator", "hypothesis", "prediction")
+# Fields whose change moves only the prediction (the contrast is then known without declaring it).
+PREDICTION_FIELDS = frozenset({"exponent", "order", "value", "rate", "law"})
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause of a statement, quoted verbatim from the source (whitespace aside; the extracted
+    text renders mathematics twice, and a quote may come from either copy).
+
+    The primary reading is the conjunction of every clause the theorem states ("in particular" and
+    "hence" clauses inside it included). ``undefined`` says, when the clause is undefined as
+    written, what it would have to state: the clause then reads unverifiable.
+    """
+
+    id: str
+    quote: str
+    undefined: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_name(self.id)
+        if not self.quote.strip():
+            raise ValueError(f"clause {self.id!r}: quote the source")
+        if self.undefined is not None and not self.undefined.strip():
+            raise ValueError(f"clause {self.id!r}: say what an undefined clause would need")
+
+
+@dataclass(frozen=True)
+class ProofStep:
+    """A step of the paper's own argument, quoted verbatim. Proof steps are listed in the order
+    their quotes stand in the source (a test checks it), so the first false one is the paper's."""
+
+    id: str
+    quote: str
+
+    def __post_init__(self) -> None:
+        _check_name(self.id)
+        if not self.quote.strip():
+            raise ValueError(f"proof step {self.id!r}: quote the paper's argument")
 
 
 class Kind(StrEnum):
@@ -93,6 +142,8 @@ class Control:
 
     variant: str
     changes: dict[str, Any]
+    contrast: str | None = None
+    hypothesis: str | None = None
 
     def __post_init__(self) -> None:
         if not self.variant.strip():
@@ -101,11 +152,31 @@ class Control:
             raise ValueError(f"control {self.variant!r} changes nothing")
         if "name" in self.changes or "controls" in self.changes:
             raise ValueError(f"control {self.variant!r} may not rename the check or nest controls")
+        contrast = self.contrast
+        if contrast is None and set(self.changes) <= PREDICTION_FIELDS:
+            object.__setattr__(self, "contrast", contrast := "prediction")
+        if contrast is not None and contrast not in CONTRASTS:
+            raise ValueError(f"control {self.variant!r}: contrast must be one of "
+                             f"{', '.join(CONTRASTS)}, not {contrast!r}")
+        if contrast == "hypothesis" and not (self.hypothesis or "").strip():
+            raise ValueError(f"control {self.variant!r}: name the hypothesis it breaks")
+
+    @property
+    def counts(self) -> bool:
+        """Whether a failure of this control can back a confirmation (its contrast keeps the
+        statement's setting). An undeclared contrast counts until its spec declares one; records
+        and the catalogue test list those."""
+        return self.contrast in (None, *COUNTING_CONTRASTS)
 
 
-def control(variant: str, **changes: Any) -> Control:
-    """``control("softmax in place of IDA", evaluate=softmax_gap)``."""
-    return Control(variant, dict(changes))
+def control(variant: str, *, contrast: str | None = None, hypothesis: str | None = None,
+            **changes: Any) -> Control:
+    """``control("softmax in place of IDA", contrast="operator", evaluate=softmax_gap)``.
+
+    ``contrast``: ``operator`` (another operator of the same kind), ``hypothesis`` (one hypothesis
+    broken, named by ``hypothesis=``), ``prediction`` (the prediction moved; inferred when only
+    ``exponent``/``order``/``value``/``rate`` change) or ``setting`` (shown, never counted)."""
+    return Control(variant, dict(changes), contrast, hypothesis)
 
 
 @dataclass(frozen=True)
@@ -149,6 +220,8 @@ class Relation:
     max_examples: int = 200
     role: str = "statement"
     controls: tuple[Control, ...] = ()
+    clause: str | None = None
+    step: str | None = None
 
     def __post_init__(self) -> None:
         _check_common(self, "relation")
@@ -187,12 +260,15 @@ class ScalingLaw:
     law: str = "power"
     role: str = "statement"
     controls: tuple[Control, ...] = ()
+    clause: str | None = None
+    step: str | None = None
+    replicates: int = 1
     info: Callable[[Context, Any], dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         _check_common(self, "scaling law")
-        if self.order not in ("Θ", "O", "Ω"):
-            raise ValueError(f"scaling law {self.name!r}: order must be 'Θ', 'O' or 'Ω'")
+        if self.order not in ORDERS:
+            raise ValueError(f"scaling law {self.name!r}: order must be one of {', '.join(ORDERS)}")
         if self.law not in LAWS:
             raise ValueError(f"scaling law {self.name!r}: law must be one of {', '.join(LAWS)}")
         if not self.family.strip():
@@ -228,6 +304,9 @@ class Limit:
     reading: str | None = None
     role: str = "statement"
     controls: tuple[Control, ...] = ()
+    clause: str | None = None
+    step: str | None = None
+    replicates: int = 1
 
     def __post_init__(self) -> None:
         _check_common(self, "limit")
@@ -244,6 +323,11 @@ class Limit:
 
 
 Check = Relation | ScalingLaw | Limit
+
+# What a scaling law asserts of its exponent: Θ (equals), O (at most), Ω (at least); "unbounded"
+# (the quantity grows without bound: every local exponent > 0); "subpolynomial" (Θ(variable^o(1)):
+# the local exponents tend to 0 along the grid).
+ORDERS = ("Θ", "O", "Ω", "unbounded", "subpolynomial")
 
 # Scaling laws: y ~ x^p (power), y ~ exp(p·x) (exponential, a log-linear fit), y ~ (log x)^p
 # (polylog, e.g. Ω((log n)²)).
@@ -279,6 +363,15 @@ def _check_common(check: Any, what: str) -> None:
 def _check_rest(check: Any, what: str) -> None:
     if check.reading is not None:
         _check_name(check.reading)
+    for tag in ("clause", "step"):
+        if getattr(check, tag) is not None:
+            _check_name(getattr(check, tag))
+    if check.step is not None and check.role != "proof":
+        raise ValueError(f"{what} {check.name!r}: only a proof item checks a quoted step")
+    if check.clause is not None and check.role not in ("statement", "vacuity"):
+        raise ValueError(f"{what} {check.name!r}: only a statement or vacuity item decides a clause")
+    if int(getattr(check, "replicates", 1)) < 1:
+        raise ValueError(f"{what} {check.name!r}: replicates must be >= 1")
     if not all(isinstance(c, Control) for c in check.controls):
         raise TypeError(f"{what} {check.name!r}: controls must be checks.Control objects")
 
@@ -374,6 +467,14 @@ class Claim:
     reading_why: str = ""
     alternatives: tuple[Reading, ...] = ()
     proof_absent: str | None = None
+    # The statement, clause by clause, quoted; the primary reading is their conjunction.
+    clauses: tuple[Clause, ...] = ()
+    # The paper's argument, step by step, quoted in source order.
+    proof_steps: tuple[ProofStep, ...] = ()
+    # What the quoted steps leave out on the way to the conclusion (the proof reads incomplete).
+    proof_gap: str | None = None
+    # Why the statement holds by construction of the operator: a confirmation is an identity.
+    identity: str | None = None
     source_module: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -404,10 +505,38 @@ class Claim:
         for check in self.checks:
             if not isinstance(check, (Relation, ScalingLaw, Limit)):
                 raise TypeError(f"claim {self.id}: {check!r} is not a Relation, ScalingLaw or Limit")
+        self._check_clauses_and_steps()
         if self.time_limit_s <= 0:
             raise ValueError(f"claim {self.id}: time_limit_s must be positive")
         if self.memory_limit_mb is not None and self.memory_limit_mb <= 0:
             raise ValueError(f"claim {self.id}: memory_limit_mb must be positive")
+
+    def _check_clauses_and_steps(self) -> None:
+        for kind, items, cls in (("clause", self.clauses, Clause), ("proof step", self.proof_steps, ProofStep)):
+            if not all(isinstance(i, cls) for i in items):
+                raise TypeError(f"claim {self.id}: {kind}s must be {cls.__name__} objects")
+            ids = [i.id for i in items]
+            if len(set(ids)) != len(ids):
+                raise ValueError(f"claim {self.id}: {kind} ids repeated: {ids}")
+        clause_ids = {c.id for c in self.clauses}
+        step_ids = {s.id for s in self.proof_steps}
+        for check in self.checks:
+            if check.clause is not None and check.clause not in clause_ids:
+                raise ValueError(f"claim {self.id}: check {check.name!r} names unknown clause "
+                                 f"{check.clause!r} (known: {', '.join(sorted(clause_ids)) or 'none'})")
+            if check.step is not None and check.step not in step_ids:
+                raise ValueError(f"claim {self.id}: check {check.name!r} names unknown proof step "
+                                 f"{check.step!r} (known: {', '.join(sorted(step_ids)) or 'none'})")
+            if (len(self.clauses) > 1 and check.reading is None and check.role in ("statement", "vacuity")
+                    and check.clause is None):
+                raise ValueError(f"claim {self.id}: check {check.name!r} must name the clause it "
+                                 f"decides (clause=...; the statement has {len(self.clauses)})")
+
+    def clause_of(self, item_clause: str | None) -> str | None:
+        """The clause a primary statement item decides: its own, or the only one."""
+        if item_clause is not None:
+            return item_clause
+        return self.clauses[0].id if len(self.clauses) == 1 else None
 
     @property
     def paper(self) -> str:

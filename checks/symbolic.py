@@ -13,8 +13,9 @@ specs do not decide signs themselves.
 
 from __future__ import annotations
 
+import functools
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
@@ -36,6 +37,8 @@ class Step:
     role: str
     reading: str | None = None
     note: str = ""
+    clause: str | None = None  # the statement clause a statement (or vacuity) step decides
+    step: str | None = None  # the quoted step of the paper's argument a proof step checks
 
     @property
     def agrees(self) -> bool:
@@ -54,6 +57,8 @@ class Step:
             "status": self.status,
             "agrees": self.status == "agrees",
             "note": self.note,
+            "clause": self.clause,
+            "step": self.step,
         }
 
 
@@ -167,9 +172,21 @@ def relation_status(relation: sp.Basic) -> str:
     return "agrees" if table[op] else "disagrees"
 
 
+def _tagged(fn):
+    """Every step helper takes ``clause=`` (the clause a statement step decides) and ``step=`` (the
+    quoted proof step a proof step checks), beside its own arguments."""
+
+    @functools.wraps(fn)
+    def helper(*args, clause: str | None = None, step: str | None = None, **kwargs) -> Step:
+        return replace(fn(*args, **kwargs), clause=clause, step=step)
+
+    return helper
+
+
 # ── steps ───────────────────────────────────────────────────────────────────────────────────
 
 
+@_tagged
 def exact(name: str, paper: sp.Expr, derived: sp.Expr, *, role: str, reading: str | None = None,
           note: str = "") -> Step:
     """The paper's expression equals the derived one identically."""
@@ -177,6 +194,7 @@ def exact(name: str, paper: sp.Expr, derived: sp.Expr, *, role: str, reading: st
     return _step(name, "exact", paper, derived, status, role, reading, note)
 
 
+@_tagged
 def holds(name: str, relation: sp.Basic, *, role: str, reading: str | None = None,
           note: str = "") -> Step:
     """A relational statement (an inequality's direction, a sign), decided by :func:`relation_status`
@@ -186,6 +204,7 @@ def holds(name: str, relation: sp.Basic, *, role: str, reading: str | None = Non
     return _step(name, "holds", relation, derived, status, role, reading, note)
 
 
+@_tagged
 def series(name: str, paper: sp.Expr, derived: sp.Expr, var: sp.Symbol, point, order: int, *,
            role: str, reading: str | None = None, note: str = "") -> Step:
     """Series coefficients of both expressions about ``var = point`` agree up to ``var**(order-1)``."""
@@ -194,6 +213,7 @@ def series(name: str, paper: sp.Expr, derived: sp.Expr, var: sp.Symbol, point, o
     return _step(name, "series", a, b, zero_status(sp.expand(a - b)), role, reading, note)
 
 
+@_tagged
 def limit(name: str, expr: sp.Expr, var: sp.Symbol, point, paper_value: sp.Expr, *, role: str,
           direction: str = "+", reading: str | None = None, note: str = "") -> Step:
     """``lim_{var → point} expr`` equals the paper's value (undecided when SymPy cannot take it)."""
@@ -242,6 +262,7 @@ def _ratio_limit(expr: sp.Expr, order: sp.Expr, var: sp.Symbol, point):
     return value
 
 
+@_tagged
 def leading_order(name: str, expr: sp.Expr, var: sp.Symbol, paper_order: sp.Expr, *, role: str,
                   point=sp.oo, up_to_constant: bool = True, reading: str | None = None,
                   note: str = "") -> Step:
@@ -261,6 +282,7 @@ def leading_order(name: str, expr: sp.Expr, var: sp.Symbol, paper_order: sp.Expr
                  reading, note)
 
 
+@_tagged
 def bounded_by(name: str, expr: sp.Expr, var: sp.Symbol, bound: sp.Expr, *, role: str,
                point=sp.oo, reading: str | None = None, note: str = "") -> Step:
     """``expr = O(bound)`` as ``var → point``: ``|expr / bound|`` has a finite limit."""
