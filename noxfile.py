@@ -8,7 +8,9 @@ machines as a local wheel). Set ``ATTNAUDIT_CONSTRAINTS`` to another constraints
 
 from __future__ import annotations
 
+import json
 import os
+import time
 from pathlib import Path
 
 import nox
@@ -21,9 +23,33 @@ RESULTS_DIR = "results"
 
 
 def _install(session: nox.Session, *packages: str) -> None:
+    """pip install with its progress shown (the first install downloads torch: minutes)."""
     constraints = os.environ.get("ATTNAUDIT_CONSTRAINTS", str(ROOT / ".ci" / "constraints.txt"))
     args = [] if constraints == "none" else ["-c", constraints]
-    session.install(*args, *packages)
+    _say(session, f"installing {' '.join(packages)} and its dependencies (torch, sympy, typst, ...; "
+         "the first time 2-4 minutes and about 1.5 GB per session's environment, reused afterwards)")
+    session.install(*args, *packages, silent=False)
+
+
+def _say(session: nox.Session, text: str) -> None:
+    # ``session.log`` where nox provides it (the tests drive these functions with a stub session).
+    log = getattr(session, "log", None)
+    (log or print)(text)
+
+
+def _command_failed() -> type[BaseException]:
+    """The exception ``session.run`` raises when a command exits nonzero."""
+    command = getattr(nox, "command", None)
+    return getattr(command, "CommandFailed", None) or RuntimeError
+
+
+def _step(session: nox.Session, *args: str) -> bool:
+    """Run one command; False (after nox has logged its exit code) instead of ending the session."""
+    try:
+        session.run(*args)
+    except _command_failed():
+        return False
+    return True
 
 
 @nox.session
@@ -32,11 +58,51 @@ def verify(session: nox.Session) -> None:
     report (results/report: index.html, report.pdf, junit.xml), then gate against the baseline.
 
     The arguments after `--` go to `attnaudit run` (e.g. `-- --scheduler tcp://HOST:8786`); the
-    claims run one per CPU core unless they name `--jobs` or `--scheduler`."""
+    claims run one per CPU core unless they name `--jobs` or `--scheduler`.
+
+    The report and the gate run whatever the run's outcome, as long as it wrote its results: a
+    claim that errored (e.g. past its time limit on a busy machine) is shown first in the report,
+    and the session fails afterwards, saying how to rerun only what failed (`-- --resume`)."""
     _install(session, "-e", ".")
-    session.run("attnaudit", "run", "--out", RESULTS_DIR, *run_arguments(session.posargs))
-    session.run("attnaudit", "report", f"{RESULTS_DIR}/results.json", "--out", f"{RESULTS_DIR}/report")
-    session.run("attnaudit", "gate", f"{RESULTS_DIR}/results.json")
+    results = Path(RESULTS_DIR) / "results.json"
+    started = time.time()
+    ran = _step(session, "attnaudit", "run", "--out", RESULTS_DIR, *run_arguments(session.posargs))
+    if not ran and not (results.exists() and results.stat().st_mtime >= started - 1):
+        session.error(f"'attnaudit run' stopped before writing {results}; the claims that finished "
+                      f"are journaled in {RESULTS_DIR}/: continue with 'nox -s verify -- --resume' "
+                      "(add your other arguments again)")
+    reported = _step(session, "attnaudit", "report", str(results), "--out", f"{RESULTS_DIR}/report")
+    gated = _step(session, "attnaudit", "gate", str(results))
+    problems = verify_problems(results, ran=ran, reported=reported, gated=gated)
+    if problems:
+        session.error("verify failed: " + "; ".join(problems))
+
+
+def verify_problems(results: Path, *, ran: bool, reported: bool, gated: bool) -> list[str]:
+    """What went wrong in a verify session, each with how to rerun only that part."""
+    problems = []
+    if not ran:
+        try:
+            records = json.loads(results.read_text(encoding="utf-8"))["results"]
+            errored = [r["id"] for r in records if r.get("verdict") == "error"]
+        except (OSError, ValueError, KeyError, TypeError):
+            errored = []
+        names = ", ".join(errored[:5]) + (f" and {len(errored) - 5} more" if len(errored) > 5 else "")
+        problems.append(
+            (f"{len(errored)} claim(s) ended in error ({names})" if errored else
+             "'attnaudit run' exited nonzero") +
+            f"; the report lists them first ({RESULTS_DIR}/report/index.html). A claim past its "
+            "time limit is usually a busy machine: rerun only what failed with "
+            "'nox -s verify -- --resume' (keeps every claim that finished), or "
+            f"'attnaudit run --out {RESULTS_DIR} --resume ID ...' then 'nox -s report' and "
+            f"'attnaudit gate {results}'")
+    if not reported:
+        problems.append("the report was not fully rendered (see above); rerun it with 'nox -s report'")
+    if not gated:
+        problems.append("the gate failed (its differences are printed above; an errored claim always "
+                        "fails it); a reviewed change of verdict is accepted with "
+                        f"'attnaudit gate {results} --accept'")
+    return problems
 
 
 def run_arguments(posargs: list[str]) -> list[str]:

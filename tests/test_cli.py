@@ -227,3 +227,82 @@ def test_a_crash_mid_write_leaves_the_previous_file_intact(tmp_path, monkeypatch
         results_mod.write_atomic(path, '["new", ' + "0, " * 100000 + "1]\n")
     assert path.read_text() == '["previous"]\n'
     assert [p.name for p in Path(tmp_path).iterdir()] == ["results.json"]
+
+
+def _noxfile(monkeypatch):
+    """The noxfile under a stub ``nox`` (the test environment need not have nox itself)."""
+    import importlib.util
+    import types
+
+    class CommandFailed(Exception):
+        pass
+
+    fake = types.ModuleType("nox")
+    fake.options = types.SimpleNamespace()
+    fake.session = lambda fn=None, **kw: fn if fn is not None else (lambda f: f)
+    fake.command = types.SimpleNamespace(CommandFailed=CommandFailed)
+    monkeypatch.setitem(sys.modules, "nox", fake)
+    spec = importlib.util.spec_from_file_location("noxfile_under_test_cli",
+                                                  Path(__file__).parent.parent / "noxfile.py")
+    noxfile = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(noxfile)
+    return noxfile, CommandFailed
+
+
+class _SessionError(Exception):
+    pass
+
+
+@pytest.mark.parametrize("write_results", [True, False])
+def test_nox_verify_reports_and_gates_after_a_claim_errored(monkeypatch, tmp_path, write_results):
+    noxfile, CommandFailed = _noxfile(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+
+    class Session:
+        posargs: list[str] = []
+
+        def __init__(self):
+            self.calls, self.logs = [], []
+
+        def install(self, *args, **kwargs):
+            self.calls.append(("install", kwargs.get("silent")))
+
+        def log(self, text):
+            self.logs.append(text)
+
+        def error(self, text):
+            raise _SessionError(text)
+
+        def run(self, *args, **kwargs):
+            self.calls.append(args[:2])
+            if args[1] == "run":
+                if write_results:
+                    (tmp_path / "results").mkdir()
+                    (tmp_path / "results" / "results.json").write_text(json.dumps(
+                        {"results": [{"id": "p/slow", "verdict": "error"},
+                                     {"id": "p/ok", "verdict": "confirmed"}]}))
+                raise CommandFailed("Returned code 1")
+            if args[1] == "gate":
+                raise CommandFailed("Returned code 1")
+
+    session = Session()
+    with pytest.raises(_SessionError) as failed:
+        noxfile.verify(session)
+    message = str(failed.value)
+    assert session.calls[0] == ("install", False)  # pip's progress is shown
+    assert any("installing" in text for text in session.logs)
+    assert "--resume" in message
+    if write_results:
+        assert session.calls[1:] == [("attnaudit", "run"), ("attnaudit", "report"),
+                                     ("attnaudit", "gate")]
+        assert "1 claim(s) ended in error (p/slow)" in message and "nox -s report" in message
+        assert "the gate failed" in message
+    else:  # nothing to render: the session stops, saying how to continue
+        assert session.calls[1:] == [("attnaudit", "run")]
+        assert "stopped before writing" in message
+
+
+def test_nox_verify_passes_quietly_when_everything_passes(monkeypatch, tmp_path):
+    noxfile, _ = _noxfile(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    assert noxfile.verify_problems(tmp_path / "none.json", ran=True, reported=True, gated=True) == []
