@@ -32,8 +32,8 @@ if not (_HERE / "checks").is_dir() and (_HERE.parent / "checks" / "__init__.py")
 PARTS = ("checks", "claims", "operators", "reports")
 
 _MODULES = {"montecarlo", "sampling", "symbolic", "tolerances"}
-_MODEL = {"Claim", "Clause", "Control", "Kind", "Limit", "Measured", "Paper", "ProofStatus", "ProofStep", "Reading",
-          "Relation", "ScalingLaw", "SummaryTable", "TableCell", "TableRow", "Verdict", "control"}
+_MODEL = {"Claim", "Clause", "Control", "Kind", "Limit", "Measured", "Paper", "ProofStatus", "ProofStep",
+          "Reading", "Relation", "ScalingLaw", "SummaryTable", "TableCell", "TableRow", "Verdict", "control"}
 
 __all__ = sorted(_MODEL | _MODULES | {"Context"})
 

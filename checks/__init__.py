@@ -15,8 +15,8 @@ import importlib
 from typing import Any
 
 _MODULES = {"montecarlo", "sampling", "symbolic", "tolerances"}
-_MODEL = {"Claim", "Clause", "Control", "Kind", "Limit", "Measured", "Paper", "ProofStatus", "ProofStep", "Reading",
-          "Relation", "ScalingLaw", "SummaryTable", "TableCell", "TableRow", "Verdict", "control"}
+_MODEL = {"Claim", "Clause", "Control", "Kind", "Limit", "Measured", "Paper", "ProofStatus", "ProofStep",
+          "Reading", "Relation", "ScalingLaw", "SummaryTable", "TableCell", "TableRow", "Verdict", "control"}
 
 __all__ = sorted(_MODEL | _MODULES | {"Context"})
 

@@ -512,7 +512,8 @@ class Claim:
             raise ValueError(f"claim {self.id}: memory_limit_mb must be positive")
 
     def _check_clauses_and_steps(self) -> None:
-        for kind, items, cls in (("clause", self.clauses, Clause), ("proof step", self.proof_steps, ProofStep)):
+        for kind, items, cls in (("clause", self.clauses, Clause),
+                                 ("proof step", self.proof_steps, ProofStep)):
             if not all(isinstance(i, cls) for i in items):
                 raise TypeError(f"claim {self.id}: {kind}s must be {cls.__name__} objects")
             ids = [i.id for i in items]

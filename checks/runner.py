@@ -28,7 +28,7 @@ from attnaudit.checks.laws import check_limit, check_scaling
 from attnaudit.checks.model import Claim, Limit, Relation, ScalingLaw, Verdict
 from attnaudit.checks.relations import check_relation
 from attnaudit.checks.tables import key_figure
-from attnaudit.checks.verdict import corrected_statement, decide
+from attnaudit.checks.verdict import confirmation_kind, corrected_statement, decide
 
 
 class ClaimTimeout(BaseException):
@@ -131,7 +131,8 @@ def _base_record(claim_id: str, paper: str, ctx_fields: dict[str, Any]) -> dict[
             "paper": paper, "label": "", "section": "", "kind": "", "statement": "",
             "reading": "", "readings": [], "notes": "", "summary": "", "figure": "",
             "derivation": {"steps": [], "first_disagreement": None, "note": ""},
-            "evidence": [], "controls": [], "corrected": None} | ctx_fields
+            "evidence": [], "controls": [], "corrected": None, "clauses": [],
+            "confirmation": None, "identity": None} | ctx_fields
 
 
 def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
@@ -149,6 +150,9 @@ def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
         with time_limit(claim.time_limit_s * ctx.pick(quick=1, full=10) if alarm else None):
             steps = [_step_json(s, claim) for s in claim.derivation()] if claim.derivation else []
             evidence = [run_check_with_controls(check, ctx) for check in claim.checks]
+            for item in steps + evidence:
+                if item["role"] == "proof" and item.get("step") is None:
+                    item["role"] = "derivation"  # checks no quoted step: the suite's own argument
         first = next((i for i, s in enumerate(steps) if s["status"] == "disagrees"), None)
         record["derivation"] = {"steps": steps, "first_disagreement": first,
                                 "note": claim.no_derivation or ""}
@@ -157,6 +161,9 @@ def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
         decision = decide(claim, steps, evidence)
         verdict, summary = decision["verdict"], decision["summary"]
         record["proof"], record["readings"] = decision["proof"], decision["readings"]
+        record["clauses"] = decision["clauses"]
+        record["confirmation"] = confirmation_kind(claim, verdict)
+        record["identity"] = claim.identity
         record["corrected"] = corrected_statement(claim, verdict, evidence)
         record["figure"] = key_figure(verdict.value, steps, evidence)
         if ctx.attached:
@@ -182,6 +189,14 @@ def _step_json(step, claim: Claim) -> dict[str, Any]:
     known = {None, *(r.id for r in claim.alternatives)}
     if data["reading"] not in known:
         raise ValueError(f"step {data['name']!r} names unknown reading {data['reading']!r}")
+    clauses, steps = {c.id for c in claim.clauses}, {s.id for s in claim.proof_steps}
+    if data["clause"] is not None and data["clause"] not in clauses:
+        raise ValueError(f"step {data['name']!r} names unknown clause {data['clause']!r}")
+    if data["step"] is not None and data["step"] not in steps:
+        raise ValueError(f"step {data['name']!r} names unknown proof step {data['step']!r}")
+    if (len(claim.clauses) > 1 and data["reading"] is None and data["role"] in ("statement", "vacuity")
+            and data["clause"] is None):
+        raise ValueError(f"step {data['name']!r} must name the clause it decides (clause=...)")
     return data
 
 
@@ -195,7 +210,8 @@ def run_check(check, ctx: Context) -> dict[str, Any]:
         ev = check_limit(check, ctx)
     else:
         raise TypeError(f"unknown check type {type(check).__name__}")
-    return ev | {"role": check.role, "reading": check.reading}
+    return ev | {"role": check.role, "reading": check.reading, "clause": check.clause,
+                 "step": check.step}
 
 
 def run_check_with_controls(check, ctx: Context) -> dict[str, Any]:
@@ -219,7 +235,8 @@ def run_check_with_controls(check, ctx: Context) -> dict[str, Any]:
                 cev = run_check(variant, ctx)
         else:
             cev = run_check(variant, ctx)
-        ev["controls"].append({"check": check.name, "variant": c.variant,
+        ev["controls"].append({"check": check.name, "variant": c.variant, "contrast": c.contrast,
+                               "hypothesis": c.hypothesis, "counts": c.counts,
                                "failed": cev["status"] == "disagrees", "status": cev["status"],
                                "summary": cev["summary"]})
     return ev

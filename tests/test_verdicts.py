@@ -17,7 +17,7 @@ import sympy as sp
 import torch
 
 from attnaudit.checks import Claim, Kind, Limit, Reading, Relation, ScalingLaw, control, symbolic, tolerances
-from attnaudit.checks.model import Control, Verdict
+from attnaudit.checks.model import Clause, Control, ProofStep, Verdict
 from attnaudit.checks.relations import margins
 from attnaudit.checks.runner import run_check_with_controls, run_claim
 from attnaudit.checks.verdict import (
@@ -34,9 +34,9 @@ x = sp.Symbol("x", real=True)
 # ── the decision rules on plain records ──────────────────────────────────────────────────────
 
 
-def step(name, status, role="statement", reading=None):
+def step(name, status, role="statement", reading=None, **tags):
     return {"name": name, "status": status, "role": role, "reading": reading,
-            "paper": f"paper-{name}", "derived": f"derived-{name}"}
+            "paper": f"paper-{name}", "derived": f"derived-{name}"} | tags
 
 
 def ev(name, status, role="statement", reading=None, controls=(True,), **extra):
@@ -148,41 +148,65 @@ def test_an_alternative_reading_is_decided_by_its_own_steps():
     assert verdict is Verdict.REFUTED and "alt-step" in why
 
 
-def test_proof_status_flawed_names_the_first_false_step():
-    c = claim()
-    steps = [step("fine", "agrees", role="proof"), step("first", "disagrees", role="proof"),
-             step("second", "disagrees", role="proof"), step("stmt", "disagrees")]
-    proof = proof_status(c, steps, [ev("check", "disagrees", role="proof")])
-    assert proof == {"status": "flawed", "first_false_step": "first",
-                     "reason": "step 'first' is false: paper paper-first, derived derived-first"}
-    proof = proof_status(c, [], [ev("a", "agrees", role="proof"), ev("b", "disagrees", role="proof")])
-    assert proof == {"status": "flawed", "first_false_step": "b",
-                     "reason": "check 'b' is false: summary-b"}
+def test_proof_status_flawed_names_the_first_false_step_in_the_papers_order():
+    c = claim(proof_steps=(ProofStep("one", "first we show"), ProofStep("two", "then it follows"),
+                           ProofStep("three", "hence")))
+    # the items are listed out of the paper's order: the paper's first false step is "two"
+    steps = [step("late", "disagrees", role="proof", step="three"),
+             step("fine", "agrees", role="proof", step="one"),
+             step("early", "disagrees", role="proof", step="two"), step("stmt", "disagrees")]
+    proof = proof_status(c, steps, [])
+    assert (proof["status"], proof["first_false_step"]) == ("flawed", "two")
+    assert proof["reason"].startswith("step 'two' (\u201cthen it follows\u201d) is false: step 'early'")
+    assert [(q["id"], q["status"], q["items"]) for q in proof["steps"]] == [
+        ("one", "agrees", ["fine"]), ("two", "disagrees", ["early"]), ("three", "disagrees", ["late"])]
+    proof = proof_status(c, [], [ev("a", "agrees", role="proof", step="one"),
+                                 ev("b", "disagrees", role="proof", step="three")])
+    assert (proof["status"], proof["first_false_step"]) == ("flawed", "three")
+    assert proof["reason"].endswith("check 'b': summary-b")
 
 
 def test_proof_status_incomplete_sound_and_absent():
-    c = claim()
-    proof = proof_status(c, [step("u", "undecided", role="proof"), step("a", "agrees", role="proof")],
-                         [ev("v", "undecided", role="proof"), ev("s", "undecided")])
-    assert proof == {"status": "incomplete", "first_false_step": None, "reason": "undecided: u, v"}
-    proof = proof_status(c, [step("s", "agrees")], [ev("c", "agrees")])
-    assert proof == {"status": "incomplete", "first_false_step": None,
-                     "reason": "no step of the paper's argument is checked"}
-    proof = proof_status(c, [step("a", "agrees", role="proof")], [ev("b", "agrees", role="proof")])
-    assert proof == {"status": "sound", "first_false_step": None, "reason": "2 proof items agree"}
-    assert proof_status(c, [step("a", "agrees", role="proof")], [])["reason"] == "1 proof item agrees"
+    c = claim(proof_steps=(ProofStep("u", "we bound"), ProofStep("a", "so")))
+    proof = proof_status(c, [step("u1", "undecided", role="proof", step="u"),
+                             step("a1", "agrees", role="proof", step="a")], [ev("s", "undecided")])
+    assert (proof["status"], proof["reason"]) == ("incomplete", "undecided or unchecked: u")
+    proof = proof_status(c, [step("a1", "agrees", role="proof", step="a")], [])
+    assert (proof["status"], proof["reason"]) == ("incomplete", "undecided or unchecked: u")
+    proof = proof_status(claim(), [step("s", "agrees")], [ev("c", "agrees")])
+    assert (proof["status"], proof["reason"]) == ("incomplete", "no step of the paper's argument is "
+                                                  "quoted and checked")
+    both = [step("u1", "agrees", role="proof", step="u"), step("a1", "agrees", role="proof", step="a")]
+    proof = proof_status(c, both, [ev("b", "agrees", role="derivation")])
+    assert proof["status"] == "sound" and proof["reason"].startswith("2 quoted steps of the paper's")
+    assert "the suite's own derivation (1 item)" in proof["reason"]
+    gap = proof_status(claim(proof_steps=c.proof_steps, proof_gap="the case d > 2 is not argued"),
+                       both, [])
+    assert gap["status"] == "incomplete" and "d > 2 is not argued" in gap["reason"]
     absent = proof_status(claim(proof_absent="stated in the abstract"),
                           [step("a", "disagrees", role="proof")], [])
-    assert absent == {"status": "absent", "first_false_step": None, "reason": "stated in the abstract"}
+    assert (absent["status"], absent["reason"]) == ("absent", "stated in the abstract")
+
+
+def test_proof_items_without_quotes_cannot_make_a_proof_sound():
+    """The suite's own reconstruction (proof items that check no quoted step) is the suite's
+    derivation: however many of them agree, the paper's argument is not thereby sound."""
+    derivation = [step("mine", "agrees", role="derivation"), ev("also-mine", "agrees", role="derivation")]
+    proof = proof_status(claim(), derivation[:1], derivation[1:])
+    assert proof["status"] == "incomplete" and "suite's own derivation (2 items)" in proof["reason"]
+    record = run(dataclasses.replace(LIMIT, derivation=lambda: [
+        symbolic.exact("a step of my own", n + n, 2 * n, role="proof")]))
+    assert record["derivation"]["steps"][0]["role"] == "derivation"
+    assert record["proof"]["status"] == "incomplete"
 
 
 def test_decide_gives_one_primary_reading_and_a_verdict_per_alternative():
-    c = claim(reading_why="the proof's setting",
+    c = claim(reading_why="the proof's setting", proof_steps=(ProofStep("p", "since"),),
               alternatives=(Reading("strong", "a stronger reading", "the text admits it"),
                             Reading("weak", "a weaker reading", "ditto")))
     evidence = [ev("c", "agrees"), ev("s", "disagrees", reading="strong"),
                 ev("w", "agrees", reading="weak", controls=(False,))]
-    out = decide(c, [step("p", "disagrees", role="proof")], evidence)
+    out = decide(c, [step("p1", "disagrees", role="proof", step="p")], evidence)
     assert out["verdict"] is Verdict.CONFIRMED and out["proof"]["status"] == "flawed"
     assert out["summary"] == out["readings"][0]["summary"]
     assert [(r["id"], r["primary"], r["verdict"]) for r in out["readings"]] == [
@@ -190,6 +214,8 @@ def test_decide_gives_one_primary_reading_and_a_verdict_per_alternative():
     assert out["readings"][0]["text"] == "r" and out["readings"][0]["why"] == "the proof's setting"
     assert out["readings"][1]["text"] == "a stronger reading"
     assert out["readings"][1]["why"] == "the text admits it"
+    assert [(k["id"], k["quote"], k["verdict"]) for k in out["clauses"]] == [
+        ("statement", None, "confirmed")]
 
 
 def test_decide_on_an_unverifiable_claim():
@@ -198,7 +224,7 @@ def test_decide_on_an_unverifiable_claim():
     out = decide(c, [], [])
     assert out["verdict"] is Verdict.UNVERIFIABLE and out["summary"] == "no operator is defined"
     assert out["proof"]["status"] == "incomplete" and set(out) == {"verdict", "summary", "proof",
-                                                                   "readings"}
+                                                                   "readings", "clauses"}
     assert [r["verdict"] for r in out["readings"]] == ["unverifiable", "unverifiable"]
     assert out["readings"][1]["summary"] == "no operator is defined"
 
@@ -314,6 +340,7 @@ def test_true_inequality_confirmed_through_its_failing_control_and_reversed_one_
     record = run(INEQUALITY)
     assert record["verdict"] == "confirmed" and record["proof"]["status"] == "incomplete"
     assert record["controls"] == [{"check": "am-gm", "variant": AM_GM.controls[0].variant,
+                                   "contrast": None, "hypothesis": None, "counts": True,
                                    "failed": True, "status": "disagrees",
                                    "summary": record["evidence"][0]["controls"][0]["summary"]}]
     wrong = dataclasses.replace(INEQUALITY, checks=(dataclasses.replace(AM_GM, rel="<="),))
@@ -417,14 +444,16 @@ def test_a_false_statement_step_refutes_and_is_reported_first():
 
 
 def test_a_false_proof_step_makes_the_proof_flawed_and_never_refutes():
-    flawed = dataclasses.replace(LIMIT, derivation=lambda: [
-        symbolic.exact("true step", n + n, 2 * n, role="proof"),
-        symbolic.exact("reversed inequality", n, n + 1, role="proof"),
-        symbolic.exact("later false step", n, n + 2, role="proof"),
+    flawed = dataclasses.replace(LIMIT, proof_steps=(
+        ProofStep("doubling", "n + n = 2n"), ProofStep("reversal", "n ≥ n + 1"),
+        ProofStep("later", "n = n + 2")), derivation=lambda: [
+        symbolic.exact("true step", n + n, 2 * n, role="proof", step="doubling"),
+        symbolic.exact("reversed inequality", n, n + 1, role="proof", step="reversal"),
+        symbolic.exact("later false step", n, n + 2, role="proof", step="later"),
     ])
     record = run(flawed)
     assert (record["verdict"], record["proof"]["status"]) == ("confirmed", "flawed")
-    assert record["proof"]["first_false_step"] == "reversed inequality"
+    assert record["proof"]["first_false_step"] == "reversal"
     assert record["derivation"]["first_disagreement"] == 1
 
 
@@ -436,11 +465,12 @@ def test_an_undecidable_sympy_relation_is_inconclusive_as_statement_and_incomple
     assert record["derivation"]["steps"][0]["status"] == "undecided"
     assert record["verdict"] == "inconclusive", record["summary"]
     assert "undecided" in record["summary"]
-    as_proof = dataclasses.replace(LIMIT, derivation=lambda: [
-        symbolic.holds("tangent line", undecidable, role="proof")])
+    as_proof = dataclasses.replace(LIMIT, proof_steps=(ProofStep("tangent", "e^x ≥ 1 + x"),),
+                                   derivation=lambda: [
+        symbolic.holds("tangent line", undecidable, role="proof", step="tangent")])
     record = run(as_proof)
-    assert record["proof"] == {"status": "incomplete", "first_false_step": None,
-                               "reason": "undecided: tangent line"}
+    assert (record["proof"]["status"], record["proof"]["reason"]) == (
+        "incomplete", "undecided or unchecked: tangent")
     assert record["verdict"] == "confirmed"
 
 
