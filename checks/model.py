@@ -463,6 +463,11 @@ class Claim:
     # profile's default (checks.executor.MEMORY_LIMIT_MB). Give a reason in a comment.
     memory_limit_mb: float | None = None
     dtype: str = "float64"
+    # Intra-op torch threads for this claim's process. The engine sets one (many small kernels
+    # lose more to thread hand-offs than they gain on a shared 2-core machine, and with torch
+    # 2.13's MKL any set_num_threads(k >= 2) corrupts batched LU: checks.context.single_thread);
+    # None leaves torch's default untouched.
+    threads: int | None = 1
     notes: str = ""
     reading_why: str = ""
     alternatives: tuple[Reading, ...] = ()
@@ -506,6 +511,9 @@ class Claim:
             if not isinstance(check, (Relation, ScalingLaw, Limit)):
                 raise TypeError(f"claim {self.id}: {check!r} is not a Relation, ScalingLaw or Limit")
         self._check_clauses_and_steps()
+        if self.threads is not None and self.threads != 1:
+            raise ValueError(f"claim {self.id}: threads must be 1 or None (torch's default): setting "
+                             "two or more corrupts batched LU with torch 2.13's MKL")
         if self.time_limit_s <= 0:
             raise ValueError(f"claim {self.id}: time_limit_s must be positive")
         if self.memory_limit_mb is not None and self.memory_limit_mb <= 0:

@@ -142,6 +142,8 @@ def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
     ``alarm``: enforce the time limit here with SIGALRM (in wall time); a claim process of
     :mod:`checks.executor` passes False, its supervisor enforcing the limit from outside."""
     ctx = Context(claim.id, seed=seed, profile=profile, device=device, dtype_name=claim.dtype)
+    if claim.threads == 1:
+        _one_thread()  # the engine owns threads: specs never set them
     record = _base_record(claim.id, claim.paper, {})
     record.update(label=claim.label, section=claim.section, kind=claim.kind.value,
                   statement=claim.statement, reading=claim.reading, notes=claim.notes)
@@ -182,6 +184,13 @@ def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
     record["summary"] = summary
     record.update(_provenance(claim, ctx, spec_file))
     return _finite(record), seconds
+
+
+def _one_thread() -> None:
+    import torch
+
+    if torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
 
 
 def _step_json(step, claim: Claim) -> dict[str, Any]:
