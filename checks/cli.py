@@ -9,9 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,9 @@ from attnaudit.checks.executor import SchedulerError
 from attnaudit.checks.gate import DEFAULT_BASELINE
 from attnaudit.checks.results import ResultsError
 from attnaudit.checks.scaffold import KINDS as SCAFFOLD_KINDS
+from attnaudit.checks.terminal import LINE_WIDTH, Progress, execute, print_table, summary_line
+
+__all__ = ["LINE_WIDTH", "Progress", "main", "summary_line"]  # Progress and summary_line moved to terminal
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -228,80 +229,6 @@ def _resolve_device(name: str) -> str:
     return name
 
 
-class Progress:
-    """Progress on stderr. On a terminal: one line per finished claim and, under them, a live
-    status line naming the claims running now (readable with any number of workers); otherwise
-    one plain line per finished claim. ``[k/n]`` counts finished claims."""
-
-    def __init__(self, total: int = 0, stream=None):
-        self.stream = sys.stderr if stream is None else stream  # the current stderr, not import-time's
-        self.live = self.stream.isatty()
-        self.total = total
-        self.finished = 0
-        self._running: dict[str, float] = {}
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self, label: str) -> None:
-        with self._lock:
-            self._running[label] = time.perf_counter()
-            if self.live and self._thread is None:
-                self._thread = threading.Thread(target=self._tick, daemon=True)
-                self._thread.start()
-
-    def _status(self) -> str:
-        now = time.perf_counter()
-        running = sorted(self._running.items(), key=lambda kv: kv[1])
-        text = (f"[{self.finished}/{self.total}] running {len(running)}: "
-                + ", ".join(f"{label} {now - t0:.1f}s" for label, t0 in running))
-        return text if len(text) <= LINE_WIDTH else text[: LINE_WIDTH - 1] + "…"
-
-    def _tick(self) -> None:
-        while not self._stop.wait(0.25):
-            with self._lock:
-                if self._running:
-                    self.stream.write(f"\r\033[K{self._status()}")
-                    self.stream.flush()
-
-    def done(self, label: str, record: dict[str, Any], seconds: float, cpu: float | None = None
-             ) -> None:
-        with self._lock:
-            self._running.pop(label, None)
-            self.finished += 1
-            prefix = "\r\033[K" if self.live else ""
-            proof = (record.get("proof") or {}).get("status") or "-"
-            cpu_text = "" if cpu is None else f", {cpu:.1f}s CPU"
-            self.stream.write(f"{prefix}[{self.finished}/{self.total}] {label}  {record['verdict']} "
-                              f"· proof {proof}  ({seconds:.1f}s{cpu_text})\n")
-            if self.live and self._running:
-                self.stream.write(self._status())
-            self.stream.flush()
-
-    def close(self) -> None:
-        if self._thread is not None:
-            self._stop.set()
-            self._thread.join()
-            self._thread = None
-        if self.live:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
-
-
-def _execute(jobs, args, progress: Progress):
-    """(job, record, seconds, CPU seconds) for each job as it completes, on the engine the
-    arguments name."""
-    from attnaudit.checks.executor import run_dask, run_local
-
-    if args.scheduler:
-        return run_dask(jobs, args.scheduler)
-    return run_local(jobs, args.jobs, on_start=lambda job: progress.start(_label(job, args)))
-
-
-def _label(job, args) -> str:
-    return job.claim_id if args.command == "run" else f"{job.claim_id} seed {job.seed}"
-
-
 def cmd_run(args) -> int:
     from attnaudit.checks import results as journal
     from attnaudit.checks.executor import plan
@@ -341,16 +268,13 @@ def cmd_run(args) -> int:
               f"{len(pending)} to run", file=sys.stderr)
     elif args.out is not None:
         journal.journal_clear(args.out)
-    progress = Progress(len(pending))
-    try:
-        for job, record, seconds, cpu in _execute(pending, args, progress):
-            if args.out is not None:
-                journal.journal_write(args.out, record, seconds)
-            records[job.claim_id], timings[job.claim_id] = record, round(seconds, 3)
-            cpu_times[job.claim_id] = round(cpu, 3)
-            progress.done(job.claim_id, record, seconds, cpu)
-    finally:
-        progress.close()
+    def keep(job, record, seconds, cpu):
+        if args.out is not None:
+            journal.journal_write(args.out, record, seconds)
+        records[job.claim_id], timings[job.claim_id] = record, round(seconds, 3)
+        cpu_times[job.claim_id] = round(cpu, 3)
+
+    execute(pending, args, lambda job: job.claim_id, keep)
     ordered = [records[cid] for cid in sorted(records)]  # catalogue order, whatever finished first
     attach_witness_files(ordered)
     total = time.perf_counter() - t0
@@ -373,7 +297,7 @@ def cmd_run(args) -> int:
                           | ({"cpu_seconds": cpu_times[r["id"]]} if r["id"] in cpu_times else {})
                           for r in ordered], ensure_ascii=False))
     else:
-        _print_table(ordered, timings, total)
+        print_table(ordered, timings, total)
     return EXIT_FAIL if any(r["verdict"] == "error" for r in ordered) else EXIT_OK
 
 
@@ -415,15 +339,12 @@ def cmd_stability(args) -> int:
               file=sys.stderr)
     elif runs_dir is not None:
         journal.journal_clear(runs_dir)
-    progress = Progress(len(pending))
-    try:
-        for job, record, seconds, cpu in _execute(pending, args, progress):
-            if runs_dir is not None:
-                journal.journal_write(runs_dir, record, seconds, per_seed=True)
-            runs.setdefault(job.claim_id, {})[job.seed] = record
-            progress.done(_label(job, args), record, seconds, cpu)
-    finally:
-        progress.close()
+    def keep(job, record, seconds, cpu):
+        if runs_dir is not None:
+            journal.journal_write(runs_dir, record, seconds, per_seed=True)
+        runs.setdefault(job.claim_id, {})[job.seed] = record
+
+    execute(pending, args, lambda job: f"{job.claim_id} seed {job.seed}", keep)
     document = summarize(runs, seeds=seeds, profile=args.profile, device=device,
                          seconds=time.perf_counter() - t0,
                          engine=f"dask {args.scheduler}" if args.scheduler else f"{args.jobs} jobs")
@@ -435,29 +356,6 @@ def cmd_stability(args) -> int:
     else:
         print(format_stability(document))
     return EXIT_OK if document["summary"]["stable"] == document["summary"]["claims"] else EXIT_FAIL
-
-
-LINE_WIDTH = 100  # one line per claim; the full reasons stay in --json and the report
-
-
-def summary_line(record: dict[str, Any], width: int) -> str:
-    """``id  verdict  proof  key figure`` (the summary for error and inconclusive), cut to LINE_WIDTH."""
-    proof = (record.get("proof") or {}).get("status") or "-"
-    figure = record.get("figure") or record.get("summary", "")
-    if record["verdict"] in ("error", "inconclusive"):  # what failed, or what would decide it
-        figure = record.get("summary", "")
-    line = f"{record['id']:<{width}}  {record['verdict']:<12} {proof:<10} {figure}"
-    return line if len(line) <= LINE_WIDTH else line[: LINE_WIDTH - 1] + "…"
-
-
-def _print_table(records: list[dict[str, Any]], timings: dict[str, float], total: float) -> None:
-    width = max((len(r["id"]) for r in records), default=2)
-    for r in records:
-        print(summary_line(r, width))
-    counts = Counter(r["verdict"] for r in records)
-    proofs = Counter((r.get("proof") or {}).get("status") or "-" for r in records)
-    print(", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + "; proofs: "
-          + ", ".join(f"{v} {k}" for k, v in sorted(proofs.items())) + f"  ({total:.1f}s)")
 
 
 def _relative(path: str) -> str:

@@ -62,8 +62,9 @@ def test_run_json_records_carry_verdict_proof_readings_and_controls(pkg, capsys)
 def test_one_summary_line_per_claim_with_id_verdict_and_proof(pkg, capsys):
     code, out, err = cli(["run", "--claims", pkg], capsys)
     assert code == 0
-    lines = out.splitlines()
+    lines = out.split("\n\nFindings")[0].splitlines()
     assert len(lines) == 4
+    assert "Findings (1 refuted, 0 errors):\n  refuted  toy/false: " in out
     for line, (cid, verdict, proof) in zip(lines, [("toy/false", "refuted", "incomplete"),
                                                    ("toy/flawed", "confirmed", "flawed"),
                                                    ("toy/good", "confirmed", "incomplete")], strict=False):
@@ -73,20 +74,51 @@ def test_one_summary_line_per_claim_with_id_verdict_and_proof(pkg, capsys):
     assert "[1/3] toy/false  refuted · proof incomplete" in err
 
 
-def test_summary_line_is_cut_to_the_width_and_errors_show_their_reason():
-    record = {"id": "paper/claim", "verdict": "refuted", "figure": "x" * 300,
+def test_summary_line_wraps_the_figure_and_never_cuts_the_reason():
+    figure = ("step 'mu_HIDA = Omega(eps^2/Delta_H^4)': eps^2/Delta_H^4 = O(PL ratio at d=64) "
+              "is false: 3.2e-05 <= 1.7e-07 fails at n = 4096")
+    record = {"id": "paper/claim", "verdict": "refuted", "figure": figure,
               "proof": {"status": "flawed", "first_false_step": "s"}}
-    line = summary_line(record, 14)
-    assert len(line) == LINE_WIDTH and line.endswith("…")
-    assert line.startswith("paper/claim     refuted      flawed     xxx")
-    short = summary_line(record | {"figure": "fit"}, 11)
-    assert short == "paper/claim  refuted      flawed     fit"
+    text = summary_line(record, 14)
+    head, *body = text.splitlines()
+    assert head == "paper/claim     refuted      flawed"
+    assert body and all(len(line) <= LINE_WIDTH and line.startswith("    ") for line in body)
+    assert " ".join(line.strip() for line in body) == figure  # whole: nothing cut, words intact
+    assert "…" not in text and "is false" in text
+    assert summary_line(record | {"figure": "fit"}, 11) == "paper/claim  refuted      flawed     fit"
     error = summary_line({"id": "p/e", "verdict": "error", "figure": "ignored", "summary": "Boom",
                           "proof": {"status": None}}, 3)
     assert error == "p/e  error        -          Boom"
     assert summary_line({"id": "p/s", "verdict": "inconclusive", "summary": "why"}, 3) == (
         "p/s  inconclusive -          why")
-    assert len(summary_line(record | {"figure": "y" * (LINE_WIDTH - 40)}, 14)) <= LINE_WIDTH
+    slow = {"id": "entropic-bound/gd-recovers-rank", "verdict": "error", "proof": {"status": None},
+            "summary": "ran past its time limit of 120 s (120.1 s CPU)"}
+    assert "ran past its time limit of 120 s (120.1 s CPU)" in summary_line(slow, 40).replace(
+        "\n    ", " ")
+    # A wide terminal keeps it on one line; a narrow one wraps it between words.
+    assert "\n" not in summary_line(record, 14, 200)
+    assert all(len(line) <= 60 for line in summary_line(record, 14, 60).splitlines())
+
+
+def test_the_summary_names_the_worst_clause_and_the_findings_list_every_refutation():
+    from attnaudit.checks.terminal import findings
+
+    record = {"id": "p/two", "verdict": "refuted", "figure": "key", "proof": {"status": "flawed"},
+              "clauses": [{"id": "(i)", "verdict": "confirmed", "summary": "holds"},
+                          {"id": "(ii)", "verdict": "refuted", "summary": "2.0 <= 1.5 is false"}]}
+    assert summary_line(record, 5).endswith("clause (ii) refuted: 2.0 <= 1.5 is false")
+    plain = {"id": "p/one", "verdict": "refuted", "figure": "slope 2.1 vs predicted 1",
+             "proof": {"status": None}}
+    error = {"id": "p/err", "verdict": "error", "summary": "ran past its time limit of 45 s"}
+    ok = {"id": "p/ok", "verdict": "confirmed", "figure": "x"}
+    lines = findings([record, plain, error, ok])
+    assert lines[0] == "Findings (2 refuted, 1 errors):"
+    assert lines[1:] == ["  refuted  p/two clause (ii): 2.0 <= 1.5 is false",
+                         "  refuted  p/one: slope 2.1 vs predicted 1",
+                         "  error    p/err: ran past its time limit of 45 s"]
+    assert findings([ok]) == []
+    assert summary_line({"id": "p/c", "verdict": "confirmed", "figure": "f", "clauses": []}, 3) == (
+        "p/c  confirmed    -          f")
 
 
 @pytest.mark.parametrize("args, message", [
