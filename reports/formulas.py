@@ -132,7 +132,7 @@ def _sanitise(element: ET.Element) -> ET.Element | None:
     clean = ET.Element(tag, {k: v for k, v in sorted(element.attrib.items()) if k in _ATTRS})
     if tag in _LEAVES:
         text = html.unescape(element.text or "")
-        clean.text = latex_text(text) if tag == "mtext" else text
+        clean.text = latex_text(text) if tag == "mtext" else _restore(text)
     for child in element:
         kept = _sanitise(child)
         if kept is not None:
@@ -140,10 +140,31 @@ def _sanitise(element: ET.Element) -> ET.Element | None:
     return clean
 
 
+_OPERATORNAME = re.compile(r"\\operatorname\*?\s*\{([^{}]*)\}")
+_PLACEHOLDER = re.compile(r"Zop([a-j]+)Zop")
+
+
+def _operator_names(latex: str) -> str:
+    """``\\operatorname{eff-rank}``: latex2mathml keeps a name of letters as one upright operator
+    but splits any other name into italic letters and a minus sign ("e f f − r a n k"). Its other
+    characters are spelled as letter placeholders here and restored in the tree (``_sanitise``)."""
+    def spell(m: re.Match) -> str:
+        name = "".join(c if c.isascii() and c.isalpha() else
+                       "Zop" + "".join(chr(ord("a") + int(d)) for d in str(ord(c))) + "Zop"
+                       for c in m.group(1).strip())
+        return f"\\operatorname{{{name}}}"
+    return _OPERATORNAME.sub(spell, latex)
+
+
+def _restore(text: str) -> str:
+    return _PLACEHOLDER.sub(lambda m: chr(int("".join(str(ord(c) - ord("a")) for c in m.group(1)))),
+                            text)
+
+
 @lru_cache(maxsize=4096)
 def _parse(latex: str, display: str) -> ET.Element | None:
     try:
-        raw = convert_to_element(latex, display=display)
+        raw = convert_to_element(_operator_names(latex), display=display)
     except Exception:  # noqa: BLE001 - any parser failure: the caller shows the source instead
         return None
     return _sanitise(raw)

@@ -3,7 +3,8 @@
 A plot shows the measured points (with their standard errors when given), the fitted law with the
 confidence band of the fitted line, and the predicted law (drawn through the measurement at the
 asymptotic end, as the record defines it: the largest x of a scaling law, the point nearest the
-limit of a limit). The fit's ``law`` (checks.fitting) says what its exponent p is: a power law
+limit of a limit; an O()/Ω() bound through the smallest x, see :func:`predicted_prefactor`).
+The fit's ``law`` (checks.fitting) says what its exponent p is: a power law
 ``y = c · x**p`` (log–log axes, the default), an exponential ``y = c · exp(p·x)`` (log y against
 linear x, where it is straight) or a polylog ``y = c · (log x)**p`` (log–log axes, a curve). A fit
 flat to round-off (``flat``, R² undefined) says so in its legend. For a limit, x is the distance to
@@ -156,7 +157,35 @@ def _predicted_label(ev: dict[str, Any]) -> str | None:
         return f"derived rate {_num(exponent)}, through the point nearest the limit"
     order = ev.get("order")
     head = f"predicted ({_text(order)})" if order else "predicted"
-    return f"{head}: {_exponent_word(ev)} {_num(exponent)}, through the largest-x point"
+    where = "smallest" if _bound(ev) else "largest"
+    return f"{head}: {_exponent_word(ev)} {_num(exponent)}, through the {where}-x point"
+
+
+BOUNDS = ("O", "Ω", "o", "ω")
+
+
+def _bound(ev: dict[str, Any]) -> bool:
+    """An O()/Ω() bound of a scaling law (not Θ, not a limit)."""
+    return ev.get("type") == "scaling" and str(ev.get("order") or "").strip() in BOUNDS
+
+
+def predicted_prefactor(ev: dict[str, Any], x: np.ndarray, y: np.ndarray, law: str) -> float:
+    """The prefactor the predicted line is drawn with.
+
+    The record anchors the predicted law at the largest x (the asymptotic end). For an O() or Ω()
+    bound that is dishonest: a refuted O() bound grows faster than predicted, so a line through
+    its largest-x point lies above every other point and the plot looks as if the bound held
+    (likewise below, for a refuted Ω() bound). A bound is a claim about growth from where the
+    sweep starts, so it is drawn through the smallest-x point instead: a measurement that grows
+    faster (O) or slower (Ω) than the bound then visibly leaves it on the violating side."""
+    recorded = float(ev["predicted_prefactor"])
+    if not _bound(ev) or not len(x):
+        return recorded
+    i = int(np.argmin(x))
+    unit = float(_line(np.array([x[i]]), 1.0, float(ev["predicted_exponent"]), law)[0])
+    if not (math.isfinite(unit) and unit != 0 and math.isfinite(float(y[i]))):
+        return recorded
+    return float(y[i]) / unit
 
 
 def plot_labels(ev: dict[str, Any]) -> list[str]:
@@ -369,7 +398,7 @@ def _draw(ev: dict[str, Any], uid: str, tag: str) -> str | None:
             handles.append(handle)
 
         if predicted_label is not None:
-            ys = _line(xs, float(ev["predicted_prefactor"]), float(ev["predicted_exponent"]), law)
+            ys = _line(xs, predicted_prefactor(ev, x, y, law), float(ev["predicted_exponent"]), law)
             (pred_line,) = ax.plot(xs[visible(ys)], ys[visible(ys)], "--", color=PREDICTED, lw=1.5, zorder=2)
             handles.append(pred_line)
 

@@ -256,3 +256,23 @@ def test_importing_plots_pulls_in_neither_pyplot_nor_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.strip() == "[]"
+
+
+def test_a_refuted_O_bound_is_drawn_through_its_smallest_x_so_the_violation_shows():
+    """Measured y ~ x^2 against an O(x^1) bound: through the largest-x point (the record's anchor)
+    every point would lie under the line. Through the smallest-x point they rise above it."""
+    import numpy as np
+
+    from attnaudit.reports.plots import predicted_prefactor
+
+    x, y = np.array(X), np.array([1.0, 100.0, 1e4, 1e6])
+    ev = scaling(order="O", predicted="O(n)", predicted_exponent=1.0, predicted_prefactor=1e3,
+                 y=list(y), status="disagrees")
+    c = predicted_prefactor(ev, x, y, "power")
+    assert c == pytest.approx(1.0)
+    assert np.all(y[1:] > c * x[1:])  # the violating side, visibly
+    assert np.all(y[:-1] < 1e3 * x[:-1])  # what the largest-x anchor would have shown
+    assert plot_labels(ev)[2].endswith("through the smallest-x point")
+    theta = scaling()
+    assert predicted_prefactor(theta, x, y, "power") == theta["predicted_prefactor"]
+    assert evidence_plot(ev, uid="bound") is not None
