@@ -33,6 +33,8 @@ class Context:
     # Measurements a spec attaches to its record (``record["attached"]``), e.g. a table of raw
     # counts that no single check's evidence holds. JSON-serialisable values only.
     attached: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # Which replicate of a measurement this context draws (see :meth:`replicate`); 0 is the run.
+    replicate_index: int = 0
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -59,7 +61,48 @@ class Context:
         return quick if self.profile == "quick" else full
 
     def seed_for(self, tag: str) -> int:
-        return derive_seed(self.seed, self.claim_id, tag)
+        if self.replicate_index == 0:
+            return derive_seed(self.seed, self.claim_id, tag)
+        return derive_seed(self.seed, self.claim_id, tag, f"replicate {self.replicate_index}")
+
+    def replicate(self, r: int) -> Context:
+        """The context of replicate ``r`` of a measurement: same claim, seed, profile, device and
+        dtype, every generator (and :meth:`case_seeds`) keyed additionally by ``r``, so that the
+        draws of different replicates differ and one seed gives byte-identical replicates.
+
+        Replicate 0 is the run itself (its generators are the run's): a spec moving from one draw
+        to ``replicates=R`` keeps its first draw. Each replicate has its own memo (a measurement
+        cached by one replicate is not another replicate's draw), shared by every check of the run;
+        ``attach`` writes to the run's record.
+        """
+        r = int(r)
+        if r < 0:
+            raise ValueError(f"a replicate index is >= 0, got {r}")
+        if r == self.replicate_index:
+            return self
+        if self.replicate_index != 0:
+            raise ValueError("replicate() is taken from the run's context, not from a replicate's")
+        if r == 0:
+            return self
+        memo = self.memo.setdefault(("attnaudit.replicate", r), {})
+        return Context(self.claim_id, self.seed, self.profile, self.device, self.dtype_name,
+                       memo=memo, attached=self.attached, replicate_index=r)
+
+    def case_seeds(self, tag: str, n: int) -> list[int]:
+        """``n`` distinct reproducible integer seeds (in [0, 2**63)) derived from the claim seed,
+        the claim id, ``tag`` (and the replicate): for specs that seed one generator per case."""
+        if n < 0:
+            raise ValueError(f"n must be >= 0, got {n}")
+        seeds: list[int] = []
+        seen: set[int] = set()
+        i = 0
+        while len(seeds) < n:
+            s = self.seed_for(f"{tag}:case {i}")
+            i += 1
+            if s not in seen:  # a 63-bit collision is astronomically rare; skip it if it happens
+                seen.add(s)
+                seeds.append(s)
+        return seeds
 
     def generator(self, tag: str):
         """A torch generator on the run's device, seeded from (run seed, claim id, tag)."""

@@ -163,3 +163,66 @@ def nearest_simple_exponent(value: float, ci: tuple[float, float], tolerance: fl
         if lo <= float(frac) <= hi:
             return str(frac)
     return f"{value:.3g}"
+
+
+# ── local exponents: does the fitted law hold across the grid? ──────────────────────────────
+
+# The round-off of a fitted exponent itself: a least-squares slope of float64 logs is good to
+# ~1e-13 on any grid a spec uses; 1e-9 is far below any exponent a claim distinguishes. It is the
+# slack of the "bare" comparisons (no stated tolerance) and of the drift test, so that an exact
+# law whose interval is [p ± 1 ulp] still contains p.
+FIT_ROUNDOFF = 1e-9
+
+# Local windows. Each local fit needs >= 4 points (a bootstrap interval over fewer is meaningless:
+# with 3 points a third of the pair resamples have no slope) and the windows share their end
+# points, so that together they cover the grid once. At most 3 windows: the start, the middle and
+# the asymptotic end show a trend (an exponent drifting toward 0, say) while each window keeps as
+# many points, and so as narrow an interval, as possible; more windows on the same grid only
+# widen every local interval. A grid of 7 points gives its two halves, 13 points three thirds.
+MIN_WINDOW_POINTS = 4
+MAX_WINDOWS = 3
+
+
+def local_windows(n: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` index ranges of the local windows over a sorted grid of ``n`` points:
+    consecutive, sharing their end points, the last one ending at the grid's end."""
+    if n < MIN_WINDOW_POINTS + 1:
+        return [(0, n)] if n >= MIN_WINDOW_POINTS else []
+    m = MAX_WINDOWS if n >= 3 * MIN_WINDOW_POINTS - 2 else 2
+    width = max(MIN_WINDOW_POINTS, -(-(n + m - 1) // m))
+    starts = sorted({min(i * (width - 1), n - width) for i in range(m)})
+    return [(s, s + width) for s in starts]
+
+
+def local_exponents(x, y, yerr=None, *, rng: np.random.Generator, law: str = "power",
+                    n_boot: int = BOOTSTRAP_SAMPLES) -> list[dict]:
+    """The law fitted on each local window (ordered along the grid toward its largest x), each
+    with its own bootstrap interval: ``[{"x": [lo, hi], "exponent", "ci"}]``."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    order = np.argsort(x, kind="stable")
+    xs, ys = x[order], y[order]
+    es = None if yerr is None else np.asarray(yerr, dtype=float)[order]
+    out = []
+    for a, b in local_windows(len(xs)):
+        f = fit_power_law(xs[a:b], ys[a:b], None if es is None else es[a:b], rng=rng,
+                          n_boot=n_boot, min_decades=0.0, law=law)
+        out.append({"x": [float(xs[a]), float(xs[b - 1])], "exponent": 0.0 if f.flat else f.exponent,
+                    "ci": [float(f.ci[0]), float(f.ci[1])]})
+    return out
+
+
+def is_drifting(local: list[dict], tolerance: float = 0.0) -> bool:
+    """Whether two local intervals, each widened by the stated exponent tolerance (the systematic
+    error the spec declares for a fit, e.g. a closed form's pre-asymptotic bias, which differs from
+    window to window by up to about twice itself) and by round-off, fail to overlap."""
+    slack = tolerance + FIT_ROUNDOFF
+    lows = [w["ci"][0] - slack for w in local]
+    highs = [w["ci"][1] + slack for w in local]
+    return bool(local) and max(lows) > min(highs)
+
+
+def excludes(ci, predicted: float, tolerance: float) -> bool:
+    """Whether ``predicted`` lies outside ``ci`` widened by ``tolerance`` (and round-off)."""
+    slack = tolerance + FIT_ROUNDOFF
+    return predicted < ci[0] - slack or predicted > ci[1] + slack

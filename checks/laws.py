@@ -7,8 +7,18 @@ from typing import Any
 import numpy as np
 
 from attnaudit.checks.context import Context
-from attnaudit.checks.fitting import compare_exponent, fit_power_law, law_abscissa
+from attnaudit.checks.fitting import (
+    FIT_ROUNDOFF,
+    MIN_WINDOW_POINTS,
+    compare_exponent,
+    excludes,
+    fit_power_law,
+    is_drifting,
+    law_abscissa,
+    local_exponents,
+)
 from attnaudit.checks.model import Limit, ScalingLaw, describe_tolerance
+from attnaudit.checks.tolerances import Systematic
 
 
 def _as_array(values) -> np.ndarray:
@@ -17,41 +27,185 @@ def _as_array(values) -> np.ndarray:
     return np.asarray(values, dtype=float)
 
 
-def _measured(result) -> tuple[np.ndarray, np.ndarray | None]:
+TUPLE_REJECTED = ("{what} {name!r}: {fn} returned a tuple (values, standard errors); a spec cannot "
+                  "supply an error bar: set replicates=R (the engine draws R replicates of the "
+                  "measurement, each with ctx.replicate(r), and takes the mean and its standard "
+                  "error per point)")
+
+
+def _draw(fn, ctx: Context, x: np.ndarray, r: int, *, what: str, name: str, fn_name: str
+          ) -> np.ndarray:
+    """One replicate of a measurement along the grid (replicate 0 is the run's own context)."""
+    result = fn(ctx.replicate(r), x)
     if isinstance(result, tuple):
-        y, yerr = result
-        return _as_array(y), _as_array(yerr)
-    return _as_array(result), None
+        raise ValueError(TUPLE_REJECTED.format(what=what, name=name, fn=fn_name))
+    y = _as_array(result)
+    if y.shape != x.shape:
+        noun = "values" if what == "scaling law" else "gaps"
+        raise ValueError(f"{what} {name!r}: measured {y.shape} {noun} for {x.shape} points")
+    return y
 
 
-def _fit_evidence(ctx: Context, name: str, x, y, yerr, predicted: float, order: str,
-                  tolerance: float, max_width: float, *, anchor_at_small_x: bool = False,
-                  law: str = "power") -> dict[str, Any]:
+def _points(draws: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray | None]:
+    """Mean per point and, over R >= 2 draws, its standard error (a single draw has none)."""
+    stack = np.stack(draws)
+    if len(draws) == 1:
+        return stack[0], None
+    return stack.mean(axis=0), stack.std(axis=0, ddof=1) / np.sqrt(len(draws))
+
+
+def _measure_and_decide(fn, ctx: Context, x: np.ndarray, replicates: int, decide, *, what: str,
+                        name: str, fn_name: str) -> dict[str, Any]:
+    """Draw the replicates, decide, and for a single draw that would refute, draw once more.
+
+    A fit over single-draw points cannot refute by interval exclusion (its points have no error
+    bar); a deterministic measurement (flop counts, closed forms) needs none. So a refutation from
+    one draw is re-measured with ``ctx.replicate(1)``: bitwise identical values are deterministic
+    and the refutation stands; otherwise the two draws are the replicates (R = 2) and decide.
+    """
+    replicates = int(replicates)
+    draws = [_draw(fn, ctx, x, r, what=what, name=name, fn_name=fn_name) for r in range(replicates)]
+    ev = decide(draws)
+    deterministic = None
+    if replicates >= 2:
+        deterministic = all(np.array_equal(d, draws[0]) for d in draws[1:])
+    ev |= {"replicates": replicates, "replicates_requested": replicates,
+           "second_replicate_drawn": False, "deterministic": deterministic}
+    if replicates == 1 and ev["status"] == "disagrees":
+        second = _draw(fn, ctx, x, 1, what=what, name=name, fn_name=fn_name)
+        if second.tobytes() == draws[0].tobytes():
+            ev["deterministic"] = True
+            ev["decision"] += " (a deterministic measurement: a second replicate is bitwise identical)"
+        else:
+            ev = decide([draws[0], second]) | {
+                "replicates": 2, "replicates_requested": 1, "second_replicate_drawn": True,
+                "deterministic": False}
+            ev["decision"] += (" (one draw cannot refute: the engine drew a second replicate and "
+                               "decided on the two)")
+    return ev
+
+
+def _fit_evidence(ctx: Context, name: str, x, draws, predicted: float, order: str,
+                  tolerance_obj: Any, tolerance: float, max_width: float, *,
+                  anchor_at_small_x: bool = False, law: str = "power") -> dict[str, Any]:
+    y, yerr = _points(draws)
     fit = fit_power_law(x, y, yerr, rng=ctx.numpy_rng(f"bootstrap:{name}"), law=law)
-    status, why = compare_exponent(fit.ci, predicted, order, tolerance, max_width)
+    local = local_exponents(x, y, yerr, rng=ctx.numpy_rng(f"bootstrap-local:{name}"), law=law)
+    drifting = is_drifting(local, tolerance)
+    status, why, by_tol = _decide(fit, local, drifting, predicted, order, tolerance, max_width)
+    if by_tol and isinstance(tolerance_obj, Systematic):
+        status = "undecided"
+        why += f"; decided by a hand-set tolerance (±{tolerance:g}): without it the interval does not agree"
     # The predicted law (for plots) is drawn through the measurement at the asymptotic end: the
     # largest x for a scaling law, the smallest distance to the limit point for a limit.
     anchor = int(np.argmin(x) if anchor_at_small_x else np.argmax(x))
     return {
         "points": {"x": [float(v) for v in x], "y": [float(v) for v in y],
-                   "yerr": None if yerr is None else [float(v) for v in yerr]},
+                   "yerr": None if yerr is None else [float(v) for v in yerr],
+                   "draws": [[float(v) for v in d] for d in draws]},
         "fit": {"exponent": fit.exponent, "prefactor": fit.prefactor, "ci": list(fit.ci),
                 "ci_level": 0.95, "r2": fit.r2, "band": [list(b) for b in fit.band],
-                "decades": fit.decades, "law": fit.law, "flat": fit.flat},
+                "decades": fit.decades, "law": fit.law, "flat": fit.flat,
+                "drifting": drifting, "local_exponents": local},
         "predicted_exponent": predicted,
         "predicted_prefactor": float(y[anchor] / np.exp(predicted * law_abscissa(x, law)[anchor])),
         "order": order,
         "exponent_tolerance": tolerance,
+        "decided_by_tolerance": by_tol,
         "status": status,
         "decision": why,
     }
 
 
+def _local_range(local: list[dict]) -> str:
+    e = [w["exponent"] for w in local]
+    return (f"local exponents from {e[0]:.3g} (x in [{local[0]['x'][0]:.3g}, {local[0]['x'][1]:.3g}]) "
+            f"to {e[-1]:.3g} (x in [{local[-1]['x'][0]:.3g}, {local[-1]['x'][1]:.3g}]), "
+            f"range [{min(e):.3g}, {max(e):.3g}]")
+
+
+def _decide(fit, local, drifting: bool, predicted: float, order: str, tol: float,
+            max_width: float) -> tuple[str, str, bool]:
+    """(status, why, decided_by_tolerance) of a fit and its local exponents against the order."""
+    if order in ("unbounded", "subpolynomial"):
+        return _decide_growth(fit, local, order, tol) + (False,)
+    glob, why = compare_exponent(fit.ci, predicted, order, tol, max_width)
+    bare, _ = compare_exponent(fit.ci, predicted, order, FIT_ROUNDOFF, max_width)
+    end = local[-1] if local else None
+    if order == "Θ":
+        if drifting:
+            if all(excludes(w["ci"], predicted, tol) for w in local):
+                return "disagrees", (f"drifting: every local interval excludes {predicted:g} "
+                                     f"({_local_range(local)})"), False
+            return "undecided", (f"drifting: {_local_range(local)}; the law does not hold across the grid, "
+                                 f"so no Θ is confirmed"), False
+        return glob, why, glob == "agrees" and bare != "agrees"
+    # O / Ω: the bound side is tested on the global fit and on the asymptotic end's local fit.
+    if end is None:
+        return glob, why, glob == "agrees" and bare != "agrees"
+    loc, lwhy = compare_exponent(tuple(end["ci"]), predicted, order, tol, np.inf)
+    loc_bare, _ = compare_exponent(tuple(end["ci"]), predicted, order, FIT_ROUNDOFF, np.inf)
+    at_end = f"at the asymptotic end (x in [{end['x'][0]:.3g}, {end['x'][1]:.3g}]) {lwhy}"
+    if loc == "disagrees":
+        return "disagrees", f"{at_end}; globally {why}", False
+    if glob == "disagrees" and not drifting:
+        return "disagrees", f"{why}; {at_end}", False
+    if glob == "agrees" and loc == "agrees":
+        by_tol = bare != "agrees" or loc_bare != "agrees"
+        drift = "; drifting: " + _local_range(local) if drifting else ""
+        return "agrees", f"{why}; {at_end}{drift}", by_tol
+    return "undecided", (f"globally {why}; {at_end}"
+                         + (f"; drifting: {_local_range(local)}" if drifting else "")), False
+
+
+SUBPOLYNOMIAL_SMALL = 0.1  # an exponent below 0.1 at the grid's end: under a tenth of a decade per decade
+
+
+def _decide_growth(fit, local, order: str, tol: float) -> tuple[str, str]:
+    """``unbounded``: the quantity grows without bound. Tested: every local interval (the global
+    one too), less the tolerance, lies above 0 (it still grows at the end of the grid): agrees; the
+    last window's interval plus the tolerance lies at or below 0 (it has stopped growing where the
+    grid ends): disagrees; otherwise undecided. No finite grid proves unboundedness: this says the
+    growth persists, at every scale measured, up to the grid's end.
+
+    ``subpolynomial`` (Θ(x^{o(1)})): the local exponents' magnitudes do not increase along the grid
+    (each at most the previous one's, within the later interval), and the last window's interval,
+    widened by the tolerance, contains 0 or lies within ±SUBPOLYNOMIAL_SMALL: agrees. The last
+    interval outside ±(SUBPOLYNOMIAL_SMALL + tolerance) with magnitudes not decreasing from the
+    first window: disagrees (a polynomial rate at the end). Otherwise undecided.
+    """
+    if not local:
+        raise ValueError(f"order {order!r} needs local exponents: at least {MIN_WINDOW_POINTS} grid points")
+    rng_text = _local_range(local)
+    end = local[-1]
+    if order == "unbounded":
+        cis = [w["ci"] for w in local] + [list(fit.ci)]
+        if all(ci[0] - tol > FIT_ROUNDOFF for ci in cis):
+            return "agrees", ("grows at every scale of the grid: every local interval lies above 0 "
+                              f"({rng_text})")
+        if end["ci"][1] + tol <= FIT_ROUNDOFF:
+            return "disagrees", (f"stops growing at the grid's end: the last local interval "
+                                 f"[{end['ci'][0]:.3g}, {end['ci'][1]:.3g}] lies at or below 0 ({rng_text})")
+        return "undecided", f"growth not shown at every scale: some local interval reaches 0 ({rng_text})"
+    mags = [abs(w["exponent"]) for w in local]
+    non_increasing = all(
+        mags[i + 1] <= mags[i] + (local[i + 1]["ci"][1] - local[i + 1]["ci"][0]) / 2 + tol + FIT_ROUNDOFF
+        for i in range(len(local) - 1))
+    small = SUBPOLYNOMIAL_SMALL + tol
+    lo, hi = end["ci"]
+    near_zero = (lo - tol <= 0 <= hi + tol) or (-small <= lo and hi <= small)
+    if non_increasing and near_zero:
+        return "agrees", (f"local exponents shrink toward 0 and the last interval [{lo:.3g}, {hi:.3g}] "
+                          f"is within ±{small:.3g} ({rng_text})")
+    if (lo > small or hi < -small) and mags[-1] >= mags[0]:
+        return "disagrees", (f"a polynomial rate at the grid's end: the last interval [{lo:.3g}, "
+                             f"{hi:.3g}] lies outside ±{small:.3g} and the local exponents do not "
+                             f"shrink ({rng_text})")
+    return "undecided", f"local exponents do not show a rate tending to 0 ({rng_text})"
+
+
 def check_scaling(law: ScalingLaw, ctx: Context) -> dict[str, Any]:
     x = _as_array(law.grid(ctx))
-    y, yerr = _measured(law.measure(ctx, x))
-    if y.shape != x.shape:
-        raise ValueError(f"scaling law {law.name!r}: measured {y.shape} values for {x.shape} points")
     ev = {
         "type": "scaling",
         "name": law.name,
@@ -62,8 +216,14 @@ def check_scaling(law: ScalingLaw, ctx: Context) -> dict[str, Any]:
         "family": law.family,
         "tolerance": describe_tolerance(law.tolerance),
         "role": law.role,
-    } | _fit_evidence(ctx, law.name, x, y, yerr, law.exponent, law.order,
-                      law.exponent_tolerance, law.max_ci_width, law=law.law)
+    }
+
+    def decide(draws):
+        return _fit_evidence(ctx, law.name, x, draws, law.exponent, law.order, law.tolerance,
+                             law.exponent_tolerance, law.max_ci_width, law=law.law)
+
+    ev |= _measure_and_decide(law.measure, ctx, x, law.replicates, decide, what="scaling law",
+                              name=law.name, fn_name="measure")
     fit = ev["fit"]
     r2 = "flat to round-off" if fit["flat"] else f"R² {fit['r2']:.4f}"
     # A law flat to round-off fits an exponent of 1e-17 or so: it reads as the 0 it is.
@@ -88,6 +248,10 @@ def _informational(info: dict[str, Any]) -> dict[str, Any]:
 
 def _law_text(law: str, order: str, variable: str, p: float, digits: int = 3) -> str:
     e = f"{p:.{digits}g}"
+    if order == "unbounded":
+        return f"unbounded in {variable}"
+    if order == "subpolynomial":
+        return f"Θ({variable}^o(1))"
     body = {"power": f"{variable}^{e}", "exponential": f"exp({e}·{variable})",
             "polylog": f"(log {variable})^{e}"}[law]
     return f"{order}({body})" if order else body
@@ -95,11 +259,6 @@ def _law_text(law: str, order: str, variable: str, p: float, digits: int = 3) ->
 
 def check_limit(limit: Limit, ctx: Context) -> dict[str, Any]:
     x = _as_array(limit.grid(ctx))
-    gap, gap_err = _measured(limit.gap(ctx, x))
-    if gap.shape != x.shape:
-        raise ValueError(f"limit {limit.name!r}: measured {gap.shape} gaps for {x.shape} points")
-    if np.any(gap < 0):
-        raise ValueError(f"limit {limit.name!r}: the gap is a distance and must be >= 0")
     # Distance to the limit point: the fit is of log gap against log |x − point| (or 1/x at ∞).
     to_point = 1.0 / x if limit.point in ("oo", "∞", "inf") else np.abs(x - float(limit.point))
     ev = {
@@ -113,14 +272,23 @@ def check_limit(limit: Limit, ctx: Context) -> dict[str, Any]:
         "family": limit.family,
         "tolerance": describe_tolerance(limit.tolerance),
         "role": limit.role,
-        "final_gap": float(gap[np.argmin(to_point)]),
     }
-    if np.any(gap == 0):
-        # An exactly zero gap cannot be fitted on log axes; report it as exact attainment.
-        raise ValueError(f"limit {limit.name!r}: the gap is exactly 0 at some grid point; "
-                         "use a Relation for an identity that holds exactly")
-    ev |= _fit_evidence(ctx, limit.name, to_point, gap, gap_err, limit.rate, "Θ",
-                        limit.rate_tolerance, 0.5, anchor_at_small_x=True)
+
+    def decide(draws):
+        for gap in draws:
+            if np.any(gap < 0):
+                raise ValueError(f"limit {limit.name!r}: the gap is a distance and must be >= 0")
+        gap = _points(draws)[0]
+        if np.any(gap == 0):
+            # An exactly zero gap cannot be fitted on log axes; report it as exact attainment.
+            raise ValueError(f"limit {limit.name!r}: the gap is exactly 0 at some grid point; "
+                             "use a Relation for an identity that holds exactly")
+        return {"final_gap": float(gap[np.argmin(to_point)])} | _fit_evidence(
+            ctx, limit.name, to_point, draws, limit.rate, "Θ", limit.tolerance,
+            limit.rate_tolerance, 0.5, anchor_at_small_x=True)
+
+    ev |= _measure_and_decide(limit.gap, ctx, x, limit.replicates, decide, what="limit",
+                              name=limit.name, fn_name="gap")
     ev["summary"] = (f"|{limit.quantity} − {limit.value}| shrinks like "
                      f"|{limit.variable} − {limit.point}|^{ev['fit']['exponent']:.4g} "
                      f"(95% CI [{ev['fit']['ci'][0]:.4g}, {ev['fit']['ci'][1]:.4g}]), "

@@ -16,6 +16,7 @@ import torch
 
 from attnaudit.checks.context import Context
 from attnaudit.checks.model import Relation, describe_tolerance
+from attnaudit.checks.tolerances import Systematic
 
 WITNESS_SCHEMA = "attnaudit.witness/1"
 
@@ -36,12 +37,17 @@ def margins(rel: str, lhs: torch.Tensor, rhs: torch.Tensor, tol: torch.Tensor) -
 def evaluate_case(relation: Relation, case: dict[str, Any]) -> dict[str, np.ndarray]:
     lhs, rhs, tol = relation.evaluate(case)
     lhs, rhs = torch.as_tensor(lhs), torch.as_tensor(rhs)
-    tol = torch.as_tensor(tol, dtype=lhs.dtype, device=lhs.device).expand_as(lhs)
     if lhs.shape != rhs.shape or lhs.ndim != 1:
         raise ValueError(
             f"relation {relation.name!r}: evaluate must return 1-d lhs and rhs of one shape, "
             f"got {tuple(lhs.shape)} and {tuple(rhs.shape)}"
         )
+    tol = torch.as_tensor(tol, dtype=lhs.dtype, device=lhs.device)
+    if tol.ndim == 0 or tol.numel() == 1:
+        tol = tol.reshape(()).expand_as(lhs)  # a scalar tolerance holds for every case of any batch
+    elif tol.shape != lhs.shape:
+        raise ValueError(f"relation {relation.name!r}: the tolerance has shape {tuple(tol.shape)}; "
+                         f"give a scalar or one per case {tuple(lhs.shape)}")
     m = margins(relation.rel, lhs, rhs, tol)
     out = {k: v.detach().double().cpu().numpy() for k, v in
            (("lhs", lhs), ("rhs", rhs), ("tol", tol), ("margin", m))}
@@ -52,7 +58,34 @@ def evaluate_case(relation: Relation, case: dict[str, Any]) -> dict[str, np.ndar
             f"relation {relation.name!r} evaluated to a non-finite value on case {i} "
             f"(lhs={out['lhs'][i]!r}, rhs={out['rhs'][i]!r}): a defect of the check or operator"
         )
+    _check_tolerance_width(relation, out)
     return out
+
+
+def bare_fails(rel: str, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Where the relation fails without any tolerance."""
+    if rel == "<=":
+        return lhs > rhs
+    if rel == ">=":
+        return lhs < rhs
+    return lhs != rhs
+
+
+def _check_tolerance_width(relation: Relation, values: dict[str, np.ndarray]) -> None:
+    """A tolerance as wide as the bound itself makes the comparison vacuous: a load error.
+
+    On every case where the two sides differ, the tolerance must be smaller than the larger of
+    |lhs| and |rhs|. A case whose bound (rhs) is exactly 0 is exempt: there the relation compares a
+    residual with 0, and the tolerance is the residual's round-off allowance, not a share of a bound.
+    """
+    lhs, rhs, tol = values["lhs"], values["rhs"], values["tol"]
+    wide = (lhs != rhs) & (rhs != 0) & (tol >= np.maximum(np.abs(lhs), np.abs(rhs)))
+    if wide.any():
+        i = int(np.flatnonzero(wide)[0])
+        raise ValueError(
+            f"relation {relation.name!r}: tolerance {tol[i]:.3g} is as wide as the bound on case {i} "
+            f"(lhs {lhs[i]:.6g}, rhs {rhs[i]:.6g}): a comparison this loose cannot fail; state a "
+            f"tolerance smaller than the quantities compared ({describe_tolerance(relation.tolerance)})")
 
 
 def _relative(margin, rhs, tol):
@@ -98,10 +131,13 @@ def check_relation(relation: Relation, ctx: Context) -> dict[str, Any]:
     n_cases = n_violations = 0
     worst: tuple[float, dict, dict] | None = None  # (relative margin, case, values)
     closest = -math.inf
+    by_tolerance = 0  # cases that fail the bare comparison but pass within the tolerance
     for batch in relation.sample(ctx, ctx.generator(f"relation:{relation.name}")):
         values = evaluate_case(relation, batch)
         n = len(values["margin"])
         n_cases += n
+        by_tolerance += int((bare_fails(relation.rel, values["lhs"], values["rhs"])
+                             & (values["margin"] <= 0)).sum())
         rel_m = _relative(values["margin"], values["rhs"], values["tol"])
         closest = max(closest, float(rel_m.max()))
         violating = values["margin"] > 0
@@ -123,6 +159,15 @@ def check_relation(relation: Relation, ctx: Context) -> dict[str, Any]:
         witness = _witness(relation, ctx, worst[1], worst[2], shrunk=False, source="random")
 
     status = "disagrees" if witness is not None else "agrees"
+    decision = (f"violated beyond the tolerance on {n_violations} of {n_cases} random cases"
+                if witness is not None else f"holds within the tolerance on all {n_cases} random cases")
+    if by_tolerance:
+        decision += f"; the tolerance decided {by_tolerance} of {n_cases} cases (they fail without it)"
+        if status == "agrees" and isinstance(relation.tolerance, Systematic):
+            status = "undecided"
+            decision = (f"decided by a hand-set tolerance on {by_tolerance} of {n_cases} cases: they "
+                        f"fail the bare comparison and pass only within "
+                        f"{describe_tolerance(relation.tolerance)}")
     evidence = {
         "type": "relation",
         "name": relation.name,
@@ -141,13 +186,18 @@ def check_relation(relation: Relation, ctx: Context) -> dict[str, Any]:
         "closest_relative_margin": closest,
         "hypothesis": None if search is None else {k: v for k, v in search.items() if k != "witness"},
         "witness": witness,
+        "decided_by_tolerance": {"cases": by_tolerance, "of": n_cases,
+                                 "share": by_tolerance / n_cases},
         "status": status,
+        "decision": decision,
     }
     evidence["summary"] = _summary(evidence)
     return evidence
 
 
 def _summary(ev: dict[str, Any]) -> str:
+    if ev["status"] == "undecided":
+        return ev["decision"]
     if ev["witness"] is None:
         return (f"holds on {ev['cases']} random cases"
                 + (f" and {ev['hypothesis']['examples']} adversarial ones" if ev["hypothesis"] else "")

@@ -16,6 +16,7 @@ from attnaudit.checks.fitting import (
     decades,
     fit_power_law,
     law_abscissa,
+    local_exponents,
     nearest_simple_exponent,
 )
 
@@ -443,8 +444,16 @@ def test_scaling_evidence_for_exponential_polylog_and_flat_laws():
 def test_scaling_evidence_with_error_bars_and_a_shape_check():
     from attnaudit.checks.laws import check_scaling
 
-    ev = check_scaling(_law(measure=lambda ctx, g: (g**2, 0.01 * g**2)), _ctx())
-    assert ev["points"]["yerr"] == pytest.approx(list(0.01 * np.logspace(0, 3, 7) ** 2))
+    def noisy(ctx, g):
+        return g**2 * np.exp(0.01 * ctx.numpy_rng("noise").standard_normal(len(g)))
+
+    ev = check_scaling(_law(measure=noisy, replicates=3), _ctx())
+    draws = np.array([noisy(_ctx().replicate(r), np.logspace(0, 3, 7)) for r in range(3)])
+    assert ev["replicates"] == 3 and np.allclose(ev["points"]["draws"], draws, rtol=1e-15, atol=0)
+    assert ev["points"]["y"] == pytest.approx(list(draws.mean(axis=0)))
+    assert ev["points"]["yerr"] == pytest.approx(list(draws.std(axis=0, ddof=1) / np.sqrt(3)))
+    with pytest.raises(ValueError, match="a spec cannot supply an error bar: set replicates=R"):
+        check_scaling(_law(measure=lambda ctx, g: (g**2, 0.01 * g**2)), _ctx())
     with pytest.raises(ValueError, match=r"measured \(6,\) values for \(7,\) points"):
         check_scaling(_law(measure=lambda ctx, g: g[:-1] ** 2), _ctx())
 
@@ -484,8 +493,11 @@ def test_limit_evidence_rejects_bad_gaps():
         check_limit(_limit(gap=lambda ctx, g: 0 * g), _ctx())
     with pytest.raises(ValueError, match=r"measured \(6,\) gaps for \(7,\) points"):
         check_limit(_limit(gap=lambda ctx, g: 1 / g[:-1]), _ctx())
-    ev = check_limit(_limit(gap=lambda ctx, g: (1 / g, 0.01 / g)), _ctx())
-    assert ev["points"]["yerr"] is not None and ev["status"] == "agrees"
+    with pytest.raises(ValueError, match="a spec cannot supply an error bar"):
+        check_limit(_limit(gap=lambda ctx, g: (1 / g, 0.01 / g)), _ctx())
+    ev = check_limit(_limit(gap=lambda ctx, g: 1 / g * (1 + 0.001 * ctx.numpy_rng("n").random(len(g))),
+                            replicates=4), _ctx())
+    assert ev["points"]["yerr"] is not None and ev["status"] == "agrees" and ev["replicates"] == 4
 
 
 def test_limit_and_law_validation():
@@ -727,30 +739,36 @@ def test_scaling_evidence_record_in_full():
     def measure(ctx, g):
         assert ctx.claim_id == "toy/laws"
         y = 4.0 * g**1.234567 * (1 + 0.5 / g) * np.exp(NOISE)
-        return torch.tensor(y, requires_grad=True), torch.tensor(0.05 * y)
+        return torch.tensor(y, requires_grad=True)
 
     law = _law(name="full-law", exponent=1.234567, grid=grid, measure=measure, reading=None,
                role="proof")
     ev = check_scaling(law, _ctx())
     x = np.logspace(0, 3, 7)
     y = 4.0 * x**1.234567 * (1 + 0.5 / x) * np.exp(NOISE)
-    ref = fit_power_law(x, y, 0.05 * y, rng=_ctx().numpy_rng("bootstrap:full-law"))
+    ref = fit_power_law(x, y, rng=_ctx().numpy_rng("bootstrap:full-law"))
+    local = local_exponents(x, y, rng=_ctx().numpy_rng("bootstrap-local:full-law"))
     assert set(ev) == {"type", "name", "reading", "quantity", "variable", "predicted", "family",
                        "tolerance", "role", "points", "fit", "predicted_exponent",
                        "predicted_prefactor", "order", "exponent_tolerance", "status", "decision",
-                       "summary"}
+                       "summary", "decided_by_tolerance", "replicates", "replicates_requested",
+                       "second_replicate_drawn", "deterministic"}
     assert (ev["type"], ev["name"], ev["role"], ev["predicted"]) == ("scaling", "full-law", "proof",
                                                                      "Θ(n^1.23)")
     assert ev["points"] == {"x": pytest.approx(list(x)), "y": pytest.approx(list(y)),
-                            "yerr": pytest.approx(list(0.05 * y))}
+                            "yerr": None, "draws": [pytest.approx(list(y))]}
     assert ev["fit"] == {"exponent": ref.exponent, "prefactor": ref.prefactor, "ci": list(ref.ci),
                          "ci_level": 0.95, "r2": ref.r2, "band": [list(b) for b in ref.band],
-                         "decades": ref.decades, "law": "power", "flat": False}
+                         "decades": ref.decades, "law": "power", "flat": False,
+                         "drifting": False, "local_exponents": local}
+    assert (ev["replicates"], ev["second_replicate_drawn"], ev["decided_by_tolerance"]) == (1, False, False)
     # the prediction is drawn through the measurement at the largest x
     assert ev["predicted_prefactor"] == pytest.approx(y[-1] / x[-1] ** 1.234567)
     assert ev["summary"] == (f"y ~ n^{ref.exponent:.4g} (95% CI [{ref.ci[0]:.4g}, {ref.ci[1]:.4g}], "
                              f"R² {ref.r2:.4f}) vs predicted Θ(n^1.23): {ev['decision']}")
-    assert ev["decision"] == compare_exponent(ref.ci, 1.234567, "Θ", 0.01, 0.5)[1]
+    assert ev["decision"].startswith(compare_exponent(ref.ci, 1.234567, "Θ", 0.01, 0.5)[1])
+    # a refutation from one draw: the engine drew replicate 1, bitwise identical (deterministic)
+    assert ev["status"] == "disagrees" and ev["deterministic"] is True
 
 
 def test_limit_evidence_record_in_full():
@@ -771,7 +789,8 @@ def test_limit_evidence_record_in_full():
     assert set(ev) == {"type", "name", "reading", "quantity", "variable", "value", "point", "family",
                        "tolerance", "role", "final_gap", "points", "fit", "predicted_exponent",
                        "predicted_prefactor", "order", "exponent_tolerance", "status", "decision",
-                       "summary"}
+                       "summary", "decided_by_tolerance", "replicates", "replicates_requested",
+                       "second_replicate_drawn", "deterministic"}
     assert (ev["type"], ev["name"], ev["reading"], ev["quantity"], ev["variable"], ev["value"],
             ev["point"], ev["family"], ev["role"]) == ("limit", "full-limit", None, "q", "n", "1", "oo",
                                                         "exact", "statement")
