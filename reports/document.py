@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from typing import Any
 
@@ -29,7 +30,9 @@ VERDICTS = ("refuted", "error", "inconclusive", "unverifiable", "confirmed")
 PROOF_STATUSES = ("flawed", "incomplete", "absent", "sound", "unjudged")
 UNJUDGED = "unjudged"
 STEP_STATUSES = ("disagrees", "undecided", "agrees")
-ROLES = ("statement", "proof")
+ROLES = ("statement", "proof", "derivation", "vacuity")
+# How a role is labelled: a "derivation" item is the suite's own step, not the paper's proof.
+ROLE_LABELS = {"derivation": "suite's derivation"}
 PRIMARY = "primary"
 PLOTTED = ("scaling", "limit")
 # What each kind of the gate's differences (checks.gate.Difference.kind) means, in words.
@@ -73,11 +76,53 @@ def key_figure(record: dict[str, Any]) -> str:
     return figure(chosen[0]) if chosen else str(record.get("summary") or "")
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def pretty(text: Any) -> str:
+    """Raw SymPy text as mathematics for display: ``m**4`` → ``m⁴``, ``x**(1/2)`` → ``x^(1/2)``,
+    ``4*(m + 1)`` → ``4·(m + 1)``, a zero-width interval ``[1, 1]`` → ``1 (exact)``. Other text
+    is returned unchanged (the records keep their own text; this is display only)."""
+    text = "" if text is None else str(text)
+    # A zero-width interval "[1, 1]" (an exact value) as the single value.
+    text = re.sub(r"\[\s*([-+]?[\d.]+(?:e[-+]?\d+)?)\s*,\s*\1\s*\]", r"\1 (exact)", text)
+    if "**" not in text and not re.search(r"[\w)]\*[\w(]", text):
+        return text
+    text = re.sub(r"\*\*\(?(-?\d+)\)?(?![\w.(/])", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
+    text = text.replace("**", "^")
+    return re.sub(r"(?<=[\w)])\s*\*\s*(?=[\w(])", "·", text)
+
+
 def number(value: Any, digits: int = 4) -> str:
     """A value as shown everywhere in the report: floats to ``digits`` significant digits."""
     if isinstance(value, float):
         return "0" if value == 0 else f"{value:.{digits}g}"
     return "—" if value is None else str(value)
+
+
+def interval(lo: Any, hi: Any) -> str:
+    """``[lo, hi]`` to the precision that shows its width; a zero-width one as its single value."""
+    if not all(isinstance(v, (int, float)) and math.isfinite(v) for v in (lo, hi)):
+        return f"[{number(lo)}, {number(hi)}]"
+    if lo == hi:
+        return f"{number(float(lo))} (exact)"
+    digits = 4
+    while digits < 12 and number(float(lo), digits) == number(float(hi), digits):
+        digits += 1
+    return f"[{number(float(lo), digits)}, {number(float(hi), digits)}]"
+
+
+def local_exponents(items: list[Any]) -> str:
+    """``x 16–256: 1.02 [0.98, 1.06]; …`` from a fit's ``local_exponents``."""
+    out = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        x = item.get("x") if isinstance(item.get("x"), (list, tuple)) else [None, None]
+        ci = item.get("ci") if isinstance(item.get("ci"), (list, tuple)) and len(item["ci"]) == 2 else None
+        out.append(f"x {number(x[0])}–{number(x[-1])}: {number(item.get('exponent'))}"
+                   + (f" {interval(*ci)}" if ci else ""))
+    return "; ".join(out) or "—"
 
 
 def _fact(label: str, value: Any, mono: bool = False) -> dict[str, Any]:
@@ -115,11 +160,19 @@ def evidence_facts(ev: dict[str, Any]) -> list[dict[str, Any]]:
             r2 = ("flat to round-off, R² undefined" if fit.get("flat")
                   else f"R² {number(fit.get('r2'))}")
             facts.append(_fact(f"fitted {law}",
-                               f"{number(fit.get('exponent'))} (95% CI [{number(lo)}, {number(hi)}], "
+                               f"{number(fit.get('exponent'))} (95% CI {interval(lo, hi)}, "
                                f"{r2}, {number(fit.get('decades'), 3)} decades)"))
             facts.append(_fact(f"predicted {law}", f"{number(ev.get('predicted_exponent'))} "
                                f"({number(ev.get('order'))}; tolerance ± "
                                f"{number(ev.get('exponent_tolerance'))})"))
+        if isinstance(fit, dict) and fit.get("drifting") is not None:
+            facts.append(_fact("drifting", "yes: the local exponent changes along the sweep"
+                               if fit.get("drifting") else "no"))
+        if isinstance(fit, dict) and fit.get("local_exponents"):
+            facts.append(_fact("local exponents", local_exponents(fit["local_exponents"])))
+        if ev.get("decided_by_tolerance") is not None:
+            facts.append(_fact("decided by the tolerance", "yes: without it the interval does not "
+                               "agree" if ev.get("decided_by_tolerance") else "no"))
         if ev.get("decision"):
             facts.append(_fact("decision", str(ev["decision"])))
         if ev.get("family"):
@@ -195,8 +248,20 @@ def _controls(ev: dict[str, Any]) -> list[dict[str, Any]]:
                     "failed": failed, "outcome": "failed" if failed else "passed",
                     "meaning": ("the check discriminates" if failed
                                 else "cannot discriminate (not evidence)"),
-                    "status": c.get("status"), "summary": number(c.get("summary"))})
+                    "status": c.get("status"), "summary": number(c.get("summary")),
+                    "contrast": c.get("contrast") if isinstance(c.get("contrast"), str) else None,
+                    "hypothesis": str(c["hypothesis"]) if c.get("hypothesis") else None,
+                    # A control's own witness or values, shown under its variant's name.
+                    "own_values": _control_values(c)})
     return out
+
+
+def _control_values(c: dict[str, Any]) -> list[dict[str, Any]]:
+    values = c.get("witness") if isinstance(c.get("witness"), dict) else c.get("values")
+    if not isinstance(values, dict):
+        return []
+    return [_fact(str(k), v if isinstance(v, (str, int, float)) or v is None else json.dumps(v),
+                  mono=True) for k, v in values.items()]
 
 
 def controls_outcome(ev: dict[str, Any]) -> str:
@@ -227,9 +292,9 @@ def _evidence(record: dict[str, Any], finding: str | None) -> list[dict[str, Any
         plotted = ev.get("type") in PLOTTED and "fit" in ev and "points" in ev
         role = ev.get("role") if ev.get("role") in ROLES else None
         out.append(ev | _reading_of(ev, readings, old) | {
-            "figure": figure(ev), "facts": evidence_facts(ev), "witness_facts": witness_facts(ev),
+            "figure": pretty(figure(ev)), "facts": evidence_facts(ev), "witness_facts": witness_facts(ev),
             "plot_id": f"{slug(record['id'])}__{ev.get('name', '')}" if plotted else None,
-            "role": role, "controls": _controls(ev),
+            "role": role, "role_label": ROLE_LABELS.get(role or "", role), "controls": _controls(ev),
             "control_outcome": None if old else controls_outcome(ev),
             # An agreeing statement check with no control cannot back a confirmation: say so.
             "uncontrolled": (not old and role == "statement" and ev.get("status") == "agrees"
@@ -265,7 +330,7 @@ def _derivation(record: dict[str, Any], finding: str | None) -> dict[str, Any]:
     for i, s in enumerate(derivation.get("steps") or []):
         status, role = step_status(s), s.get("role") if s.get("role") in ROLES else None
         step = s | _reading_of(s, readings, old) | {
-            "index": i + 1, "status": status, "role": role,
+            "index": i + 1, "status": status, "role": role, "role_label": ROLE_LABELS.get(role or "", role),
             "derived_text": _verdict_of_holds(s), "marks": []}
         if old:
             if i == derivation.get("first_disagreement"):
@@ -325,6 +390,37 @@ def _readings(record: dict[str, Any], steps: list[dict[str, Any]], evidence: lis
     return out
 
 
+def _clauses(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each quoted clause of the statement with its own verdict (absent from older records)."""
+    out = []
+    for c in record.get("clauses") or []:
+        if isinstance(c, dict):
+            out.append({"id": str(c.get("id") or ""), "quote": str(c.get("quote") or ""),
+                        "verdict": str(c.get("verdict") or record["verdict"]),
+                        "summary": str(c.get("summary") or ""),
+                        "undefined": str(c["undefined"]) if c.get("undefined") else None})
+    return out
+
+
+def _proof_steps(record: dict[str, Any], steps: list[dict[str, Any]], evidence: list[dict[str, Any]]
+                 ) -> list[dict[str, Any]]:
+    """The paper's quoted proof steps in source order, each with the items that check it (links
+    to derivation steps and checks by name); empty for records without them."""
+    proof = record.get("proof") if isinstance(record.get("proof"), dict) else {}
+    by_name = {s.get("name"): f"step-{s['index']}" for s in steps}
+    by_name.update({e.get("name"): f"check-{e.get('name')}" for e in evidence})
+    out = []
+    for st in proof.get("steps") or []:
+        if not isinstance(st, dict):
+            continue
+        items = [i if isinstance(i, str) else str((i or {}).get("name") or (i or {}).get("id") or i)
+                 for i in st.get("items") or []]
+        out.append({"id": str(st.get("id") or ""), "quote": str(st.get("quote") or ""),
+                    "status": str(st.get("status") or "unjudged"),
+                    "checked_by": [{"name": i, "anchor": by_name.get(i)} for i in items]})
+    return out
+
+
 def _claim(record: dict[str, Any], seconds: float | None, gate: Difference | None,
            gated: bool, proof_locked: bool) -> dict[str, Any]:
     versions = record.get("versions") or {}
@@ -349,8 +445,13 @@ def _claim(record: dict[str, Any], seconds: float | None, gate: Difference | Non
         "id": record["id"], "slug": slug(record["id"]), "paper": record.get("paper", ""),
         "label": record.get("label", ""), "section": record.get("section", ""),
         "kind": record.get("kind", ""), "verdict": record["verdict"], "proof": proof,
+        "verdict_rank": rank(record["verdict"], VERDICTS),
         "legacy": legacy(record),
-        "summary": record.get("summary", ""), "key_figure": key_figure(record),
+        "clauses": _clauses(record),
+        "proof_steps": _proof_steps(record, derivation["steps"], evidence),
+        "confirmation": (record.get("confirmation") if record.get("confirmation") in
+                         ("identity", "empirical") else None),
+        "summary": pretty(record.get("summary", "")), "key_figure": pretty(key_figure(record)),
         "statement": record.get("statement", ""), "reading": record.get("reading", ""),
         "readings": _readings(record, derivation["steps"], evidence),
         "notes": record.get("notes", ""), "derivation": derivation,
@@ -379,6 +480,18 @@ def _proof_counts(claims: list[dict[str, Any]]) -> dict[str, int]:
     counted = Counter(c["proof"]["status"] for c in claims)
     return {v: counted.get(v, 0) for v in PROOF_STATUSES} | {
         v: n for v, n in sorted(counted.items()) if v not in PROOF_STATUSES}
+
+
+def findings(claims: list[dict[str, Any]]) -> dict[str, Any]:
+    """The front page's first section: refuted claims, then errors and inconclusive ones, then
+    the confirmed, counted apart as identities (true by construction) and empirical confirmations."""
+    confirmed = [c for c in claims if c["verdict"] == "confirmed"]
+    return {"refuted": [c for c in claims if c["verdict"] == "refuted"],
+            "errors": [c for c in claims if c["verdict"] == "error"],
+            "inconclusive": [c for c in claims if c["verdict"] in ("inconclusive", "unverifiable")],
+            "confirmed": len(confirmed),
+            "identities": sum(c["confirmation"] == "identity" for c in confirmed),
+            "empirical": sum(c["confirmation"] != "identity" for c in confirmed)}
 
 
 def rank(value: str, order: tuple[str, ...]) -> int:
@@ -430,6 +543,7 @@ def build_document(results: dict[str, Any], *, timings: dict[str, float] | None 
     return {
         "source": source,
         "total": len(claims),
+        "findings": findings(claims),
         "counts": _counts(claims),
         "proof_counts": _proof_counts(claims),
         "papers": papers,

@@ -13,7 +13,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from attnaudit.reports.document import PROOF_STATUSES, VERDICTS, rank
+from attnaudit.reports.document import PROOF_STATUSES, VERDICTS, pretty, rank
 from attnaudit.reports.formulas import mathml, split_statement
 
 
@@ -44,7 +44,8 @@ def environment() -> Environment:
                       autoescape=select_autoescape(default=True, default_for_string=True),
                       trim_blocks=True, lstrip_blocks=True,
                       keep_trailing_newline=True)
-    env.filters.update(formula=_formula, statement=_statement, claim_id=_claim_id, rank=rank)
+    env.filters.update(formula=_formula, statement=_statement, claim_id=_claim_id, rank=rank,
+                       pretty=pretty)
     env.globals["verdicts"] = VERDICTS
     env.globals["proof_statuses"] = PROOF_STATUSES
     return env

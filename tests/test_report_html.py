@@ -100,7 +100,11 @@ def test_claims_table_has_a_proof_column_beside_the_verdict(tmp_path, report_res
     rows = [a for t, a in parsed.tags if t == "tr" and "data-verdict" in a]
     by_id = {r["id"]: r for r in report_results["results"]}
     assert len(rows) == len(by_id)
-    for row, cid in zip(rows, sorted(by_id), strict=True):
+    # Findings first: worst verdict first (refuted, error, inconclusive, ...), then by id.
+    from attnaudit.reports.document import VERDICTS, rank
+
+    order = sorted(by_id, key=lambda cid: (rank(by_id[cid]["verdict"], VERDICTS), cid))
+    for row, cid in zip(rows, order, strict=True):
         record = by_id[cid]
         assert row["data-verdict"] == record["verdict"]
         assert row["data-proof"] == (record["proof"]["status"] or "unjudged")
@@ -416,3 +420,70 @@ def test_informational_columns_are_shown_and_marked_not_compared(tmp_path, repor
     text = " ".join(parse(out / "claims" / f"{slug(record['id'])}.html").text)
     assert "bytes per token (informational, not compared)" in text
     assert "8, 16, 32" in text
+
+
+def with_new_fields(results: dict) -> dict:
+    """The fields the engine adds (clauses, quoted proof steps, derivation roles, control
+    contrasts, confirmation kind, drift and local exponents) on the fixture's records."""
+    results = copy.deepcopy(results)
+    by_id = {r["id"]: r for r in results["results"]}
+    refuted = by_id["toy/refuted-rate"]
+    refuted["clauses"] = [
+        {"id": "(i)", "quote": "for every n ≥ 2", "verdict": "confirmed", "summary": "holds on 64 cases",
+         "undefined": None},
+        {"id": "(ii)", "quote": "‖J‖₂ = O(n/√d)", "verdict": "refuted",
+         "summary": "slope 1.5 vs predicted 1: -(16*m**4)/(4*(m + 1)**2)", "undefined": None}]
+    refuted["proof"]["steps"] = [{"id": "eq. (7)", "quote": "by Cauchy–Schwarz, ‖J‖ ≤ n",
+                                  "status": "undecided",
+                                  "items": [refuted["derivation"]["steps"][0]["name"], "no-such-item"]}]
+    refuted["derivation"]["steps"][0]["role"] = "derivation"
+    ev = next(e for e in refuted["evidence"] if e.get("fit"))
+    ev["fit"] |= {"drifting": True, "ci": [1.5, 1.5],
+                  "local_exponents": [{"x": [16, 128], "exponent": 1.2, "ci": [1.1, 1.3]},
+                                      {"x": [128, 2048], "exponent": 1.6, "ci": [1.5, 1.7]}]}
+    ev["decided_by_tolerance"] = False
+    ev["controls"] = [_control_with_contrast()]
+    by_id["toy/confirmed-rate"]["confirmation"] = "identity"
+    return results
+
+
+def _control_with_contrast() -> dict:
+    return {"check": "rate", "variant": "keys not normalised", "failed": True, "status": "disagrees",
+            "summary": "fails under the variant", "contrast": "hypothesis",
+            "hypothesis": "the keys lie on the unit sphere", "witness": {"n": 64, "lhs": 3.5}}
+
+
+def test_new_record_fields_render_and_their_absence_does_not_crash(tmp_path, report_results):
+    out, _ = render(tmp_path, with_new_fields(report_results))
+    page = (out / "claims" / f"{slug('toy/refuted-rate')}.html").read_text(encoding="utf-8")
+    assert 'id="clause-(ii)"' in page and "‖J‖₂ = O(n/√d)" in page
+    assert "16·m⁴" in page and "m**4" not in page  # SymPy text shown as mathematics
+    assert 'id="proof-steps"' in page and "by Cauchy–Schwarz" in page
+    assert '<a href="#step-1"><code>' in page and "<code>no-such-item</code>" in page
+    assert "suite&#39;s derivation" in page
+    assert "contrast: hypothesis" in page and "Hypothesis: the keys lie on the unit sphere" in page
+    assert "Under <em>keys not normalised</em>" in page
+    assert "1.5 (exact)" in page and "[1.5, 1.5]" not in page
+    assert "x 16–128: 1.2 [1.1, 1.3]" in page and "drifting" in page
+    assert "decided by the tolerance" in page
+    index = (out / "index.html").read_text(encoding="utf-8")
+    findings = index[index.index('id="findings"'):index.index('id="papers"')]
+    assert findings.index("Refuted") < findings.index("Errors and undecided")
+    assert "clause <code>(ii)</code>" in findings
+    assert "1 identity" in findings and "badge outline identity" in index
+    # The fixture as it is (none of these fields) still renders.
+    render(tmp_path / "plain", report_results)
+
+
+def test_the_first_false_step_label_sits_in_the_step_cell_not_over_it(tmp_path, report_results):
+    out, _ = render(tmp_path, report_results)
+    page = (out / "claims" / f"{slug('toy/flawed-proof')}.html").read_text(encoding="utf-8")
+    assert '<td class="num">' in page
+    for cell in page.split('<td class="num">')[1:]:
+        assert "step-mark" not in cell[:cell.index("</td>")]  # the narrow nowrap cell holds the index only
+    assert '<div class="step-mark" title="the proof&#39;s first false step">' in page
+
+
+def test_operator_names_render_upright_as_one_word():
+    assert "<mo>eff-rank</mo>" in mathml(r"\operatorname{eff-rank}(X) \le 2")
+    assert "<mi>e</mi>" not in mathml(r"\operatorname{eff-rank}(X)")
