@@ -144,6 +144,9 @@ def report_data(document: dict[str, Any], out: Path) -> dict[str, Any]:
     """What the template reads: the document, each claim, step, check and table cell carrying a
     ``pdf`` entry with its formulas as trees and its facts formatted as strings."""
     doc = _plain(document)
+    # The template computes its findings section from the claims: keep ids, not copies.
+    doc["findings"] = {k: [c["id"] for c in v] if isinstance(v, list) else v
+                       for k, v in (doc.get("findings") or {}).items()}
     for claim in doc.get("claims") or []:
         for step in (claim.get("derivation") or {}).get("steps") or []:
             step["pdf"] = {"paper": formula(step.get("paper_latex")),

@@ -316,3 +316,12 @@ def test_page_one_renders(tmp_path, built):
     assert len(pages) == 1 and pages[0].stat().st_size > 1000
     png = pages[0].read_bytes()
     assert png.startswith(b"\x89PNG")
+
+
+def test_the_pdf_opens_with_findings_refuted_first(built):
+    _, text = built
+    flat = " ".join(text.split())
+    findings = flat[flat.index("Findings"):flat.index("Papers")]
+    assert findings.index("Refuted (2)") < findings.index("Errors and undecided (3)")
+    assert "toy/refuted-rate" in findings and "toy/errored" in findings
+    assert "Confirmed (2): 2 empirical, 0 identities" in findings
