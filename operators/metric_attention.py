@@ -247,23 +247,27 @@ def composite_residual(x: torch.Tensor) -> torch.Tensor:
     return composite_norm(x - x.mean(dim=-2, keepdim=True))
 
 
-TINY = 1e-30  # below this relative residual a layer is propagated at leading order (log scale)
-
-
 def collapse_stack(c: torch.Tensor, r: torch.Tensor, wq: torch.Tensor, wk: torch.Tensor, wv: torch.Tensor,
                    *, u: torch.Tensor | None = None, tau: float = 1.0, kind: str = "distance",
                    with_erank: bool = False):
-    r"""A pure attention stack (no residual, no FFN) on X = 1cᵀ + R, in residual-exact form.
+    r"""A pure attention stack (no residual, no FFN) on X = 1cᵀ + R, every layer computed in full.
 
     Each layer: X ← softmax(S(XW_Q, XW_K)) X W_V, with S the dot product qᵀk/τ (``kind="dot"``)
     or the metric distance −(q_i−k_j)ᵀg_ij(q_i−k_j)/τ (``kind="distance"``; ``u`` the
-    per-position factors, fixed across depth, or None for g = I). Scores are split exactly
-    into row terms (dropped: they cancel), column terms and the coupled part C_ij, which is
-    small when R is; P = 1pᵀ + E with E from expm1(C), so res(X) keeps its relative accuracy
-    long after it falls below ‖c‖·u. R is carried as e^{λ}·R̂ with ‖R̂‖_{1,∞} = 1; once the
-    relative residual is below ``TINY`` a layer is propagated at leading order in e^{λ}
-    (E ≈ p∘(C_k − Σ_j p_j C_k), C_k the coupled part of lowest degree k: 2 without metrics, 1
-    with), whose relative error O(TINY) is far below round-off, so λ can fall to −10⁶.
+    per-position factors, fixed across depth, or None for g = I).
+
+    The form is residual-exact and of unbounded exponent range: R is carried as e^{λ}·R̂ with
+    ‖R̂‖_{1,∞} = 1 and λ a float64 logarithm (so the residual can reach e^{−10⁹}, far beyond
+    float64's 1e-308). With s = e^{λ}, the scores are split exactly (algebra, no approximation)
+    into row terms (they cancel in the softmax), column terms (a polynomial in s; they give p =
+    softmax(col)) and the coupled part C = Σ_k s^k C_k, each C_k formed from R̂ alone (k = 2 only
+    without metrics; k = 1 and 2 with them). C is carried as σ·Ĉ with log σ = max_k(kλ +
+    log max|C_k|), computed from the C_k (no degree is assumed), and every layer is then
+    evaluated in full: e^{C} − 1 = σ·Ĉ·φ(σĈ) with φ(x) = (e^x − 1)/x, z = Σ_j p_j(e^{C_ij} − 1),
+    P = 1pᵀ + E with E = p∘(e^C − 1 − z)/(1 + z), R' = s·center(E R̂W_V), c' = cW_V + s·(pᵀR̂W_V +
+    mean(E R̂W_V)), so λ' = λ + log σ + log‖center(Ê R̂W_V)‖. A term below float64's relative
+    precision of the term it is added to is lost exactly as float64 arithmetic loses it; nothing
+    is propagated by a formula that presumes the per-layer order.
 
     Args:
         c: ``(B, d)``; r: ``(B, L, d)`` with zero column means; wq, wk, wv: ``(B, depth, d, d)``;
@@ -286,40 +290,37 @@ def collapse_stack(c: torch.Tensor, r: torch.Tensor, wq: torch.Tensor, wk: torch
     for layer in range(wq.shape[1]):
         w_q, w_k, w_v = wq[:, layer], wk[:, layer], wv[:, layer]
         mq, mk = torch.einsum("bd,bde->be", c, w_q), torch.einsum("bd,bde->be", c, w_k)
-        ahat, bhat = rhat @ w_q, rhat @ w_k
-        rvhat = rhat @ w_v
-        s = torch.exp(lam)[:, None, None]
-        # full layer at the actual scale
-        a, b = s * ahat, s * bhat
-        if kind == "dot":
-            col = torch.einsum("bd,bjd->bj", mq, b) / tau
-            coupled = torch.einsum("bid,bjd->bij", a, b) / tau
-        else:
-            col, coupled = _distance_split(mq - mk, a, b, u, tau)
+        ahat, bhat, rvhat = rhat @ w_q, rhat @ w_k, rhat @ w_v
+        s = torch.exp(lam)                                          # may underflow to 0: col only
+        col, parts = _score_parts(kind, mq, mk, ahat, bhat, u, tau, s)
+        log_sigma = torch.stack([k * lam + torch.log(ck.abs().amax((-1, -2))) for k, ck in parts]).amax(0)
+        chat = sum(torch.exp(k * lam - log_sigma)[:, None, None] * ck for k, ck in parts)
+        x = torch.exp(log_sigma)[:, None, None] * chat              # the coupled part (0 if tiny)
+        em_hat = chat * _expm1_over_x(x)                            # (e^C − 1)/σ
         p = torch.softmax(col, dim=-1)
-        em = torch.expm1(coupled)
-        z = torch.einsum("bj,bij->bi", p, em)
-        e = p[:, None, :] * (em - z[..., None]) / (1.0 + z[..., None])
-        full = e @ rvhat                                            # R'/s
-        # leading order in s (relative error O(s))
-        deg, lead, col0 = _leading(kind, mq - mk, ahat, bhat, u, tau)
-        p0 = torch.softmax(col0, dim=-1)
-        lead_e = p0[:, None, :] * (lead - torch.einsum("bj,bij->bi", p0, lead)[..., None])
-        small = (lam - out_scale[-1]) < math.log(TINY)
-        new_c = torch.einsum("bd,bde->be", c, w_v)
-        new_c = new_c + torch.where(small[:, None], 0.0, s[:, 0] * (torch.einsum("bj,bjd->bd", p, rvhat)
-                                                                  + full.mean(dim=-2)))
-        step = torch.where(small[:, None, None], lead_e @ rvhat, full)
-        step = step - step.mean(dim=-2, keepdim=True)
+        z_hat = torch.einsum("bj,bij->bi", p, em_hat)
+        denom = 1.0 + torch.exp(log_sigma)[:, None] * z_hat
+        e_hat = p[:, None, :] * (em_hat - z_hat[..., None]) / denom[..., None]   # E/σ
+        er = e_hat @ rvhat                                          # E R̂ W_V / σ
+        mean_er = er.mean(dim=-2)
+        step = er - mean_er[:, None, :]
         nrm = composite_norm(step)
-        lam = torch.where(small, (deg + 1) * lam, lam) + torch.log(nrm)
+        c = (torch.einsum("bd,bde->be", c, w_v)
+             + s[:, None] * (torch.einsum("bj,bjd->bd", p, rvhat) + torch.exp(log_sigma)[:, None] * mean_er))
+        lam = lam + log_sigma + torch.log(nrm)
         rhat = step / nrm[:, None, None]
-        c = new_c
         out_res.append(lam)
         out_scale.append(torch.log(math.sqrt(n) * c.abs().sum(-1)))
         out_erank.append(_log_erank_excess(c, rhat, lam, n))
     res, scale = torch.stack(out_res, dim=-1), torch.stack(out_scale, dim=-1)
     return (res, scale, torch.stack(out_erank, dim=-1)) if with_erank else (res, scale)
+
+
+def _expm1_over_x(x):
+    """φ(x) = (e^x − 1)/x, φ(0) = 1, to float64 relative precision for every x (series near 0)."""
+    small = x.abs() < 1e-5
+    safe = torch.where(small, torch.ones_like(x), x)
+    return torch.where(small, 1.0 + x / 2 + x * x / 6, torch.expm1(safe) / safe)
 
 
 def _log_erank_excess(c, rhat, lam, n):
@@ -336,32 +337,25 @@ def _log_erank_excess(c, rhat, lam, n):
     return 2 * lam + torch.log(num1 + e2 * num2) - torch.log(den)
 
 
-def _leading(kind, m, a, b, u, tau):
-    """(degree k, coupled part of degree k in (a, b), column part at R = 0) of the scores."""
-    if kind == "dot":
-        zero = torch.zeros(a.shape[:2], dtype=a.dtype, device=a.device)
-        return 2, torch.einsum("bid,bjd->bij", a, b) / tau, zero
-    if u is None:
-        col0 = (-0.5 * m.square().sum(-1) / tau)[:, None].expand(a.shape[:2])
-        return 2, 2.0 * torch.einsum("bid,bjd->bij", a, b) / tau, col0
-    mu = torch.einsum("bd,btdr->btr", m, u)
-    ub = torch.einsum("btdr,bjd->bjtr", u, b).transpose(1, 2)      # [b, i, j, r] = U_iᵀ b_j
-    ua = torch.einsum("btdr,bid->bitr", u, a)                       # [b, i, j, r] = U_jᵀ a_i
-    lin = -torch.einsum("bir,bijr->bij", mu, ub) + torch.einsum("bijr,bjr->bij", ua, mu)
-    col0 = -0.5 * (m.square().sum(-1)[:, None] + mu.square().sum(-1)) / tau
-    return 1, -lin / tau, col0
+def _score_parts(kind, mq, mk, a, b, u, tau, s):
+    """(column part at scale s, [(k, C_k)]) of the scores of q_i = m_q + s·a_i, k_j = m_k + s·b_j.
 
-
-def _distance_split(m, a, b, u, tau):
-    """Column part and coupled part of −D_ij/τ for Δ_ij = m + a_i − b_j (rows dropped).
-
-    ½Δᵀ(G_i + G_j)Δ, G_t = I + U_tU_tᵀ, expands into row terms, the column terms
-    −mᵀb_j + ½‖b_j‖² + ½‖m − b_j‖² + ½‖U_jᵀ(m − b_j)‖² and the coupled terms
-    −2a_iᵀb_j − mᵀU_iU_iᵀb_j + a_iᵀU_jU_jᵀm − a_iᵀ(U_iU_iᵀ + U_jU_jᵀ)b_j + ½‖U_jᵀa_i‖² + ½‖U_iᵀb_j‖².
+    The coupled part (depending on both i and j) is Σ_k s^k C_k with C_k formed from a, b (the
+    residual directions) alone; row terms are dropped (they cancel in the softmax). For
+    ``kind="distance"``, ½Δᵀ(G_i + G_j)Δ with Δ_ij = m + s(a_i − b_j), m = m_q − m_k, G_t = I + U_tU_tᵀ,
+    has the column terms −s·mᵀb_j + ½‖m − s·b_j‖² + ½s²‖b_j‖² + ½‖U_jᵀ(m − s·b_j)‖², the coupled
+    terms of degree 1, s(−μ_iᵀU_iᵀb_j + (U_jᵀa_i)ᵀμ_j) with μ_t = U_tᵀm, and of degree 2,
+    s²(−2a_iᵀb_j − (U_iᵀa_i)ᵀU_iᵀb_j − (U_jᵀa_i)ᵀU_jᵀb_j + ½‖U_jᵀa_i‖² + ½‖U_iᵀb_j‖²).
     """
-    col_d = -torch.einsum("bd,bjd->bj", m, b) + 0.5 * (m[:, None, :] - b).square().sum(-1) \
-        + 0.5 * b.square().sum(-1)
-    coupled_d = -2.0 * torch.einsum("bid,bjd->bij", a, b)
+    if kind == "dot":
+        col = s[:, None] * torch.einsum("bd,bjd->bj", mq, b) / tau
+        return col, [(2, torch.einsum("bid,bjd->bij", a, b) / tau)]
+    m = mq - mk
+    sb = s[:, None, None] * b
+    col_d = (-torch.einsum("bd,bjd->bj", m, sb) + 0.5 * (m[:, None, :] - sb).square().sum(-1)
+             + 0.5 * sb.square().sum(-1))
+    deg2 = -2.0 * torch.einsum("bid,bjd->bij", a, b)
+    parts = []
     if u is not None:
         mu = torch.einsum("bd,btdr->btr", m, u)                     # U_tᵀm per position
         ua = torch.einsum("btdr,bid->bitr", u, a)                   # [b, i, j, r] = U_jᵀ a_i
@@ -369,11 +363,10 @@ def _distance_split(m, a, b, u, tau):
         ub_jj = torch.einsum("bjjr->bjr", ub)
         ub_ij = ub.transpose(1, 2)                                  # [b, i, j, r] = U_iᵀ b_j
         ua_ii = torch.einsum("biir->bir", ua)
-        col_d = col_d + 0.5 * (mu - ub_jj).square().sum(-1)
-        coupled_d = (coupled_d
-                     - torch.einsum("bir,bijr->bij", mu, ub_ij)
-                     + torch.einsum("bijr,bjr->bij", ua, mu)
-                     - torch.einsum("bir,bijr->bij", ua_ii, ub_ij)
-                     - torch.einsum("bijr,bjr->bij", ua, ub_jj)
-                     + 0.5 * ua.square().sum(-1) + 0.5 * ub_ij.square().sum(-1))
-    return -col_d / tau, -coupled_d / tau
+        col_d = col_d + 0.5 * (mu - s[:, None, None] * ub_jj).square().sum(-1)
+        deg1 = -torch.einsum("bir,bijr->bij", mu, ub_ij) + torch.einsum("bijr,bjr->bij", ua, mu)
+        parts.append((1, -deg1 / tau))
+        deg2 = (deg2 - torch.einsum("bir,bijr->bij", ua_ii, ub_ij) - torch.einsum("bijr,bjr->bij", ua, ub_jj)
+                + 0.5 * ua.square().sum(-1) + 0.5 * ub_ij.square().sum(-1))
+    parts.append((2, -deg2 / tau))
+    return -col_d / tau, parts
