@@ -77,7 +77,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("gate", help="compare a run's verdicts with the baseline")
     p.add_argument("results", type=Path, metavar="RESULTS.json")
-    p.add_argument("--baseline", type=Path, default=Path("claims/baseline.json"),
+    p.add_argument("--baseline", type=Path, default=None,
                    help="baseline of the built-in claims (a pack's claims are gated against the "
                         "pack's own baseline.json, recorded in the results file)")
     p.add_argument("--accept", action="store_true", help="rewrite the baseline from this run")
@@ -162,6 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("attnaudit: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `attnaudit list | head`: the reader has gone; say nothing more
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAIL
 
 
 def _discover(values: list[str]):
@@ -366,12 +371,21 @@ def _relative(path: str) -> str:
         return str(p)
 
 
+def _baseline() -> Path:
+    """The built-in claims' baseline, found from the installed package (not the working
+    directory: ``gate`` from results/ must find it too); DEFAULT_BASELINE if that is absent."""
+    import attnaudit.claims
+
+    found = Path(next(iter(attnaudit.claims.__path__))) / "baseline.json"
+    return found if found.exists() else DEFAULT_BASELINE
+
+
 def cmd_gate(args) -> int:
     from attnaudit.checks.gate import accept, compare, format_diff, load_baseline, split_by_baseline
     from attnaudit.checks.results import load_document
 
     document = load_document(args.results)
-    groups = split_by_baseline(document["results"], document["papers"], args.baseline)
+    groups = split_by_baseline(document["results"], document["papers"], args.baseline or _baseline())
     if args.accept:
         for path, records, _ in groups:
             print(accept(records, path))
@@ -390,8 +404,8 @@ def cmd_report(args) -> int:
     from attnaudit.reports.render import render_report
 
     baseline = args.baseline
-    if baseline is None and DEFAULT_BASELINE.exists():
-        baseline = DEFAULT_BASELINE
+    if baseline is None and _baseline().exists():
+        baseline = _baseline()
     out = args.out if args.out is not None else args.results.parent / "report"
     try:
         report = render_report(args.results, out, baseline=baseline, pdf=not args.no_pdf,

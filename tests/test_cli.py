@@ -338,3 +338,12 @@ def test_nox_verify_passes_quietly_when_everything_passes(monkeypatch, tmp_path)
     noxfile, _ = _noxfile(monkeypatch)
     monkeypatch.chdir(tmp_path)
     assert noxfile.verify_problems(tmp_path / "none.json", ran=True, reported=True, gated=True) == []
+
+
+def test_the_default_baseline_is_found_from_the_package_not_the_working_directory(tmp_path,
+                                                                                  monkeypatch):
+    from attnaudit.checks.cli import _baseline
+
+    here = _baseline()
+    monkeypatch.chdir(tmp_path)
+    assert _baseline() == here and here.is_absolute() and here.name == "baseline.json"
