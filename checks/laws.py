@@ -92,7 +92,10 @@ def _fit_evidence(ctx: Context, name: str, x, draws, predicted: float, order: st
     fit = fit_power_law(x, y, yerr, rng=ctx.numpy_rng(f"bootstrap:{name}"), law=law)
     local = local_exponents(x, y, yerr, rng=ctx.numpy_rng(f"bootstrap-local:{name}"), law=law)
     drifting = is_drifting(local, tolerance)
-    status, why, by_tol = _decide(fit, local, drifting, predicted, order, tolerance, max_width)
+    poly = None
+    if order == "unbounded" and law != "exponential" and np.all(np.asarray(x) > 1):
+        poly = local_exponents(x, y, yerr, rng=ctx.numpy_rng(f"bootstrap-polylog:{name}"), law="polylog")
+    status, why, by_tol = _decide(fit, local, drifting, predicted, order, tolerance, max_width, poly)
     if by_tol and isinstance(tolerance_obj, Systematic):
         status = "undecided"
         why += f"; decided by a hand-set tolerance (±{tolerance:g}): without it the interval does not agree"
@@ -106,7 +109,8 @@ def _fit_evidence(ctx: Context, name: str, x, draws, predicted: float, order: st
         "fit": {"exponent": fit.exponent, "prefactor": fit.prefactor, "ci": list(fit.ci),
                 "ci_level": 0.95, "r2": fit.r2, "band": [list(b) for b in fit.band],
                 "decades": fit.decades, "law": fit.law, "flat": fit.flat,
-                "drifting": drifting, "local_exponents": local},
+                "drifting": drifting, "local_exponents": local}
+               | ({} if poly is None else {"local_polylog_exponents": poly}),
         "predicted_exponent": predicted,
         "predicted_prefactor": float(y[anchor] / np.exp(predicted * law_abscissa(x, law)[anchor])),
         "order": order,
@@ -125,10 +129,10 @@ def _local_range(local: list[dict]) -> str:
 
 
 def _decide(fit, local, drifting: bool, predicted: float, order: str, tol: float,
-            max_width: float) -> tuple[str, str, bool]:
+            max_width: float, poly=None) -> tuple[str, str, bool]:
     """(status, why, decided_by_tolerance) of a fit and its local exponents against the order."""
     if order in ("unbounded", "subpolynomial"):
-        return _decide_growth(fit, local, order, tol) + (False,)
+        return _decide_growth(fit, local, order, tol, poly) + (False,)
     glob, why = compare_exponent(fit.ci, predicted, order, tol, max_width)
     bare, _ = compare_exponent(fit.ci, predicted, order, FIT_ROUNDOFF, max_width)
     end = local[-1] if local else None
@@ -161,12 +165,16 @@ def _decide(fit, local, drifting: bool, predicted: float, order: str, tol: float
 SUBPOLYNOMIAL_SMALL = 0.1  # an exponent below 0.1 at the grid's end: under a tenth of a decade per decade
 
 
-def _decide_growth(fit, local, order: str, tol: float) -> tuple[str, str]:
-    """``unbounded``: the quantity grows without bound. Tested: every local interval (the global
-    one too), less the tolerance, lies above 0 (it still grows at the end of the grid): agrees; the
-    last window's interval plus the tolerance lies at or below 0 (it has stopped growing where the
-    grid ends): disagrees; otherwise undecided. No finite grid proves unboundedness: this says the
-    growth persists, at every scale measured, up to the grid's end.
+def _decide_growth(fit, local, order: str, tol: float, poly=None) -> tuple[str, str]:
+    """``unbounded``: the quantity grows without bound. No finite grid proves that; what is tested
+    is growth at least like a positive power of log x at every scale of the grid. Agrees when every
+    local interval (the global one too), less the tolerance, lies above 0, and (power and polylog
+    laws, x > 1) the local polylog exponents (log y against log log x: 1 for log x at every scale)
+    do not fall along the grid: the last one's interval reaches the first one's. A bounded
+    increasing quantity (1 − 1/x, say) has positive local exponents too, but they fall like 1/x;
+    log log x, which falls like 1/log log x, is not confirmed either (undecided). Disagrees when
+    the last window's interval plus the tolerance lies at or below 0 (it has stopped growing where
+    the grid ends). Otherwise undecided.
 
     ``subpolynomial`` (Θ(x^{o(1)})): the local exponents' magnitudes do not increase along the grid
     (each at most the previous one's, within the later interval), and the last window's interval,
@@ -180,12 +188,17 @@ def _decide_growth(fit, local, order: str, tol: float) -> tuple[str, str]:
     end = local[-1]
     if order == "unbounded":
         cis = [w["ci"] for w in local] + [list(fit.ci)]
-        if all(ci[0] - tol > FIT_ROUNDOFF for ci in cis):
-            return "agrees", ("grows at every scale of the grid: every local interval lies above 0 "
-                              f"({rng_text})")
+        falling = poly is not None and poly[-1]["ci"][1] + tol < poly[0]["ci"][0]
+        if all(ci[0] - tol > FIT_ROUNDOFF for ci in cis) and not falling:
+            return "agrees", ("grows at every scale of the grid, at least like a power of log: every "
+                              f"local interval lies above 0 ({rng_text})")
         if end["ci"][1] + tol <= FIT_ROUNDOFF:
             return "disagrees", (f"stops growing at the grid's end: the last local interval "
                                  f"[{end['ci'][0]:.3g}, {end['ci'][1]:.3g}] lies at or below 0 ({rng_text})")
+        if falling:
+            return "undecided", (f"grows, but slower than any power of log at the grid's end: the local "
+                                 f"polylog exponent falls from {poly[0]['exponent']:.3g} to "
+                                 f"{poly[-1]['exponent']:.3g} (bounded growth is not excluded)")
         return "undecided", f"growth not shown at every scale: some local interval reaches 0 ({rng_text})"
     mags = [abs(w["exponent"]) for w in local]
     non_increasing = all(
@@ -197,7 +210,7 @@ def _decide_growth(fit, local, order: str, tol: float) -> tuple[str, str]:
     if non_increasing and near_zero:
         return "agrees", (f"local exponents shrink toward 0 and the last interval [{lo:.3g}, {hi:.3g}] "
                           f"is within ±{small:.3g} ({rng_text})")
-    if (lo > small or hi < -small) and mags[-1] >= mags[0]:
+    if (lo > small or hi < -small) and mags[-1] >= mags[0] - (hi - lo) / 2 - tol - FIT_ROUNDOFF:
         return "disagrees", (f"a polynomial rate at the grid's end: the last interval [{lo:.3g}, "
                              f"{hi:.3g}] lies outside ±{small:.3g} and the local exponents do not "
                              f"shrink ({rng_text})")

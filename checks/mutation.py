@@ -13,6 +13,13 @@ per-spec knobs.
   the tolerance and a further ``EXPONENT_SHIFT``), or set to the fitted exponent when refuted.
 - Limit: a wrong limit value (the gap offset by its largest measured value, so it no longer
   closes), or the derived rate set to the fitted one when refuted.
+
+A drifting fit supports no single exponent: a refuted drifting law is mutated to ``O`` of the
+largest exponent any of its intervals (global or local) reaches, which its measurement supports.
+
+:func:`scale_tolerance` is the second mutation: the same check with its tolerance times 10. A
+statement check's status must not change (a decision that a tenfold tolerance turns was the
+tolerance's, not the measurement's).
 """
 
 from __future__ import annotations
@@ -76,29 +83,34 @@ def mutate(check, evidence: dict[str, Any], ctx) -> tuple[Any, str]:
             "bound moved past the worst random violation")
     if isinstance(check, ScalingLaw):
         lo, hi = evidence["fit"]["ci"]
-        width, tol = hi - lo, check.exponent_tolerance
+        cis = [(lo, hi)] + [tuple(w["ci"]) for w in evidence["fit"].get("local_exponents", [])]
+        width = max(b - a for a, b in cis)
+        tol = check.exponent_tolerance
+        low, high = min(a for a, _ in cis), max(b for _, b in cis)
         if agrees:
             step = width + 2 * tol + EXPONENT_SHIFT
-            if check.order == "O":
-                new = lo - step
-            elif check.order == "Ω":
-                new = hi + step
-            else:
-                new = hi + step
-            return replace(check, exponent=new, controls=()), f"exponent {check.exponent:g} → {new:.3g}"
+            if check.order in ("O", "unbounded"):
+                new = low - step
+                return replace(check, exponent=new, order="O", controls=()), (
+                    f"{check.order} → O(exponent {new:.3g})")
+            new = high + step
+            order = "Θ" if check.order == "subpolynomial" else check.order
+            return replace(check, exponent=new, order=order, controls=()), (
+                f"exponent {check.exponent:g} → {new:.3g}")
+        if evidence["fit"].get("drifting") or check.order in ("unbounded", "subpolynomial"):
+            return replace(check, exponent=high, order="O", controls=()), (
+                f"{check.order} → O(exponent {high:.3g}), the largest any interval reaches")
         new = evidence["fit"]["exponent"]
         return replace(check, exponent=new, order="Θ", controls=()), (
             f"exponent {check.exponent:g} → fitted {new:.3g}")
     if isinstance(check, Limit):
         if agrees:
+            offset = float(max(evidence["points"]["y"]))
+
             def gap(ctx_, grid, _gap=check.gap):
                 import numpy as np
 
-                from attnaudit.checks.laws import _measured
-
-                g, err = _measured(_gap(ctx_, grid))
-                offset = float(np.max(g))
-                return (g + offset, err) if err is not None else g + offset
+                return np.asarray(_as_numpy(_gap(ctx_, grid))) + offset
 
             return replace(check, gap=gap, controls=()), "limit value moved by the largest measured gap"
         new = evidence["fit"]["exponent"]
@@ -106,6 +118,59 @@ def mutate(check, evidence: dict[str, Any], ctx) -> tuple[Any, str]:
             raise ValueError(f"limit {check.name!r}: fitted rate {new:.3g} is not a rate to adopt")
         return replace(check, rate=new, controls=()), f"rate {check.rate:g} → fitted {new:.3g}"
     raise TypeError(f"unknown check type {type(check).__name__}")
+
+
+def _as_numpy(values):
+    if hasattr(values, "detach"):
+        return values.detach().double().cpu().numpy()
+    return values
+
+
+TOLERANCE_FACTOR = 10.0
+
+
+def scale_tolerance(check, factor: float = TOLERANCE_FACTOR) -> tuple[Any, str]:
+    """(the check with its tolerance times ``factor``, what was changed). A relation's evaluated
+    tolerance is scaled; a fit's tolerance object is rebuilt with its numbers scaled, keeping its
+    kind (a ``Systematic`` stays hand-set)."""
+    if isinstance(check, Relation):
+        def evaluate(case, _evaluate=check.evaluate):
+            lhs, rhs, tol = _evaluate(case)
+            return lhs, rhs, tol * factor
+
+        return replace(check, evaluate=evaluate, controls=()), f"tolerance × {factor:g}"
+    if isinstance(check, (ScalingLaw, Limit)):
+        return replace(check, tolerance=_scaled(check.tolerance, factor), controls=()), (
+            f"exponent tolerance × {factor:g}")
+    raise TypeError(f"unknown check type {type(check).__name__}")
+
+
+def _scaled(tolerance, factor: float):
+    from attnaudit.checks import tolerances
+
+    if isinstance(tolerance, tolerances.Systematic):
+        return replace(tolerance, value=tolerance.value * factor)
+    if isinstance(tolerance, tolerances.FitBias):
+        return replace(tolerance, margin=tolerance.margin * factor, floor=tolerance.floor * factor)
+    if isinstance(tolerance, tolerances.Exact):
+        return tolerance
+    return _Scaled(tolerance, factor)
+
+
+class _Scaled:
+    """Any other tolerance with a ``value``, times a factor."""
+
+    def __init__(self, inner, factor: float) -> None:
+        self.inner, self.factor = inner, factor
+
+    @property
+    def value(self) -> float:
+        return self.factor * float(self.inner.value)
+
+    def describe(self) -> str:
+        from attnaudit.checks.model import describe_tolerance
+
+        return f"{self.factor:g} × ({describe_tolerance(self.inner)})"
 
 
 def _widen(evaluate, by: float):

@@ -13,13 +13,16 @@ import pytest
 
 from attnaudit.checks.context import Context
 from attnaudit.checks.discovery import discover
-from attnaudit.checks.mutation import mutate
+from attnaudit.checks.mutation import TOLERANCE_FACTOR, mutate, scale_tolerance
 from attnaudit.checks.runner import run_check, run_claim
 from attnaudit.checks.verdict import proof_status, reading_verdict
 
 CATALOGUE = discover(entry_points=False)  # the built-in claims (installed packs aside)
 CASES = [pytest.param(claim, check, id=f"{claim.id}::{check.name}")
          for claim in CATALOGUE.claims for check in claim.checks]
+STATEMENT_CASES = [pytest.param(claim, check, id=f"{claim.id}::{check.name}")
+                   for claim in CATALOGUE.claims for check in claim.checks
+                   if check.role == "statement"]
 _RECORDS: dict[str, dict] = {}
 
 
@@ -57,3 +60,17 @@ def test_mutated_prediction_flips_the_check(claim, check):
         assert verdict.value == "refuted", change
     else:
         assert proof_status(claim, steps, evidence)["status"] == "flawed", change
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("claim", "check"), STATEMENT_CASES)
+def test_a_tenfold_tolerance_leaves_a_statement_check_unchanged(claim, check):
+    """A statement check's decision is the measurement's: with its tolerance times 10 (a relation's
+    evaluated tolerance, a fit's exponent tolerance) its status stays the same. The original
+    evidence is the record's (each claim runs once for both mutation tests)."""
+    record = _record(claim)
+    original = next(e for e in record["evidence"] if e["name"] == check.name)
+    ctx = Context(claim.id, seed=0, profile="quick", device="cpu", dtype_name=claim.dtype)
+    mutant, change = scale_tolerance(check, TOLERANCE_FACTOR)
+    mutated = run_check(mutant, ctx)
+    assert mutated["status"] == original["status"], f"{change}: {mutated['summary']}"
