@@ -2,8 +2,11 @@
 confidence, Bonferroni-corrected over the comparisons a check makes (see ``tolerances.MonteCarlo``).
 
 Specs measure a batch of independent trials and call :func:`mean` (or :func:`proportion` for a
-count); the returned :class:`Estimate` carries the value, its standard error and the interval, and
-``stderr`` is what a ScalingLaw's ``measure`` returns as the points' error bars.
+count); the returned :class:`Estimate` carries the value, its standard error and the interval.
+
+A ScalingLaw's or Limit's ``measure``/``gap`` never returns error bars: it returns one draw, and
+the engine draws ``replicates=R`` of them (``ctx.replicate(r)``) and takes each point's standard
+error from those draws (checks.laws).
 """
 
 from __future__ import annotations
@@ -72,8 +75,8 @@ def proportion(successes: int, trials: int, tolerance: MonteCarlo) -> Estimate:
 
 
 def means_and_errors(samples) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row means and standard errors of ``samples (points, trials)``: what a ScalingLaw's
-    ``measure`` returns, so that the fit's parametric bootstrap sees the Monte-Carlo error."""
+    """Per-row means and standard errors of ``samples (points, trials)``. Not for a ScalingLaw's
+    ``measure``: a spec cannot supply error bars (set ``replicates=R``; the engine draws them)."""
     x = _as_numpy(samples)
     if x.ndim != 2 or x.shape[1] < 2:
         raise ValueError("means_and_errors needs samples of shape (points, trials >= 2)")

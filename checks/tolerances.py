@@ -11,7 +11,9 @@ to compute the value, and the record carries ``describe()``. Kinds:
 - :class:`FitBias` — an exponent tolerance equal to the systematic error a closed form puts into
   the fit on the grid actually used (``checks.fitting.closed_form_bias``) times a stated margin;
 - :class:`Systematic` — an exponent or rate tolerance for a named systematic effect that has no
-  closed form (pre-asymptotic curvature measured on a wider grid, say), with its reason;
+  closed form (pre-asymptotic curvature measured on a wider grid, say), with its reason. It is
+  hand-set: a decision it alone turns is recorded as ``decided_by_tolerance`` and reads undecided
+  (a hand-set tolerance cannot carry a confirmation);
 - :class:`Exact` — no tolerance: the quantities are compared exactly (integers, booleans).
 
 Every constant comes from the IEEE formats' unit round-off (``torch.finfo(dtype).eps / 2``, kept
@@ -61,8 +63,8 @@ class Roundoff:
 
     def describe(self) -> str:
         u = unit_roundoff(self.dtype)
-        text = (f"{_dtype_name(self.dtype)} round-off: {self.safety:g}·u (u = {u:.3g}) × condition "
-                f"{self.condition}")
+        text = (f"{_dtype_name(self.dtype)} round-off: {self.safety:g}·u (u = {u:.3g}) = "
+                f"{self.safety * u:.3g} × condition {self.condition}")
         return text + (f", times {self.scale}" if self.scale else "")
 
 

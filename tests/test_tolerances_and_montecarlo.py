@@ -51,12 +51,12 @@ def test_roundoff_object_computes_and_describes_from_its_fields():
     assert tol() == 16.0 * u
     assert tol(4.0) == 64.0 * u
     assert tol(4.0, dtype=torch.float64) == 64.0 * unit_roundoff("float64")
-    assert tol.describe() == (f"float32 round-off: {tol.safety:g}·u (u = {u:.3g}) × condition "
-                              f"{tol.condition}, times {tol.scale}")
+    assert tol.describe() == (f"float32 round-off: {tol.safety:g}·u (u = {u:.3g}) = {16.0 * u:.3g} "
+                              f"× condition {tol.condition}, times {tol.scale}")
     plain = Roundoff("1")
     assert plain.safety == SAFETY and plain() == SAFETY * unit_roundoff("float64")
     assert plain.describe() == (f"float64 round-off: {SAFETY:g}·u (u = {unit_roundoff('float64'):.3g})"
-                                f" × condition {plain.condition}")
+                                f" = {SAFETY * unit_roundoff('float64'):.3g} × condition {plain.condition}")
     assert Roundoff("1", dtype=torch.float16).describe().startswith("float16 round-off")
     assert describe_tolerance(tol) == tol.describe()
     assert describe_tolerance("a stated reason") == "a stated reason"
