@@ -15,7 +15,6 @@ import torch
 
 from attnaudit import operators
 from attnaudit.checks.bisection import bisect_monotone
-from attnaudit.checks.context import single_threaded
 
 # ── IDA weight and its derivatives ──
 
@@ -121,7 +120,6 @@ def unit_grid(points: int, like: torch.Tensor, depth: int = 12) -> torch.Tensor:
     return torch.unique(torch.cat([uniform, ends, 1 - ends]).clamp(min=ends[0], max=1.0))
 
 
-@single_threaded
 def segment_infimum(fn, lo, hi, points: int, refine_steps: int = 60):
     """(inf, argmin) over q ∈ [lo + (hi−lo)·10^-12, hi] of fn (q (B, G) → values (B, G)) per instance:
     a dense grid, then golden section on the two cells around each grid minimum."""
@@ -170,7 +168,6 @@ def line_terms(q, keys, values, y, eps, second: bool = False):
     return e, s, terms.sum(-1) - g_bar * s, terms.abs().sum(-1) + (g_bar * s).abs()
 
 
-@single_threaded
 def stationary_points(case):
     """Every sign change of L′ = 2eS on a grid over ℝ (uniform across the keys plus ±10^k key
     spans around each key, k ∈ [−10, 8]), bisected: (instance, q, is_local_min), a change
