@@ -4,7 +4,7 @@ but not the map."""
 
 from __future__ import annotations
 
-from attnaudit.checks import Claim, Kind
+from attnaudit.checks import Claim, Clause, Kind
 
 STATEMENT = (r"\text{``To address expressiveness degradation under low-rank approximations, we "
              r"introduce a provably injective feature map that retains fine-grained token "
@@ -28,6 +28,8 @@ CLAIMS = (Claim(
     statement=STATEMENT,
     reading="No checkable reading: the source does not state the feature map (see unverifiable).",
     reading_why="the abstract is the only source; it names the property, not the construction",
+    clauses=(Clause("injective", "we introduce a provably injective feature map that retains fine-grained "
+                                 "token information", undefined=MISSING),),
     kind=Kind.CONSTRUCTION,
     unverifiable=MISSING,
     proof_absent="only the abstract is available; it states 'provably' but gives no argument",
