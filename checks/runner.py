@@ -24,6 +24,8 @@ from typing import Any
 
 from attnaudit.checks.context import Context
 from attnaudit.checks.discovery import LoadError
+from attnaudit.checks.executor import WALL_FACTOR
+from attnaudit.checks.executor import time_limit_s as executor_limit
 from attnaudit.checks.laws import check_limit, check_scaling
 from attnaudit.checks.model import Claim, Limit, Relation, ScalingLaw, Verdict
 from attnaudit.checks.relations import check_relation
@@ -96,22 +98,32 @@ def _other_papers_helpers(files: list[Path], root: str, own: Path) -> list[Path]
 
 @contextmanager
 def time_limit(seconds: float | None) -> Iterator[None]:
-    """SIGALRM-based limit in the main thread (elsewhere, none can be enforced: say so upstream);
-    None: no limit."""
+    """A limit of this process's CPU time (``ITIMER_PROF``: user and system time of all its
+    threads), as the executor enforces it, so that load never turns into an error, with the
+    executor's wall-time backstop (WALL_FACTOR times the limit) for a claim that hangs without
+    using CPU. Only in the main thread (elsewhere none can be enforced: say so upstream). None: no
+    limit."""
     if seconds is None or threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def _raise(signum, frame):  # noqa: ARG001
-        raise ClaimTimeout(f"ran past its time limit of {seconds:g} s")
+    def _cpu(signum, frame):  # noqa: ARG001
+        raise ClaimTimeout(f"ran past its time limit of {seconds:g} s of CPU time")
 
-    previous = signal.signal(signal.SIGALRM, _raise)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    def _wall(signum, frame):  # noqa: ARG001
+        raise ClaimTimeout(f"ran past {WALL_FACTOR} times its time limit of {seconds:g} s in wall "
+                           "time without using that much CPU")
+
+    previous = signal.signal(signal.SIGPROF, _cpu), signal.signal(signal.SIGALRM, _wall)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, WALL_FACTOR * seconds)
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGPROF, previous[0])
+        signal.signal(signal.SIGALRM, previous[1])
 
 
 def _finite(value: Any) -> Any:
@@ -139,7 +151,7 @@ def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
               spec_file: str = "", alarm: bool = True) -> tuple[dict[str, Any], float]:
     """Run one claim; returns (record, seconds). Never raises for a defect of the claim.
 
-    ``alarm``: enforce the time limit here with SIGALRM (in wall time); a claim process of
+    ``alarm``: enforce the time limit here (in CPU time, as the executor does); a claim process of
     :mod:`checks.executor` passes False, its supervisor enforcing the limit from outside."""
     ctx = Context(claim.id, seed=seed, profile=profile, device=device, dtype_name=claim.dtype)
     if claim.threads == 1:
@@ -149,7 +161,7 @@ def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
                   statement=claim.statement, reading=claim.reading, notes=claim.notes)
     start = time.perf_counter()
     try:
-        with time_limit(claim.time_limit_s * ctx.pick(quick=1, full=10) if alarm else None):
+        with time_limit(executor_limit(claim, profile) if alarm else None):
             steps = [_step_json(s, claim) for s in claim.derivation()] if claim.derivation else []
             evidence = [run_check_with_controls(check, ctx) for check in claim.checks]
             for item in steps + evidence:

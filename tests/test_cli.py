@@ -47,10 +47,11 @@ def test_run_json_records_carry_verdict_proof_readings_and_controls(pkg, capsys)
             assert set(c) >= {"check", "variant", "failed"}
     flawed = records["toy/flawed"]
     assert (flawed["verdict"], flawed["proof"]["status"]) == ("confirmed", "flawed")
-    assert flawed["proof"]["first_false_step"] == "the paper's display"
+    assert flawed["proof"]["first_false_step"] == "display"
     assert [(x["id"], x["verdict"]) for x in flawed["readings"]] == [("primary", "confirmed"),
                                                                     ("sloppy", "refuted")]
     assert flawed["controls"] == [{"check": "square", "variant": "the cross term dropped",
+                                   "contrast": None, "hypothesis": None, "counts": True,
                                    "failed": True, "status": "disagrees",
                                    "summary": flawed["controls"][0]["summary"]}]
     good = records["toy/good"]

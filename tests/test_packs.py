@@ -119,7 +119,7 @@ def env(tmp_path_factory):
 
 def _attnaudit(env, *args):
     python, _, environ, tmp = env
-    return subprocess.run([str(python), "-m", "checks", *args], capture_output=True, text=True,
+    return subprocess.run([str(python), "-m", "attnaudit", *args], capture_output=True, text=True,
                           env=environ, cwd=tmp, timeout=300)
 
 
