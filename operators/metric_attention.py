@@ -301,6 +301,12 @@ def collapse_stack(c: torch.Tensor, r: torch.Tensor, wq: torch.Tensor, wk: torch
         z_hat = torch.einsum("bj,bij->bi", p, em_hat)
         denom = 1.0 + torch.exp(log_sigma)[:, None] * z_hat
         e_hat = p[:, None, :] * (em_hat - z_hat[..., None]) / denom[..., None]   # E/σ
+        # Where the coupled part is not small, E = softmax(col + C) − 1pᵀ directly (the same
+        # quantity; e^C − 1 may overflow there, and nothing cancels).
+        big = log_sigma > 0.0
+        if bool(big.any()):
+            e_big = torch.softmax(col[:, None, :] + x.clamp_max(1e300), dim=-1) - p[:, None, :]
+            e_hat = torch.where(big[:, None, None], e_big / torch.exp(log_sigma)[:, None, None], e_hat)
         er = e_hat @ rvhat                                          # E R̂ W_V / σ
         mean_er = er.mean(dim=-2)
         step = er - mean_er[:, None, :]

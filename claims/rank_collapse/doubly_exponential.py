@@ -7,7 +7,9 @@ import math
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, ScalingLaw, control, symbolic, tolerances
+from attnaudit.claims.riemannian_attention._stacks import below_threshold_depths, below_threshold_mean
+from attnaudit.claims.riemannian_attention._stacks import stack_y
 
 STATEMENT = (
     r"\|\mathrm{res}(\mathrm{SAN}_L(X))\|_{1,\infty} \le "
@@ -16,14 +18,31 @@ STATEMENT = (
     r"\ \|X\|_{1,\infty} = \sqrt{\|X\|_1\|X\|_\infty},\ \|W_{QK}\|_1\|W_V\|_{1,\infty}\le\beta"
 )
 
+READING = (
+    "A pure single-head self-attention stack (no skip connections, no FFN) with bounded weights "
+    "drives res(X_l) to 0 at least doubly exponentially once it is below a weight-dependent "
+    "threshold: there ‖res(X_{l+1})‖ ≤ C‖res(X_l)‖³ (order at least 3 per layer; the bound's "
+    "constant 4γβ/√d_qk sets the threshold ‖res‖ < C^{−1/2} below which it is contractive), so "
+    "y_l = −log ρ_l (ρ_l the relative residual ‖res(X_l)‖_{1,∞}/‖1c_lᵀ‖_{1,∞}) grows at least like "
+    "3^l: log y_l rises with depth at a rate ≥ log 3 (one-sided: a faster collapse agrees). Tested "
+    "on random stacks: L = 32 Gaussian tokens, d = 4, Haar-orthogonal W_Q, W_K, W_V per layer "
+    "(‖W‖₂ = 1), τ = 2, dot-product scores, and stacks with ‖W_Q‖₂ = ‖W_K‖₂ = 3 (β nine times "
+    "larger: the threshold lower, the collapse starting later; some stacks never pass it), each "
+    "fitted from the first depth at which half of the stacks have y ≥ 200, over the stacks with "
+    "y ≥ 200 there (below the threshold: the bound's hypothesis). Measured norm: ‖X − 1x̄ᵀ‖_{1,∞} with "
+    "x̄ the column mean, within a factor 2 of the theorem's minimiser (a constant that shifts y by "
+    "≤ log 2 and leaves the rate unchanged)."
+)
+
 LOG3 = math.log(3.0)
-N_TOKENS, DEPTH, Y_MIN = 32, 18, 20.0
-# y_{l+1} = 3·y_l − log C_l with O(1) per-layer constants log C_l (random weights): log y_l =
-# l·log 3 + log A + log(1 − B_l/(A·3^l)), |B_l| ≲ max|log C_l| ≲ 5; over the fitted depths
-# (y ≥ 20) this bends the log-linear fit by at most ~0.05/Δl in slope.
-RATE_TOL = tolerances.Systematic(
-    0.03, "the O(1) per-layer offsets log C_l in −log ρ_{l+1} = 3(−log ρ_l) − log C_l, which move "
-          "log y by ≤ 5/y ≤ 0.25 at the first fitted depth (y ≥ 20) and by < 3e-4 from y ≥ 2e4 on")
+N_TOKENS, DEPTH, Y_MIN, STACKS, REPLICATES = 32, 24, 200.0, 48, 4
+WEIGHT_SCALE = 3.0  # ‖W_Q‖₂ = ‖W_K‖₂ for the threshold stacks (‖W_QK‖ nine times that of the first)
+# y_{l+1} = 3·y_l − log C_l with O(1) per-layer constants (random weights): log y_l = l·log 3 + log A
+# + log(1 − B_l/(A·3^l)), |B_l| ≲ 5, so from y ≥ 200 the local rate differs from log 3 by ≤ 5/200
+# at the first fitted depth and by a third of that per further layer: a one-sided bias ≤ 0.02.
+RATE_TOL = tolerances.FitBias(
+    5.0 / Y_MIN * (1 - 1 / 3), "y = A·3^l − B with |B| ≤ 5 (the O(1) per-layer offsets log C_l) on "
+    "depths with y ≥ 200: its local rate at the first fitted depth", margin=1.0)
 
 
 def derivation():
@@ -42,85 +61,86 @@ def derivation():
     coeff3 = sp.factor(cubic.coeff(eps, 3))
     return [
         symbolic.exact("one layer: res(SA(X)) has no ε¹ or ε² term when res(X) = O(ε)",
-                       sp.Integer(0), sp.expand(cubic - coeff3 * eps**3), role="proof",
-                       note="two tokens, d = 1, scalar W_Q, W_K, W_V: the row term of the scores "
-                            "cancels in the softmax and the column term moves every row alike"),
+                       sp.Integer(0), sp.expand(cubic - coeff3 * eps**3), role="derivation",
+                       note="the suite's own two-token, d = 1 series (the sources only cite Dong et "
+                            "al.): the row term of the scores cancels in the softmax and the column "
+                            "term moves every row alike"),
         symbolic.exact("one layer: the ε³ coefficient is w_q w_k w_v (r₁−r₂)³/4 (non-zero)",
-                       wq * wk * wv * (r1 - r2) ** 3 / 4, coeff3, role="proof",
-                       note="so the per-layer order is exactly 3 for generic weights: "
-                            "−log ρ_l grows like 3^l"),
+                       wq * wk * wv * (r1 - r2) ** 3 / 4, coeff3, role="derivation",
+                       note="so the per-layer order is exactly 3 for generic weights in this "
+                            "instance: −log ρ_l grows like 3^l"),
     ]
 
 
-def _measure(ctx, grid, *, kind="dot", strength=0.0, erank=False):
-    from attnaudit.claims.riemannian_attention._stacks import asymptotic_depths, stack_y
-
-    y = ctx.cached(("y", kind, strength, erank), lambda: stack_y(
-        ctx, f"{kind}:{strength}", batch=ctx.pick(quick=6, full=24), n=N_TOKENS, depth=DEPTH,
-        kind=kind, strength=strength, erank=erank))
-    depths, mean, sem = asymptotic_depths(y, Y_MIN)
-    keep = [i for i, dep in enumerate(depths.tolist()) if dep in set(float(g) for g in grid)]
-    return mean[keep], sem[keep]
+def _y(ctx, kind="dot", strength=0.0, erank=False, scale=1.0, relative=False):
+    return ctx.cached(("y", kind, strength, erank, scale), lambda: stack_y(
+        ctx, f"{kind}:{strength}:{scale}", batch=ctx.pick(quick=STACKS, full=2 * STACKS), n=N_TOKENS,
+        depth=DEPTH, kind=kind, strength=strength, erank=erank, weight_scale=scale))
 
 
-def _grid(ctx, kind="dot", strength=0.0, erank=False):
-    from attnaudit.claims.riemannian_attention._stacks import asymptotic_depths, stack_y
+def _grid(ctx, relative=False, **kw):
+    """Depths from the first at which half of the run's stacks have y ≥ 200 to the last."""
+    return below_threshold_depths(_y(ctx, **kw), Y_MIN)
 
-    y = ctx.cached(("y", kind, strength, erank), lambda: stack_y(
-        ctx, f"{kind}:{strength}", batch=ctx.pick(quick=6, full=24), n=N_TOKENS, depth=DEPTH,
-        kind=kind, strength=strength, erank=erank))
-    return asymptotic_depths(y, Y_MIN)[0]
+
+def _measure(ctx, grid, relative=False, **kw):
+    """Mean over a batch of fresh random stacks (Gaussian tokens, Haar weights per layer) of
+    y_l = −log ρ_l (or −log(r_eff − 1)) at the grid's depths, every layer computed in full, over
+    the stacks already below the threshold at the grid's first depth (y ≥ 200 there)."""
+    return below_threshold_mean(_y(ctx, **kw), grid, Y_MIN, relative=relative)
+
+
+def _law(name, quantity, family, predicted, **kw):
+    metric = dict(kw, kind="distance", strength=1.0)
+    return ScalingLaw(
+        name=name, quantity=quantity, variable="l", exponent=LOG3, order="Ω", law="exponential",
+        grid=lambda ctx: _grid(ctx, **kw), measure=lambda ctx, g: _measure(ctx, g, **kw),
+        family=family, predicted=predicted, tolerance=RATE_TOL, replicates=REPLICATES,
+        controls=(control(METRIC, contrast="operator", grid=lambda ctx: _grid(ctx, **metric),
+                          measure=lambda ctx, g: _measure(ctx, g, **metric)),
+                  control("rate log 4 predicted (order 4 per layer)", exponent=math.log(4.0))))
 
 
 METRIC = "heterogeneous per-position metrics g_t = I + U_tU_tᵀ (Ū² = 1) in the distance scores"
 
 CLAIMS = (Claim(
     id="rank-collapse/doubly-exponential", label="Theorem 2.2 (Dong, Cordonnier & Loukas 2021)",
-    section="§2.2 (cited)", statement=STATEMENT, kind=Kind.ASYMPTOTIC, derivation=derivation,
-    reading=(
-        "A pure single-head self-attention stack (no skip connections, no FFN) with bounded weights "
-        "drives res(X_l) to 0 doubly exponentially: once small, the residual shrinks cubically per "
-        "layer, ‖res(X_{l+1})‖ ≤ C‖res(X_l)‖³, so y_l = −log ρ_l (ρ_l the relative residual "
-        "‖res(X_l)‖_{1,∞}/‖1c_lᵀ‖_{1,∞}) grows like 3^l: log y_l is linear in depth l with slope "
-        "log 3. Tested on random stacks: L = 32 Gaussian tokens, d = 4, Haar-orthogonal W_Q, W_K, W_V "
-        "per layer (β fixed), τ = 2, dot-product scores, depths 0..14, fitted where every stack has "
-        "y ≥ 20. Measured norm: ‖X − 1x̄ᵀ‖_{1,∞} with x̄ the column mean, within a factor 2 of the "
-        "theorem's minimiser (a constant that shifts y by ≤ log 2 and leaves the rate unchanged)."
-    ),
-    reading_why="the theorem's bound read as a rate: its exponent 3^L is the claim; the constant "
-                "(4γβ/√d_qk) only shifts y by O(1) per layer",
+    section="§2.2 (cited)", statement=STATEMENT, reading=READING, kind=Kind.ASYMPTOTIC,
+    reading_why="the theorem is a bound: its exponent 3^L (order ≥ 3 per layer below the threshold) "
+                "is tested one-sided; its constant only shifts y by O(1) per layer",
+    clauses=(Clause("doubly-exponential", "External citations (Dong et al. for rank collapse"),),
+    proof_absent="the sources only cite Dong et al. for rank collapse (003: 'External citations (Dong "
+                 "et al. for rank collapse …'); they give no argument. The derivation steps are the "
+                 "suite's own two-token, d = 1 series",
+    derivation=derivation,
     notes=(
-        "The stacks are propagated in residual-exact form (operators.collapse_stack): scores split "
-        "exactly into row, column and coupled parts, P = 1pᵀ + E with E from expm1 of the coupled "
-        "part, and res carried as e^λ·R̂, so ρ is followed to 10^(−10⁵) instead of stopping at "
-        "float64 round-off near 1e-16. The fit is of log y against depth (the engine's exponential "
-        "law on y = −log ρ), i.e. of log log(1/ρ) against depth. The control replaces the Euclidean "
-        "scores by heterogeneous per-position metric scores: the order per layer becomes 2 (the "
-        "metric couples the first-order terms of the queries and keys), the rate log 2, and the "
-        "check fails as it must. The effective rank (tr K)²/tr(K²) of K = X_lᵀX_l reaches 1 at the "
-        "same rate (its excess over 1 is Θ(ρ_l²), computed in log form from c and R̂). Depth-wise "
-        "plots: this claim's checks (no metric) and riemannian-attention/conjecture-3.4's (with "
-        "metrics)."
+        "The stacks are propagated in residual-exact form with an unbounded exponent range "
+        "(operators.collapse_stack): scores split exactly into row, column and coupled parts, the "
+        "coupled part carried as σ·Ĉ with σ computed from its terms, every layer evaluated in full "
+        "(checked against a direct 600-digit mpmath stack to 1e-9 in tests/test_metric_attention.py), "
+        "so ρ is followed to 10^(−10⁸) instead of stopping at float64 round-off near 1e-16. The fit "
+        "is of log y against depth (the engine's exponential law on y = −log ρ). Each of the "
+        "R replicates is the mean over a batch of fresh stacks. Controls: heterogeneous metric "
+        "scores (order 2 per layer, rate log 2: the metric couples the first-order terms of the "
+        "queries and keys) and the prediction moved to rate log 4; both must fail. The effective "
+        "rank (tr K)²/tr(K²) of K = X_lᵀX_l reaches 1 at the same rate (its excess over 1 is "
+        "Θ(ρ_l²), computed in log form from c and R̂). The threshold stacks (‖W_Q‖ = ‖W_K‖ = 3) "
+        "stay near ρ ≈ 1 for the first layers (the bound is vacuous above its threshold) and then "
+        "collapse at the same rate."
     ),
     checks=(
-        ScalingLaw(
-            name="loglog-residual-vs-depth", quantity="−log ρ_l (ρ_l relative res(X_l))",
-            variable="l", exponent=LOG3, order="Θ", law="exponential", grid=_grid, measure=_measure,
-            family="random pure dot-product attention stacks, L = 32, d = 4, τ = 2, Haar W per layer, "
-                   "mean ± s.e. over the stacks",
-            predicted="Θ(exp(log 3 · l)), i.e. −log ρ_l ∝ 3^l", tolerance=RATE_TOL,
-            controls=(control(METRIC, grid=lambda ctx: _grid(ctx, "distance", 1.0),
-                              measure=lambda ctx, g: _measure(ctx, g, kind="distance", strength=1.0)),)),
-        ScalingLaw(
-            name="erank-vs-depth", quantity="−log(r_eff(X_lᵀX_l) − 1)", variable="l", exponent=LOG3,
-            order="Θ", law="exponential", grid=lambda ctx: _grid(ctx, erank=True),
-            measure=lambda ctx, g: _measure(ctx, g, erank=True),
-            family="the same stacks; r_eff = (tr K)²/tr(K²) of K = X_lᵀX_l, whose excess over 1 is "
-                   "Θ(ρ_l²); mean ± s.e. over the stacks",
-            predicted="Θ(exp(log 3 · l)): the effective rank reaches 1 doubly exponentially",
-            tolerance=RATE_TOL,
-            controls=(control(METRIC, grid=lambda ctx: _grid(ctx, "distance", 1.0, True),
-                              measure=lambda ctx, g: _measure(ctx, g, kind="distance", strength=1.0,
-                                                              erank=True)),)),
+        _law("loglog-residual-vs-depth", "−log ρ_l (ρ_l relative res(X_l))",
+             "random pure dot-product attention stacks, L = 32, d = 4, τ = 2, Haar W per layer",
+             "Ω(exp(log 3 · l)), i.e. −log ρ_l grows at least like 3^l"),
+        _law("loglog-residual-vs-depth-large-beta", "−log ρ_l / (−log ρ_{l₀}) (growth since l₀)",
+             "the same stacks with ‖W_Q‖₂ = ‖W_K‖₂ = 3 (β × 9: a lower threshold), fitted below it; "
+             "each stack's y divided by its own y at the first fitted depth l₀ (the onset of the "
+             "collapse varies by layers from stack to stack)",
+             "Ω(exp(log 3 · l)) below the threshold, whatever β", scale=WEIGHT_SCALE, relative=True),
+        _law("erank-vs-depth", "−log(r_eff(X_lᵀX_l) − 1)",
+             "the same stacks as the first check; r_eff = (tr K)²/tr(K²) of K = X_lᵀX_l, whose excess "
+             "over 1 is Θ(ρ_l²)",
+             "Ω(exp(log 3 · l)): the effective rank reaches 1 at least doubly exponentially",
+             erank=True),
     ),
 ),)

@@ -5,7 +5,8 @@ A stack: L Gaussian tokens in R^d, per-layer Haar-orthogonal W_Q, W_K, W_V (‖W
 bound β of Dong et al. is fixed), temperature τ, and optionally per-position metric factors
 U_t ∈ R^{d×m} (fixed across depth) with E‖U_t‖_F² = Ū² (the metric strength). The relative
 residual ρ_l = ‖res(X_l)‖_{1,∞}/‖1c_lᵀ‖_{1,∞} is carried in log form by
-``operators.metric_attention.collapse_stack`` (residual-exact), so y_l = −log ρ_l can reach 10⁶.
+``operators.metric_attention.collapse_stack`` (residual-exact, every layer computed in full), so
+y_l = −log ρ_l can reach 10⁸.
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ D, M, TAU = 4, 2, 2.0
 
 def stack_y(ctx, tag: str, *, batch: int, n: int, depth: int, kind: str = "distance",
             strength: float = 0.0, d: int = D, m: int = M, tau: float = TAU, homogeneous: bool = False,
-            erank: bool = False):
+            erank: bool = False, weight_scale: float = 1.0):
     """(B, depth + 1) values of y_l = −log ρ_l for ``batch`` random stacks (seeded by ``tag``);
     with ``erank``, z_l = −log(r_eff(X_lᵀX_l) − 1) instead (the effective rank's excess over 1).
 
     ``homogeneous``: one metric G = I + UUᵀ (E‖U‖_F² = strength) for every token, applied
     exactly as the Euclidean distance of (q, k)·C with G = CCᵀ (Cholesky), i.e. W_Q, W_K ← W_Q C,
-    W_K C (Corollary 3.3's modified inner product)."""
+    W_K C (Corollary 3.3's modified inner product). ``weight_scale``: W_Q, W_K are ``weight_scale``
+    times Haar-orthogonal (‖W_Q‖₂ = ‖W_K‖₂ = weight_scale; Dong et al.'s β, and with it the bound's
+    constant, grow as its square)."""
     import torch
 
     from attnaudit import operators
@@ -34,6 +37,7 @@ def stack_y(ctx, tag: str, *, batch: int, n: int, depth: int, kind: str = "dista
     r = torch.randn(batch, n, d, generator=gen, dtype=dt)
     r = r - r.mean(dim=1, keepdim=True)
     ws = [torch.linalg.qr(torch.randn(batch, depth, d, d, generator=gen, dtype=dt))[0] for _ in range(3)]
+    ws = [ws[0] * weight_scale, ws[1] * weight_scale, ws[2]]
     u = None
     if homogeneous:
         uh = torch.randn(batch, 1, d, m, generator=gen, dtype=dt) * math.sqrt(strength / (d * m))
@@ -44,6 +48,36 @@ def stack_y(ctx, tag: str, *, batch: int, n: int, depth: int, kind: str = "dista
     log_res, log_scale, log_er = operators.collapse_stack(c, r, *ws, u=u, tau=tau, kind=kind,
                                                           with_erank=True)
     return -log_er if erank else -(log_res - log_scale)
+
+
+def stack_depths(y, y_min: float):
+    """The depths (a contiguous tail) at which every stack of ``y`` has y ≥ y_min."""
+    import torch
+
+    ok = (y >= y_min).all(dim=0)
+    ok = ok & (torch.cumsum((~ok).flip(0).int(), 0).flip(0) == 0)
+    return torch.nonzero(ok).flatten().to(y.dtype)
+
+
+def below_threshold_depths(y, y_min: float):
+    """Depths from the first at which at least half of the stacks have y ≥ y_min on (the grid of a
+    collapse fit; a stack above its threshold there is left out by :func:`below_threshold_mean`)."""
+    import torch
+
+    ok = (y >= y_min).double().mean(dim=0) >= 0.5
+    first = int(torch.nonzero(ok).flatten()[0]) if bool(ok.any()) else y.shape[1]
+    return torch.arange(first, y.shape[1], dtype=y.dtype)
+
+
+def below_threshold_mean(y, depths, y_min: float, relative: bool = False):
+    """Mean of y at ``depths`` over the stacks with y ≥ y_min at the first of them (those past the
+    threshold there: the hypothesis of a collapse bound; what they do afterwards is not selected).
+    ``relative``: each stack's y divided by its own value at the first depth (the growth since then;
+    it removes the stack-to-stack spread of the prefactor, not the rate)."""
+    idx = [int(v) for v in depths]
+    keep = y[:, idx[0]] >= y_min
+    sel = y[keep][:, idx]
+    return (sel / sel[:, :1] if relative else sel).mean(dim=0)
 
 
 def asymptotic_depths(y, y_min: float):
