@@ -8,8 +8,11 @@ import math
 import sympy as sp
 
 from attnaudit.checks import Claim, Clause, Kind, ScalingLaw, control, symbolic, tolerances
-from attnaudit.claims.riemannian_attention._stacks import below_threshold_depths, below_threshold_mean
-from attnaudit.claims.riemannian_attention._stacks import stack_y
+from attnaudit.claims.riemannian_attention._stacks import (
+    below_threshold_depths,
+    below_threshold_mean,
+    stack_y,
+)
 
 STATEMENT = (
     r"\|\mathrm{res}(\mathrm{SAN}_L(X))\|_{1,\infty} \le "
