@@ -8,7 +8,7 @@ training set (fewer feature columns than tokens, so infinitely many operators fi
 
 from __future__ import annotations
 
-from attnaudit.checks import Claim, Kind, Relation, control, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Relation, control, tolerances
 from attnaudit.claims.entropic_bound import _surrogate
 
 STATEMENT = (r"\text{``We further show that gradient descent recovers this rank under standard "
@@ -41,8 +41,22 @@ def _cases(ctx, gen):
         yield {"target": target, "x": x, "rank": rank, "seed": int(ctx.seed_for(f"init-{rank}") % 2**31)}
 
 
+_TRAINED: dict = {}  # one training run per (case, init, steps): both checks read the same run
+
+
 def train(case, init: float, steps: int = STEPS):
-    """GD on ½‖U Vᵀ X − Y‖²/c (c columns) from U, V = init·N(0, 1/n), learning rate LR."""
+    """GD on ½‖U Vᵀ X − Y‖²/c (c columns) from U, V = init·N(0, 1/n), learning rate LR (each run is
+    done once per case: the residual and the rank checks share it)."""
+    key = (int(case["seed"]), init, steps, tuple(case["x"].shape), float(case["x"].sum()),
+           float(case["target"].sum()))
+    if key not in _TRAINED:
+        if len(_TRAINED) > 16:
+            _TRAINED.clear()
+        _TRAINED[key] = _train(case, init, steps)
+    return _TRAINED[key]
+
+
+def _train(case, init: float, steps: int):
     import torch
 
     target, x = case["target"], case["x"]
@@ -105,20 +119,29 @@ CLAIMS = (Claim(
         "descent, a small initialisation and a full-width factorisation; an underdetermined training set "
         "is where a bias is needed at all; the abstract names the energy effective rank as its estimator, "
         "the 1e-4 energy threshold is the suite's; " + _surrogate.TASK_FAMILY),
+    clauses=(Clause("recovers", "gradient descent recovers this rank under standard low-rank implicit-bias "
+                                "assumptions"),),
     kind=Kind.CONSTRUCTION,
     no_derivation="an implicit-bias statement about an iterative method: no closed form to derive",
     proof_absent="only the abstract is available; it states the result under assumptions it does not name",
+    # Measured 9.2 s CPU for the full profile on one thread (each GD run done once, shared by both
+    # checks; 90-120 s before, with every run done twice): the 120 s limit is 13× that, headroom
+    # for a loaded 2-core CI machine.
+    time_limit_s=120.0,
     checks=(
         Relation(
             name="fits-the-data", lhs="‖Û X − Y‖_F/‖Y‖_F after GD (small init)", rel="<=", rhs=f"{FIT:g}",
             evaluate=_residual(SMALL_INIT), sample=_cases,
             tolerance=tolerances.Exact("a threshold on a computed residual"), sampler=SAMPLER,
-            controls=(control("stopped after 10 steps", evaluate=_residual(SMALL_INIT, 10)),)),
+            # Any iterative method stopped early fails to fit: shown, not a contrast.
+            controls=(control("stopped after 10 steps", contrast="setting",
+                              evaluate=_residual(SMALL_INIT, 10)),)),
         Relation(
             name="effective-rank-is-intrinsic", lhs="energy effective rank of the learned operator", rel="==",
             rhs="r*", evaluate=_rank_gap(SMALL_INIT), sample=_cases,
             tolerance=tolerances.Exact("integer ranks"), sampler=SAMPLER,
             controls=(control(f"a large initialisation (scale {LARGE_INIT:g}) in place of the small one",
+                              contrast="hypothesis", hypothesis="a small initialisation (implicit bias)",
                               evaluate=_rank_gap(LARGE_INIT)),)),
     ),
     notes=("In this surrogate the minimum-norm interpolant Y X⁺ = M* P_X already has rank ≤ r*, so what the "
