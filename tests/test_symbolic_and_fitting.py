@@ -96,7 +96,7 @@ def test_exact_step_agrees_only_on_identities_and_records_both_sides():
                             "paper": "(n - 1)**2", "derived": "n**2 - 2*n + 1",
                             "paper_latex": r"\left(n - 1\right)^{2}",
                             "derived_latex": "n^{2} - 2 n + 1", "status": "agrees", "agrees": True,
-                            "note": "expanded"}
+                            "note": "expanded", "clause": None, "step": None}
     bad = symbolic.exact("bad", (n - 1) ** 2, n**2 - 1, role="proof", reading="alt")
     assert bad.status == "disagrees" and not bad.agrees
     assert (bad.to_json()["role"], bad.to_json()["reading"], bad.to_json()["agrees"]) == (
@@ -681,7 +681,7 @@ def test_an_oscillating_limit_records_what_sympy_returned():
 
 
 def test_step_errors_name_the_roles():
-    with pytest.raises(ValueError, match=r"role must be one of statement, proof, not 'lemma'"):
+    with pytest.raises(ValueError, match=r"role must be one of statement, proof, derivation, vacuity, not 'lemma'"):
         symbolic.exact("x", n, n, role="lemma")
 
 
