@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
 from attnaudit.claims.entropic_bound import _surrogate
 
 STATEMENT = (r"\text{``We first prove that, in a linear attention surrogate, the intrinsic rank } r^* "
@@ -39,13 +39,13 @@ def derivation():
     sqrt_cov = sp.diag(sp.sqrt(s1), sp.sqrt(s2))
     u, v = sp.symbols("u v", real=True)
     rank_one = sp.Matrix([[a, 0], [0, b]]) - sp.Matrix([[u], [0]]) * sp.Matrix([[v, 0]])
-    S = "statement"
+    D = "derivation"
     return [
         symbolic.exact("E‖(M − M*)x‖² = tr((M − M*)Σ(M − M*)ᵀ) = ‖(M − M*)Σ^{1/2}‖_F²",
-                       (diff * cov * diff.T).trace(), sum(e**2 for e in diff * sqrt_cov), role=S),
+                       (diff * cov * diff.T).trace(), sum(e**2 for e in diff * sqrt_cov), role=D),
         symbolic.exact("the rank-1 model u vᵀ aligned with the top direction leaves exactly b²",
-                       sum(e**2 for e in rank_one.subs(u * v, a).subs(v, a / u)), b**2, role=S),
-        symbolic.holds("so the unavoidable excess at rank r* − 1 = 1 is b² > 0", sp.Gt(b**2, 0), role=S),
+                       sum(e**2 for e in rank_one.subs(u * v, a).subs(v, a / u)), b**2, role=D),
+        symbolic.holds("so the unavoidable excess at rank r* − 1 = 1 is b² > 0", sp.Gt(b**2, 0), role=D),
     ]
 
 
@@ -129,6 +129,13 @@ CLAIMS = (Claim(
         "operator' without formulas: the suite takes the plainest one, a linear map on the token axis with "
         "squared loss, Gaussian inputs with a non-isotropic token covariance (so the optimum is not the "
         "plain SVD of M*), " + _surrogate.TASK_FAMILY),
+    clauses=(
+        Clause("lower-bound", "the intrinsic rank r∗ of the token-mixing operator is a tight lower bound"),
+        Clause("deficient", "any rank-deficient model incurs unavoidable excess risk"),
+        Clause("achievable", "the bound is achievable at r∗"),
+    ),
+    identity=("in the surrogate the excess risk is ‖(M − M*)Σ^{1/2}‖_F², so all three clauses are the "
+              "Eckart–Young–Mirsky theorem for M*Σ^{1/2} (right multiplication by Σ^{1/2} ≻ 0 keeps rank)"),
     kind=Kind.INEQUALITY,
     derivation=derivation,
     proof_absent="only the abstract is available; it says 'we prove' but gives no argument",
@@ -136,20 +143,23 @@ CLAIMS = (Claim(
         Relation(
             name="deficient-excess-at-least-bound", lhs="excess(rank r* − 1 model, ALS)/‖M*Σ^{1/2}‖²",
             rel=">=", rhs="Σ_{i≥r*} σ_i(M*Σ^{1/2})²/‖M*Σ^{1/2}‖² (Eckart–Young)", evaluate=_at_least_tail(0),
-            sample=_cases, tolerance=TOL, sampler=SAMPLER,
-            controls=(control("a rank-r* model in place of a rank-(r* − 1) one",
-                              evaluate=_at_least_tail(1)),)),
+            sample=_cases, tolerance=TOL, sampler=SAMPLER, clause="lower-bound",
+            controls=(control("a rank-r* model in place of a rank-(r* − 1) one", contrast="hypothesis",
+                              hypothesis="the model is rank-deficient", evaluate=_at_least_tail(1)),)),
         Relation(
             name="unavoidable-excess-positive", lhs="Σ_{i≥r*} σ_i(M*Σ^{1/2})²/‖M*Σ^{1/2}‖²", rel=">=",
             rhs=f"{DISTINGUISHABLE:g}", evaluate=_tail_positive(0), sample=_cases,
             tolerance=tolerances.Exact("a threshold far above the fits' round-off (~1e-30)"),
-            sampler=SAMPLER,
+            sampler=SAMPLER, clause="deficient",
             controls=(control("a task of rank r* − 1 (the model then is not deficient)",
+                              contrast="hypothesis", hypothesis="rank(M*) = r* exceeds the model's rank",
                               evaluate=_tail_positive(-1)),)),
         Relation(
             name="achieved-at-intrinsic-rank", lhs="excess(rank r* model, ALS)/‖M*Σ^{1/2}‖²", rel="<=",
             rhs="0", evaluate=_achieved(0), sample=_cases, tolerance=TOL, sampler=SAMPLER,
-            controls=(control("a rank-(r* − 1) model in place of rank r*", evaluate=_achieved(-1)),)),
+            clause="achievable",
+            controls=(control("a rank-(r* − 1) model in place of rank r*", contrast="hypothesis",
+                              hypothesis="the model has rank r*", evaluate=_achieved(-1)),)),
     ),
     notes=("In this surrogate the statement is the Eckart–Young–Mirsky theorem applied to M*Σ^{1/2} (right "
            "multiplication by Σ^{1/2} ≻ 0 preserves rank); the fits reach the bound from above and never "

@@ -16,10 +16,10 @@ def record():
     return run(CLAIM)
 
 
-def test_confirmed_with_failing_controls(record):
-    assert record["verdict"] == "confirmed", record["summary"]
-    assert record["proof"]["status"] == "absent"
-    assert [c["failed"] for c in record["controls"]] == [True, True, True]
+def test_each_clause_behind_a_hypothesis_contrast(record):
+    assert [c["id"] for c in record["clauses"]] == ["lower-bound", "deficient", "achievable"]
+    assert [(c["contrast"], c["failed"]) for c in record["controls"]] == [("hypothesis", True)] * 3
+    assert record["identity"]
 
 
 def test_fits_reach_the_bound(record):
@@ -30,4 +30,5 @@ def test_fits_reach_the_bound(record):
 def test_a_larger_bound_is_refuted():
     check = CLAIM.check("deficient-excess-at-least-bound")
     moved = dataclasses.replace(check, evaluate=scaled_rhs(check.evaluate, 1.5), controls=())
-    assert run(only(CLAIM, moved))["verdict"] == "refuted"
+    rec = run(only(CLAIM, moved))
+    assert {c["id"]: c["verdict"] for c in rec["clauses"]}["lower-bound"] == "refuted"
