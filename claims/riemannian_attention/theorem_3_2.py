@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, control, symbolic, tolerances
 
 STATEMENT = (
     r"s_{ij} = -(q_i-k_j)^\top g_{ij}(q_i-k_j)/\tau,\ g_t = I + U_tU_t^\top:\ \text{no universal "
@@ -26,7 +26,8 @@ def derivation():
     quad = (sp.Matrix([[k1, k2]]) * sp.Matrix([[a11, a12], [a12, a22]]) * sp.Matrix([k1, k2]))[0]
     vec = a11 * k1**2 + 2 * a12 * k1 * k2 + a22 * k2**2
     return [symbolic.exact("kᵀA k = ⟨vec A, vec kkᵀ⟩ (d = 2): a bilinear pairing of dimension "
-                           "d(d+1)/2 between the metric and the other token", vec, quad, role="proof")]
+                           "d(d+1)/2 between the metric and the other token", vec, quad,
+                           role="derivation")]
 
 
 def _scores(q, k, u):
@@ -97,6 +98,38 @@ def factorisation_gap(case, quadratic=True):
     return gap, 0.0 * gap, FACT_TOL(2 * d * d + 3 * d + 2, q.dtype) * size.amax(dim=(-1, -2))
 
 
+def span_two_gap(case):
+    """max|D − φψᵀ| for a universal factorisation of dimension 3d + 6 valid for every token of a
+    span-2 family (each A_t = U_tU_tᵀ one of A = U_0U_0ᵀ, B = U_1U_1ᵀ, tokens arbitrary):
+    D = [‖q‖² + ½qᵀA_iq]·1 + 1·[‖k‖² + ½kᵀA_jk] − (2q + A_iq)ᵀk − α_j(Aq)ᵀk − β_j(Bq)ᵀk
+    + ½α_i kᵀAk + ½β_i kᵀBk + ½α_j qᵀAq + ½β_j qᵀBq, with (α_t, β_t) the indicator of A_t."""
+    import torch
+
+    q, k, u = case["q"], case["k"], case["u"]
+    a_t = u @ u.transpose(-1, -2)                                 # (B, n, d, d)
+    big_a, big_b = a_t[:, :1], a_t[:, 1:2]                        # the family's two metrics
+    alpha = (a_t == big_a).flatten(-2).all(-1).to(q.dtype)        # (B, n)
+    beta = 1.0 - alpha
+    aq_i = torch.einsum("btde,bte->btd", a_t, q)
+    ak_j = torch.einsum("btde,bte->btd", a_t, k)
+    aq, bq = (torch.einsum("bde,bte->btd", m[:, 0], q) for m in (big_a, big_b))
+    ka, kb = (torch.einsum("btd,bde,bte->bt", k, m[:, 0], k) for m in (big_a, big_b))
+    qa, qb = (q * aq).sum(-1), (q * bq).sum(-1)
+    one = torch.ones_like(alpha)
+    phi = [(q.square().sum(-1) + 0.5 * (q * aq_i).sum(-1))[..., None], one[..., None], -(2 * q + aq_i),
+           -aq, -bq, 0.5 * alpha[..., None], 0.5 * beta[..., None], 0.5 * qa[..., None], 0.5 * qb[..., None]]
+    psi = [one[..., None], (k.square().sum(-1) + 0.5 * (k * ak_j).sum(-1))[..., None], k,
+           alpha[..., None] * k, beta[..., None] * k, ka[..., None], kb[..., None], alpha[..., None],
+           beta[..., None]]
+    phi, psi = torch.cat(phi, -1), torch.cat(psi, -1)
+    d = q.shape[-1]
+    assert phi.shape[-1] == 3 * d + 6
+    gap = (-_scores(q, k, u) - torch.einsum("bif,bjf->bij", phi, psi)).abs().amax(dim=(-1, -2))
+    norm = q.norm(dim=-1)[:, :, None] + k.norm(dim=-1)[:, None, :]
+    size = norm.square() * (1 + 2 * u.square().sum((-1, -2)).amax(-1)[:, None, None])
+    return gap, 0.0 * gap, FACT_TOL(3 * d + 8, q.dtype) * size.amax(dim=(-1, -2))
+
+
 def _s(kinds):
     return lambda ctx, gen: _cases(ctx, gen, kinds)
 
@@ -104,56 +137,94 @@ def _s(kinds):
 SAMPLER = ("Gaussian q, k and U_t ∈ R^{d×2} for n = (d+1)(d+2) + 12 tokens, d = 2…8; families: "
            "independent U_t (span Sym(d)), two factors (span 2), one factor (span 1)")
 
+CLAUSES = (
+    Clause("no-linear-factorisation",
+           "with heterogeneous per-token metrics $g_t = I + U_t U_t^\\top$, the Riemannian attention "
+           "scores $s_{ij}^{\\mathrm{Riem}} = -(q_i-k_j)^\\top g_{ij}(q_i-k_j)/\\tau$ cannot be factorized "
+           "as $\\phi_i^\\top \\psi_j$ with factors of dimension $O(d)$"),
+    Clause("span-bound",
+           "any universal factorization needs dimension at least $\\min\\{\\dim\\mathrm{span}\\,"
+           "\\{U_tU_t^\\top\\}_t,\\ d(d+1)/2\\}$"),
+    Clause("quadratic-when-full-span",
+           "which is $\\Omega(d^2)$ when the metric factors span the symmetric matrices"),
+    Clause("tight", "it shows the bound is tight because vectorization separates the score at "
+                    "dimension $d^2$"),
+)
+
+HOMOGENEOUS = "homogeneous metrics (one factor for all tokens: span 1) held to the full-span bound d(d+1)/2"
+
 CLAIMS = (Claim(
     id="riemannian-attention/theorem-3.2", label="Theorem 3.2 (non-Gram scores)", section="§3.2",
-    statement=STATEMENT, kind=Kind.INEQUALITY, derivation=derivation,
+    statement=STATEMENT, kind=Kind.INEQUALITY, derivation=derivation, clauses=CLAUSES,
     reading=(
-        "Universal sense: a factorisation s_ij = φ(q_i, U_i)ᵀψ(k_j, U_j) valid for all tokens of a "
-        "metric family must have dimension d' ≥ min{dim span{U_tU_tᵀ}, d(d+1)/2} (so Ω(d²) when "
-        "the factors span Sym(d)), and one of dimension O(d²) exists. Every score matrix of "
-        "the family has rank ≤ d', so a measured numerical rank ≥ the bound certifies it for that "
-        "d; the explicit vectorised factorisation (dimension 2d² + 2d + 2; (d+1)(d+2) with "
-        "half-vectorisation) shows tightness up to the constant."
+        "As stated: (i) heterogeneous per-token metrics — the premise, as the review quotes it, is a "
+        "family {U_tU_tᵀ} spanning a subspace of Sym(d) of dimension ≥ 2 — admit no universal "
+        "factorisation s_ij = φ(q_i, U_i)ᵀψ(k_j, U_j) of dimension O(d); tested on a span-2 family "
+        "(each token one of two rank-2 factors): its score matrices must then have rank ≥ d(d+1)/2; "
+        "(ii) any universal factorisation has dimension ≥ min{dim span{U_tU_tᵀ}, d(d+1)/2}: every "
+        "score matrix has rank ≤ d', so a measured rank ≥ the bound certifies it for that family and "
+        "d; (iii) Ω(d²) (rank ≥ d(d+1)/2) when the factors span Sym(d); (iv) a vectorised "
+        "factorisation of dimension O(d²) exists (2d² + 2d + 2 here)."
     ),
-    reading_why="the review's restatement in the universal, fixed-functional-form sense (its major "
-                "comment 2), which is the setting of the paper's own proof",
     alternatives=(
-        Reading("nonconstant-family",
-                "As literally premised: whenever span{U_tU_tᵀ} has dimension ≥ 2 (a non-constant "
-                "family), no O(d)-dimensional factorisation exists (d' ≥ d(d+1)/2).",
-                "the theorem's stated premise, which the review says overclaims"),
+        Reading("full-span",
+                "The review's repair: restated in the universal, fixed-functional-form sense with the "
+                "full-span condition explicit — when {U_tU_tᵀ} spans Sym(d) the minimal universal "
+                "factorisation dimension is ≥ d(d+1)/2 = Ω(d²), and O(d²) is attained.",
+                "the referee's corrected statement (major comment 2); clause (i)'s premise dropped"),
         Reading("euclidean-part",
                 "Even with homogeneous metrics the minimal dimension is ≥ d (the Euclidean "
                 "−‖q_i − k_j‖² part alone needs the d-dimensional dot product).",
                 "the review's second objection to Eq. (7)"),
     ),
-    proof_absent="the source quotes the proof's idea (the quadratic sub-terms ‖U_iᵀk_j‖², "
-                 "‖U_jᵀq_i‖² and vectorisation), not the proof",
+    proof_absent="the source names the proof's ingredients (the quadratic sub-terms ‖U_iᵀk_j‖², "
+                 "‖U_jᵀq_i‖² and vectorisation), not the argument",
     notes=("Measured ranks (quick seed, d = 2…8) are exactly (d+1)(d+2) for independent factors, "
            "d + 8 (d ≥ 4) for two rank-2 factors and d + 2 for one factor: row and column terms, "
            "the cross terms (2q_i + A_iq_i)ᵀk_j and q_iᵀA_jk_j, and the pairings k_jᵀA_ik_j, "
-           "q_iᵀA_jq_i of dimension ≤ min(span, d(d+1)/2) each. The suite agrees "
-           "with the review on both objections: a span of 2 gives rank O(d) (the 'nonconstant-family' "
-           "reading is refuted for d ≥ 6), and homogeneous metrics need ≥ d. The growth in d is "
-           "given exactly (rank (d+1)(d+2), pinned by the test for d = 3, 6) rather than fitted: "
+           "q_iᵀA_jq_i of dimension ≤ min(span, d(d+1)/2) each. Clause (i) is false: a span-2 family "
+           "has rank d + 8 < d(d+1)/2 from d = 5, and the explicit universal factorisation "
+           "(span-two-factorisation, dimension 3d + 6 whatever the factors' rank, exact on every "
+           "token) is O(d). With the full-span premise (the review's repair, reading 'full-span') the "
+           "bound holds. Homogeneous metrics need ≥ d (the review's second objection). The growth in "
+           "d is given exactly (rank (d+1)(d+2), pinned by the test for d = 3, 6) rather than fitted: "
            "the engine's 3-decade fit in d would need L ≥ d² ≈ 10⁶ tokens per score matrix."),
     checks=(
+        Relation(name="heterogeneous-needs-sym", lhs="numerical rank of S (span-2 family)", rel=">=",
+                 rhs="d(d+1)/2", evaluate=lambda c: rank_vs_bound(c, "sym"), sample=_s(("two",)),
+                 tolerance=EXACT, sampler=SAMPLER + " (two factors only)",
+                 clause="no-linear-factorisation"),
+        Relation(name="span-two-factorisation", lhs="max|D − φψᵀ| (dimension 3d + 6)", rel="<=", rhs="0",
+                 evaluate=span_two_gap, sample=_s(("two",)), tolerance=FACT_TOL, role="derivation",
+                 sampler=SAMPLER + " (two factors only)"),
         Relation(name="rank-lower-bound", lhs="numerical rank of S", rel=">=",
                  rhs="min{dim span{U_tU_tᵀ}, d(d+1)/2}", evaluate=rank_vs_bound,
                  sample=_s(("full", "two", "homogeneous")), tolerance=EXACT, sampler=SAMPLER,
-                 controls=(control("homogeneous metrics held to the full-span bound d(d+1)/2",
+                 clause="span-bound",
+                 controls=(control(HOMOGENEOUS, contrast="hypothesis",
+                                   hypothesis="the span of {U_tU_tᵀ} enters the bound",
                                    evaluate=lambda c: rank_vs_bound(c, "sym"),
                                    sample=_s(("homogeneous",))),)),
+        Relation(name="full-span-needs-sym", lhs="numerical rank of S (full span)", rel=">=",
+                 rhs="d(d+1)/2", evaluate=lambda c: rank_vs_bound(c, "sym"), sample=_s(("full",)),
+                 tolerance=EXACT, sampler=SAMPLER + " (independent factors only)",
+                 clause="quadratic-when-full-span",
+                 controls=(control(HOMOGENEOUS, contrast="hypothesis",
+                                   hypothesis="the factors span Sym(d)", sample=_s(("homogeneous",))),)),
         Relation(name="vectorised-factorisation", lhs="max|D − φψᵀ|", rel="<=", rhs="0",
                  evaluate=factorisation_gap, sample=_s(("full",)), tolerance=FACT_TOL, sampler=SAMPLER,
-                 controls=(control("the O(d) factorisation (no vectorised blocks)",
-                                   evaluate=lambda c: factorisation_gap(c, False)),)),
-        Relation(name="nonconstant-needs-sym", lhs="numerical rank of S", rel=">=", rhs="d(d+1)/2",
-                 evaluate=lambda c: rank_vs_bound(c, "sym"), sample=_s(("two",)), tolerance=EXACT,
-                 sampler=SAMPLER + " (two factors only)", reading="nonconstant-family"),
+                 clause="tight",
+                 controls=(control("the O(d) factorisation (no vectorised blocks) in its place",
+                                   contrast="prediction", evaluate=lambda c: factorisation_gap(c, False)),)),
+        Relation(name="repaired-full-span-needs-sym", lhs="numerical rank of S (full span)", rel=">=",
+                 rhs="d(d+1)/2", evaluate=lambda c: rank_vs_bound(c, "sym"), sample=_s(("full",)),
+                 tolerance=EXACT, sampler=SAMPLER + " (independent factors only)", reading="full-span",
+                 controls=(control(HOMOGENEOUS, contrast="hypothesis",
+                                   hypothesis="the factors span Sym(d)", sample=_s(("homogeneous",))),)),
         Relation(name="homogeneous-needs-d", lhs="numerical rank of S", rel=">=", rhs="d",
                  evaluate=lambda c: rank_vs_bound(c, "d"), sample=_s(("homogeneous",)), tolerance=EXACT,
                  sampler=SAMPLER + " (one factor only)", reading="euclidean-part",
-                 controls=(control("bound d + 3", evaluate=lambda c: rank_vs_bound(c, "d+3")),)),
+                 controls=(control("bound d + 3", contrast="prediction",
+                                   evaluate=lambda c: rank_vs_bound(c, "d+3")),)),
     ),
 ),)
