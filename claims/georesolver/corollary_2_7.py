@@ -1,6 +1,6 @@
 """GeoResolver §2.6, Corollary 2.7: no spurious local minima and linear convergence of gradient
 descent for the IDA loss of Theorem 2.6, L(q) = (W₁v₁ + W₂v₂ − y)² = r²(W₁ − w*)², keys 0 and Δ
-(n keys on a line for the n-key reading). Numerics: ``_two_key`` (imported lazily: it loads torch).
+(n keys on a line for the n-key reading). Numerics: ``_two_key``.
 """
 
 from __future__ import annotations
@@ -8,9 +8,49 @@ from __future__ import annotations
 import math
 
 import sympy as sp
+import torch
 
-from attnaudit.checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
-from attnaudit.checks.context import single_thread
+from attnaudit.checks import (
+    Claim,
+    Clause,
+    Kind,
+    ProofStep,
+    Reading,
+    Relation,
+    control,
+    sampling,
+    symbolic,
+    tolerances,
+)
+from attnaudit.claims.georesolver import _two_key as tk
+
+# ══ the statement, as the paper gives it, and the readings tested ══
+
+STATEMENT = (
+    r"\text{Since } \mu_{\mathrm{IDA}}>0, \text{ the PL inequality implies that every stationary "
+    r"point of the IDA loss is either a global minimum or a strict saddle (i.e., no spurious local "
+    r"minima). Gradient descent converges linearly as } \mathcal{L}(t)-\mathcal{L}^*\le "
+    r"e^{-\mu t}(\mathcal{L}(0)-\mathcal{L}^*)."
+)
+CLAUSES_SPURIOUS = (Clause("stationary-points", "every stationary point of the IDA loss is either a "
+                                                "global minimum or a strict saddle (i.e., no spurious "
+                                                "local minima)"),)
+READING_SPURIOUS = ("The two-key IDA loss, keys 0 and Δ, any ε > 0, v₁ ≠ v₂, y, on q ∈ ℝ (the segment's "
+                    "stationary points are among them): every local minimum has L = L* = inf L, and "
+                    "every other stationary point is a strict saddle, in 1D a strict local maximum (L″ < 0).")
+CLAUSES_LINEAR = (Clause("linear-rate", "Gradient descent converges linearly as ℒ(t)−ℒ∗≤e−μt(ℒ(0)−ℒ∗)"),)
+READING_LINEAR = (
+    "Two keys 0 and Δ; gradient descent q_{k+1} = q_k − ηL′(q_k), η ≤ 1/sup|L″|, from q₀ in the segment "
+    "[0, Δ] toward a target attained there (L* = 0; GD stays in the segment); t = ηk (μ has the units "
+    "of 1/η); μ = μ_IDA > 0 of Theorem 2.6 on the segment, 8r²Δ²ε²/(Δ²+2ε)⁴: L(q_K) − L* ≤ "
+    "e^{−μηK}(L(q₀) − L*).")
+# The corollary's argument: the premise (Theorem 2.6's constant) and the PL inequality it invokes.
+PROOF = (
+    ProofStep("premise", "Since μIDA>0"),
+    ProofStep("pl-implies", "the PL inequality implies"),
+)
+
+# ══ the mathematics ══
 
 q, eps, delta, r, mu, gap = sp.symbols("q epsilon Delta r mu g", positive=True)
 w_star, e_ = sp.symbols("w_star e", real=True)
@@ -19,23 +59,16 @@ W1 = M_ / (N_ + M_)
 Q_MINUS = (delta - sp.sqrt(delta**2 + 4 * eps)) / 2
 Q_PLUS = (delta + sp.sqrt(delta**2 + 4 * eps)) / 2
 
-STATEMENT = (
-    r"\text{Since } \mu_{\mathrm{IDA}}>0, \text{ the PL inequality implies that every stationary "
-    r"point of the IDA loss is either a global minimum or a strict saddle (i.e., no spurious local "
-    r"minima). Gradient descent converges linearly as } \mathcal{L}(t)-\mathcal{L}^*\le "
-    r"e^{-\mu t}(\mathcal{L}(0)-\mathcal{L}^*)."
-)
-
 
 def _at(expr, point):
     return sp.factor(sp.cancel(sp.expand(expr.subs(q, point))))
 
 
-def _premise_on_line():  # the corollary's premise on the loss's domain ℝ
+def _premise_on_line(**tags):  # the corollary's premise on the loss's domain ℝ
     slope = 2 * e_ * r * _at(sp.diff(W1, q), Q_PLUS)
     return symbolic.holds(
         "premise: μ_IDA > 0 on ℝ, with μ ≤ |L′(q₊)|²/(2(L(q₊) − L*)) at q₊ = (Δ + √(Δ²+4ε))/2",
-        sp.StrictGreaterThan(slope**2 / (2 * gap), 0, evaluate=False), role="proof",
+        sp.StrictGreaterThan(slope**2 / (2 * gap), 0, evaluate=False), **tags,
         note="W₁′(q₊) = 0 while, for y = v₁, L(q₊) − L* = g > 0 (L* = L(q₋)): μ_ℝ = 0")
 
 
@@ -43,11 +76,11 @@ def spurious_derivation():
     dw1, d2w1, wf = sp.diff(W1, q), sp.diff(W1, q, 2), sp.Function("W_1")(q)
     S = "statement"
     return [
+        _premise_on_line(role="proof", step="premise"),
         symbolic.holds("PL with μ > 0 at a stationary point: 0 = |L′|² ≥ 2μ(L − L*) forces L = L*",
-                       sp.StrictLessThan(0, 2 * mu * gap, evaluate=False), role="proof",
+                       sp.StrictLessThan(0, 2 * mu * gap, evaluate=False), role="proof", step="pl-implies",
                        note="where PL holds every stationary point is a global minimum: the 'or a "
                             "strict saddle' alternative never occurs"),
-        _premise_on_line(),
         # The statement for two keys on ℝ, derived by the suite without PL:
         symbolic.exact("W₁′(q) = −2Δ(ε + Δq − q²)/S², S = N + M",
                        -2 * delta * (eps + delta * q - q**2) / (N_ + M_) ** 2, dw1, role=S),
@@ -80,8 +113,6 @@ CURVATURE_TOL = tolerances.Roundoff(
 def _figures(case):
     """(instance, is_local_min, L, L* per instance, its tolerance, stationary q) with L* = min
     over the local minima and the tails q → ±∞ (where L → (mean v − y)²)."""
-    from attnaudit.claims.georesolver import _two_key as tk
-
     inst, qs, is_min = tk.stationary_points(case)
     values, y = case["values"], case["y"]
     e = tk.line_terms(qs[:, None], case["keys"][inst], values[inst], y[inst], case["eps"][inst])[0]
@@ -105,8 +136,6 @@ def local_minima_gap(case):
 def global_minimum_found(case):
     """min over local minima of |L(q) − L*| with the two-key L* = r²·dist(w*, [W₁(q₊), W₁(q₋)])²
     (W₁'s range over ℝ): the enumeration must reach it (r² where no local minimum was found)."""
-    from attnaudit.claims.georesolver import _two_key as tk
-
     inst, is_min, loss, _, tol, _ = _figures(case)
     eps_, delta_, values = case["eps"], case["keys"][:, 1], case["values"]
     r_ = values[:, 0] - values[:, 1]
@@ -122,8 +151,6 @@ def global_minimum_found(case):
 def non_minima_are_strict_maxima(case):
     """max over stationary points with L − L* > tol of L″ + its round-off bound, as (L″, −bound)
     at the worst point per instance; (−(value spread/key spread)², 0) where there is none."""
-    from attnaudit.claims.georesolver import _two_key as tk
-
     inst, _, loss, l_star, tol, qs = _figures(case)
     keys, values = case["keys"], case["values"]
     e, s, ds, size = (t[:, 0] for t in tk.line_terms(qs[:, None], keys[inst], values[inst],
@@ -144,8 +171,6 @@ def _sample(n_keys: int):
         """Δ log-uniform in [0.1, 10], ε/Δ² log-uniform in [1e-6, 1], keys {keys}, values and y
         i.i.d. N(0, 1); stationary points: sign changes of L′ on a grid (uniform across the keys
         plus ±10^k key spans around each key, k ∈ [−10, 8]), bisected."""
-        import torch
-
         batch = ctx.pick(quick=512, full=4096)
         d = sampling.log_uniform(ctx, gen, batch, low=0.1, high=10.0)
         case = {"eps": sampling.log_uniform(ctx, gen, batch, low=1e-6, high=1.0) * d.square(),
@@ -170,9 +195,8 @@ NO_SPURIOUS = Claim(
     label="Corollary 2.7, no spurious minima",
     section="§2.6",
     statement=STATEMENT,
-    reading=("The two-key IDA loss, keys 0 and Δ, any ε > 0, v₁ ≠ v₂, y, on q ∈ ℝ (the segment's "
-             "stationary points are among them): every local minimum has L = L* = inf L, and every "
-             "other stationary point is a strict saddle, in 1D a strict local maximum (L″ < 0)."),
+    clauses=CLAUSES_SPURIOUS,
+    reading=READING_SPURIOUS,
     reading_why=("the setting of the paper's argument: Theorem 2.6's two-key loss; stationary points "
                  "are those of the loss on its domain ℝ"),
     alternatives=(Reading("n-keys", "The same for n ≥ 3 keys on a line (tested: keys 0, Δ, 2Δ): "
@@ -180,10 +204,13 @@ NO_SPURIOUS = Claim(
                           "the corollary's next sentence speaks of n keys (softmax's O(n²) escape)"),),
     kind=Kind.INEQUALITY,
     derivation=spurious_derivation,
+    proof_steps=PROOF,
     checks=(
         _relation("local-minima-are-global", "max over local minima q of L(q) − L*", "0",
                   local_minima_gap, LOSS_TOL,
-                  controls=(control("a third key at 2Δ with its own value (n = 3)", sample=_sample(3)),)),
+                  controls=(control("a third key at 2Δ with its own value (n = 3)", contrast="hypothesis",
+                                    hypothesis="two fixed keys (the loss of Theorem 2.6)",
+                                    sample=_sample(3)),)),
         _relation("global-minimum-found", "min over local minima q of |L(q) − L*(closed form)|", "0",
                   global_minimum_found, LOSS_TOL),
         _relation("non-minima-are-strict-maxima", "max over stationary points with L − L* > tol of "
@@ -210,10 +237,6 @@ def run_gradient_descent(case, *, line: bool, track: bool = False):
     """GD q ← q − ηL′(q) from q₀, all instances at once, η = 1/(STEP_SAFETY·max|L″|) over a grid of
     [0, Δ] (or of ℝ, where |L″| decays like |q|⁻⁴); returns (η, μ, L₀, L_K, max step ratio, the
     loss floor 4(rW₁′(q*)·2u(|q*|+Δ)(1 + 1/(ηL″(q*))))² below which floating-point GD cannot descend)."""
-    import torch
-
-    from attnaudit.claims.georesolver import _two_key as tk
-
     p = [case[k][:, None] for k in ("eps", "delta", "r", "q_star")]
     t = tk.unit_grid(200, p[1])  # L″ varies on the scale √ε ≥ Δ/10 here
     if line:
@@ -251,27 +274,29 @@ def run_gradient_descent(case, *, line: bool, track: bool = False):
 
 
 GD_TOL = tolerances.Roundoff(
-    condition="L_K (a squared residual formed without cancellation), plus the loss floor of "
-              "floating-point GD (the rounding of q against the contraction 1 − ηL″(q*))")
+    condition="L_K (a squared residual formed without cancellation); the loss floor of "
+              "floating-point GD (the rounding of q against the contraction 1 − ηL″(q*)) replaces "
+              "a bound below it")
 RATE_TOL = tolerances.Roundoff(
     condition=f"(2/{FLOOR:g})²: while |q − q*| ≥ {FLOOR:g}·Δ the residual W₁(q) − W₁(q*) keeps a "
               "relative error ≲ u(|q| + Δ)/|q − q*|, and the ratio divides two of them")
 
 
 def _gd_bound(line: bool, rate: float = 1.0):
-    """L_K against e^{−rate·μηK}L₀ (rate 1: the statement; μ = 8r²Δ²ε²/(Δ²+2ε)⁴ of the segment)."""
+    """L_K against e^{−rate·μηK}L₀ (rate 1: the statement; μ = 8r²Δ²ε²/(Δ²+2ε)⁴ of the segment), or
+    against the loss floor of floating-point GD where the bound lies below it (GD cannot go lower)."""
 
     def evaluate(case):
-        with single_thread():
-            eta, mu_, l0, lk, _, floor = run_gradient_descent(case, line=line)
-        return lk, (-rate * mu_ * eta * case["steps"]).exp() * l0, GD_TOL(lk, lk.dtype) + floor
+        eta, mu_, l0, lk, _, floor = run_gradient_descent(case, line=line)
+        bound = (-rate * mu_ * eta * case["steps"]).exp() * l0
+        return lk, torch.maximum(bound, floor), GD_TOL(lk, lk.dtype)
 
     return evaluate
 
 
 def per_step_rate(case):
-    with single_thread():
-        eta, mu_, _, _, worst, _ = run_gradient_descent(case, line=False, track=True)
+    """The worst per-step loss ratio of GD on the segment against PL's contraction 1 − ημ."""
+    eta, mu_, _, _, worst, _ = run_gradient_descent(case, line=False, track=True)
     return worst, 1 - eta * mu_, RATE_TOL((2 / FLOOR) ** 2, worst.dtype)
 
 
@@ -280,8 +305,6 @@ def _sample_gd(line: bool):
         """Δ log-uniform in [0.1, 10], ε/Δ² log-uniform in [{low}, 1], r = v₁ − v₂ = ±[0.5, 2]
         log-uniform, target attained at q* ~ U[0, Δ] (L* = 0), q₀ ~ U{start}; η = 1/({safety}·max|L″|)
         over a dense grid of {where}."""
-        import torch
-
         batch = ctx.pick(quick=1024, full=8192)
         d = sampling.log_uniform(ctx, gen, batch, low=0.1, high=10.0)
         u = torch.rand(3, batch, generator=gen, dtype=ctx.dtype, device=ctx.device)
@@ -295,45 +318,61 @@ def _sample_gd(line: bool):
     return sample
 
 
+def linear_derivation():
+    """The premise on the segment (the primary), then why the real line is no reading for any kernel."""
+    dim = sp.Symbol("d", positive=True)
+    soft = (1 / (1 + sp.exp(delta * q / sp.sqrt(dim))) - sp.Rational(1, 2)) ** 2  # w* = 1/2: L* = 0
+    return [
+        symbolic.holds("q₋ < 0 < Δ < q₊: W₁′ ≠ 0 on [0, Δ], so μ_IDA > 0 on the segment",
+                       sp.StrictLessThan(delta**2, delta**2 + 4 * eps), role="proof", step="premise",
+                       note="q₋ < 0 and q₊ > Δ both say Δ < √(Δ²+4ε)"),
+        _premise_on_line(role="derivation", reading="real-line"),
+        symbolic.limit("softmax too: its PL ratio |L′|²/(2(L − L*)) → 0 as q → ∞ (y = (v₁+v₂)/2)",
+                       sp.diff(soft, q) ** 2 / (2 * soft), q, sp.oo, sp.Integer(0), role="derivation",
+                       reading="real-line",
+                       note="a normalised weight tends to a limit at ±∞ where L > L*: no kernel has a "
+                            "global μ > 0, so the real-line reading is one no operator can satisfy"),
+    ]
+
+
 LINEAR = Claim(
     id="georesolver/corollary-2.7/linear-convergence",
     label="Corollary 2.7, linear convergence",
     section="§2.6",
     statement=STATEMENT,
-    reading=(
-        "Two keys 0 and Δ; gradient descent q_{k+1} = q_k − ηL′(q_k), η ≤ 1/sup|L″|, from any start "
-        "q₀ ∈ ℝ (tested: [−2Δ, 3Δ]) toward a target attained in [0, Δ] (L* = 0); t = ηk (μ has the "
-        "units of 1/η); μ = μ_IDA > 0 of Theorem 2.6, 8r²Δ²ε²/(Δ²+2ε)⁴: L(q_K) − L* ≤ "
-        "e^{−μηK}(L(q₀) − L*)."),
-    reading_why=("the statement puts no restriction on where gradient descent starts, and the loss "
-                 "is defined on ℝ (as for no-spurious-minima)"),
-    alternatives=(Reading("segment", "The same with q₀ in the segment [0, Δ], where GD toward a target "
-                                     "there stays.",
-                          "Theorem 2.6's proof, whose μ_IDA > 0 the corollary invokes, puts the "
-                          "query on the segment between the keys"),),
+    clauses=CLAUSES_LINEAR,
+    reading=READING_LINEAR,
+    reading_why=("the statement does not say where gradient descent starts; the μ_IDA > 0 it invokes is "
+                 "Theorem 2.6's, on the segment between the keys (on ℝ no kernel has μ > 0)"),
+    alternatives=(Reading("real-line", "The same from any start q₀ ∈ ℝ (tested: [−2Δ, 3Δ]), the loss "
+                                       "being defined on ℝ.",
+                          "the statement puts no restriction on where gradient descent starts"),),
     kind=Kind.INEQUALITY,
-    derivation=lambda: [
-        _premise_on_line(),
-        symbolic.holds("q₋ < 0 < Δ < q₊: W₁′ ≠ 0 on [0, Δ], so μ_IDA > 0 on the segment",
-                       sp.StrictLessThan(delta**2, delta**2 + 4 * eps), role="proof", reading="segment",
-                       note="q₋ < 0 and q₊ > Δ both say Δ < √(Δ²+4ε)")],
+    derivation=linear_derivation,
+    proof_steps=PROOF,
+    proof_gap=("the rate is stated, not derived: that GD with η ≤ 1/sup|L″| contracts L − L* by "
+               "1 − ημ per step under PL (t = ηk) is the standard argument, not given"),
     checks=(
-        Relation(name="gd-bound-line", lhs="L(q_K) − L*", rel="<=", rhs="e^{−μηK}(L(q₀) − L*)",
+        Relation(name="gd-bound-line", lhs="L(q_K) − L*", rel="<=", rhs="e^{−μηK}(L(q₀) − L*) (or the "
+                 "floating-point floor of GD, where larger)",
                  evaluate=_gd_bound(line=True), sample=_sample_gd(line=True), tolerance=GD_TOL,
-                 sampler=_sample_gd(line=True).__doc__),
-        Relation(name="gd-bound-time", lhs="L(q_K) − L*", rel="<=", rhs="e^{−μηK}(L(q₀) − L*)",
+                 sampler=_sample_gd(line=True).__doc__, reading="real-line"),
+        Relation(name="gd-bound-time", lhs="L(q_K) − L*", rel="<=", rhs="e^{−μηK}(L(q₀) − L*) (or the "
+                 "floating-point floor of GD, where larger)",
                  evaluate=_gd_bound(line=False), sample=_sample_gd(line=False), tolerance=GD_TOL,
-                 sampler=_sample_gd(line=False).__doc__, reading="segment",
-                 controls=(control("rate 3μ in place of μ", evaluate=_gd_bound(False, rate=3.0)),)),
+                 sampler=_sample_gd(line=False).__doc__,
+                 controls=(control("rate 3μ in place of μ", contrast="prediction",
+                                   evaluate=_gd_bound(False, rate=3.0)),)),
         Relation(name="gd-per-step-rate", lhs="max_k (L_{k+1} − L*)/(L_k − L*) (while |q_k − q*| is "
                  "above the floor)", rel="<=", rhs="1 − ημ", evaluate=per_step_rate,
-                 sample=_sample_gd(line=False), tolerance=RATE_TOL, role="proof", reading="segment",
+                 sample=_sample_gd(line=False), tolerance=RATE_TOL, role="proof", step="pl-implies",
                  sampler=_sample_gd(line=False).__doc__),
     ),
     time_limit_s=30.0,
-    notes=("On ℝ there is no μ > 0: GD started beyond the local maximum of L runs off to infinity. "
-           "On the segment the argument is valid and the bound holds with room (near q* the step "
-           "factor is about 1 − 2ηL″(q*), L″(q*) ≥ μ); for ε ≪ Δ² the rate ημ ~ (ε/Δ²)² is negligible."),
+    notes=("On the segment the argument is valid and the bound holds with room (near q* the step "
+           "factor is about 1 − 2ηL″(q*), L″(q*) ≥ μ); for ε ≪ Δ² the rate ημ ~ (ε/Δ²)² is negligible. "
+           "On ℝ there is no μ > 0 (for IDA or any normalised kernel): GD started beyond the local "
+           "maximum of L runs off to infinity."),
 )
 
 CLAIMS = (NO_SPURIOUS, LINEAR)
