@@ -190,7 +190,7 @@ def _max_softmax(c, grid):
 @pytest.fixture(scope="module")
 def softmax_fits():
     grid = lambda c: np.round(np.logspace(1, 6, 11))  # noqa: E731
-    base = dict(grid=grid, measure=_max_softmax, replicates=2, tolerance=ZERO,
+    base = dict(grid=grid, measure=_max_softmax, replicates=4, tolerance=ZERO,
                 family="z ~ N(0, I_n)", quantity="E max softmax(z)")
     shared = ctx()
     return [check_scaling(law(exponent=p, **base), shared) for p in (-1.0, -0.75)]

@@ -17,7 +17,7 @@ import sympy as sp
 import torch
 
 from attnaudit.checks import Claim, Kind, Limit, Reading, Relation, ScalingLaw, control, symbolic, tolerances
-from attnaudit.checks.model import Clause, Control, ProofStep, Verdict
+from attnaudit.checks.model import Control, ProofStep, Verdict
 from attnaudit.checks.relations import margins
 from attnaudit.checks.runner import run_check_with_controls, run_claim
 from attnaudit.checks.verdict import (
@@ -500,7 +500,7 @@ def test_too_few_decades_is_an_error_of_the_spec_not_a_verdict():
 def test_noisy_measurement_that_cannot_decide_is_inconclusive():
     def noisy(ctx, grid):
         rng = ctx.numpy_rng("noise")
-        return grid**-1.0 * np.exp(rng.normal(0, 2.0, len(grid)))
+        return grid**-1.0 * np.exp(rng.normal(0, 1.0, len(grid)))
 
     claim_ = dataclasses.replace(ASYMPTOTIC, checks=(dataclasses.replace(
         ASYMPTOTIC_LAW, measure=noisy, grid=lambda ctx: np.logspace(1, 4, 5), replicates=4),))
