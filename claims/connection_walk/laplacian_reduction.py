@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
 
 from ._walks import PROOF_ABSENT
 
@@ -21,6 +21,12 @@ STATEMENT = (
 
 SIZES = ((3, 2), (6, 2), (6, 3), (12, 3))  # (n tokens, fibre dimension d)
 DRAWS, D_X = 32, 4
+HYPOTHESES = {
+    "non-stochastic": "W is row-stochastic",
+    "non-reversible": "W is reversible with respect to π",
+    "non-orthogonal": "the transports are orthogonal (metric-compatible)",
+    "incompatible": "T_ji = T_ij^T (metric-compatible)",
+}
 BREAKS = {
     "meets": "all three conditions",
     "non-stochastic": "rows of W scaled by 1.5 (reversible, orthogonal compatible transports)",
@@ -167,7 +173,8 @@ def spectrum_sides(case, mode="meets"):
 
 
 def _controls(fn, *modes):
-    return tuple(control(f"{m}: {BREAKS[m]}", evaluate=lambda case, m=m: fn(case, m)) for m in modes)
+    return tuple(control(f"{m}: {BREAKS[m]}", contrast="hypothesis", hypothesis=HYPOTHESES[m],
+                         evaluate=lambda case, m=m: fn(case, m)) for m in modes)
 
 
 SAMPLER = (f"(n, d) ∈ {SIZES}, {DRAWS} draws per break mode: tokens x_i ∈ R^{D_X} Gaussian, W = "
@@ -190,6 +197,12 @@ CLAIMS = (Claim(
         "symmetric logit matrix, which is reversible)."),
     reading_why="the abstract names the three conditions and the target operator; the classical "
                 "random-walk connection Laplacian (Singer & Wu 2012) is characterised by (a)–(c)",
+    clauses=(Clause("reduction", "the conditions under which the corresponding generator reduces to a "
+                                 "random-walk connection Laplacian, highlighting the roles of stochasticity, "
+                                 "reversibility, and metric-compatible transports"),),
+    identity=("under the three conditions w_ij = π_i W_ij is symmetric and A_σ = (w_ij T_ij) is a "
+              "symmetric block matrix, so I − P = D⁻¹(D − A_σ) is the random-walk connection Laplacian "
+              "by its definition; (a)–(c) are its textbook properties"),
     proof_absent=PROOF_ABSENT,
     checks=(
         Relation(name="dirichlet-form", lhs="⟨v, (I − P)v⟩_π", rel="==", rhs="½Σ π_i W_ij‖v_i − T_ij v_j‖²",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
 
 from ._walks import CONDITION, N_TOKENS, PROOF_ABSENT, instances, mha, value_scale
 
@@ -43,17 +43,15 @@ def walk_sides(case, gating="attention"):
     import torch
 
     from attnaudit import operators
-    from attnaudit.checks.context import single_thread
-    with single_thread():
-        attn = mha(case)
-        walk, transport, t_h = torch.func.vmap(operators.mha_connection)(
-            case["x"], case["wq"], case["wk"], case["wv"], case["wo"])
-        if gating == "uniform":
-            transport = t_h.mean(1)[:, None, None].expand_as(transport)
-        out = operators.connection_walk(case["x"], walk, transport, per_edge=True)
-        lhs = (attn - out).abs().flatten(1).amax(1)
-        n, d, h = case["x"].shape[-2], case["x"].shape[-1], case["wq"].shape[1]
-        tol = TOL((n + d + case["wq"].shape[-1] + 8) * h + h, lhs.dtype) * value_scale(case)
+    attn = mha(case)
+    walk, transport, t_h = torch.func.vmap(operators.mha_connection)(
+        case["x"], case["wq"], case["wk"], case["wv"], case["wo"])
+    if gating == "uniform":
+        transport = t_h.mean(1)[:, None, None].expand_as(transport)
+    out = operators.connection_walk(case["x"], walk, transport, per_edge=True)
+    lhs = (attn - out).abs().flatten(1).amax(1)
+    n, d, h = case["x"].shape[-2], case["x"].shape[-1], case["wq"].shape[1]
+    tol = TOL((n + d + case["wq"].shape[-1] + 8) * h + h, lhs.dtype) * value_scale(case)
     return lhs, torch.zeros_like(lhs), tol
 
 
@@ -62,15 +60,13 @@ def gate_sides(case, normalised=True):
     import torch
 
     from attnaudit import operators
-    from attnaudit.checks.context import single_thread
-    with single_thread():
-        a = torch.func.vmap(operators.mha_weights)(case["x"], case["wq"], case["wk"])
-        walk = a.sum(1)
-        gates = a / walk[:, None] if normalised else a
-        lhs = torch.stack([(gates.sum(1) - 1).abs().flatten(1).amax(1),
-                           (-gates).clamp(min=0).flatten(1).amax(1),
-                           (-walk).clamp(min=0).flatten(1).amax(1)]).amax(0)
-        tol = torch.full_like(lhs, GATE_TOL(a.shape[1] + 4, a.dtype))
+    a = torch.func.vmap(operators.mha_weights)(case["x"], case["wq"], case["wk"])
+    walk = a.sum(1)
+    gates = a / walk[:, None] if normalised else a
+    lhs = torch.stack([(gates.sum(1) - 1).abs().flatten(1).amax(1),
+                       (-gates).clamp(min=0).flatten(1).amax(1),
+                       (-walk).clamp(min=0).flatten(1).amax(1)]).amax(0)
+    tol = torch.full_like(lhs, GATE_TOL(a.shape[1] + 4, a.dtype))
     return lhs, torch.zeros_like(lhs), tol
 
 
@@ -96,16 +92,24 @@ CLAIMS = (Claim(
     reading_why="'attention-gated mixture' read as the convex combination of the headwise transports "
                 "weighted by each head's share of the edge's attention, the one mixture that makes "
                 "the walk single and nonnegative",
+    clauses=(Clause("mha", "multi-head attention (MHA) is exactly a single edge-dependent connection "
+                           "walk whose effective transport is an attention-gated mixture of headwise "
+                           "transports"),),
+    identity=("distributivity: Σ_h A^h_ij T_h = P_ij Σ_h (A^h_ij/P_ij) T_h with P_ij = Σ_h A^h_ij > 0 "
+              "(softmax weights are positive)"),
     proof_absent=PROOF_ABSENT,
     checks=(
         Relation(name="mha-equals-edge-walk", lhs="max|MHA(X) − Σ_j P_ij T_ij x_j|", rel="==", rhs="0",
                  evaluate=walk_sides, sample=_sample, tolerance=TOL, sampler=SAMPLER,
                  controls=(control("uniform gates: the constant transport (1/H)Σ_h T_h on every edge",
+                                   contrast="prediction",
                                    evaluate=lambda case: walk_sides(case, "uniform")),)),
         Relation(name="gates-convex", lhs="max(|Σ_h π^h_ij − 1|, max(−π^h_ij, 0), max(−P_ij, 0))",
                  rel="==", rhs="0", evaluate=gate_sides, sample=_sample, tolerance=GATE_TOL,
                  sampler=SAMPLER,
+                 # Unnormalised weights are no mixture for any operator: shown, not a contrast.
                  controls=(control("the raw head weights A^h_ij as gates (not normalised over heads)",
+                                   contrast="setting",
                                    evaluate=lambda case: gate_sides(case, normalised=False)),)),
     ),
     notes=("For H = 1 the gates are 1 and the walk is SHA's (constant transport); for H ≥ 2 the "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
 
 from ._walks import CONDITION, N_TOKENS, PROOF_ABSENT, instances, mha, value_scale
 
@@ -44,17 +44,15 @@ def walk_sides(case, transposed=False):
     import torch
 
     from attnaudit import operators
-    from attnaudit.checks.context import single_thread
-    with single_thread():
-        attn = mha(case)
-        a = torch.func.vmap(operators.mha_weights)(case["x"], case["wq"], case["wk"])[:, 0]
-        t = (case["wv"][:, 0] @ case["wo"][:, 0]).transpose(-1, -2)
-        if transposed:
-            t = t.transpose(-1, -2)
-        walk = operators.connection_walk(case["x"], a, t, per_edge=False)
-        lhs = (attn - walk).abs().flatten(1).amax(1)
-        n, d, d_h = case["x"].shape[-2], case["x"].shape[-1], case["wq"].shape[-1]
-        tol = TOL(n + d + d_h + 8, lhs.dtype) * value_scale(case)
+    attn = mha(case)
+    a = torch.func.vmap(operators.mha_weights)(case["x"], case["wq"], case["wk"])[:, 0]
+    t = (case["wv"][:, 0] @ case["wo"][:, 0]).transpose(-1, -2)
+    if transposed:
+        t = t.transpose(-1, -2)
+    walk = operators.connection_walk(case["x"], a, t, per_edge=False)
+    lhs = (attn - walk).abs().flatten(1).amax(1)
+    n, d, d_h = case["x"].shape[-2], case["x"].shape[-1], case["wq"].shape[-1]
+    tol = TOL(n + d + d_h + 8, lhs.dtype) * value_scale(case)
     return lhs, torch.zeros_like(lhs), tol
 
 
@@ -63,16 +61,14 @@ def stochastic_sides(case, raw=False):
     import torch
 
     from attnaudit import operators
-    from attnaudit.checks.context import single_thread
-    with single_thread():
-        if raw:
-            q = torch.einsum("bnd,bde->bne", case["x"], case["wq"][:, 0])
-            k = torch.einsum("bnd,bde->bne", case["x"], case["wk"][:, 0])
-            a = q @ k.transpose(-1, -2)
-        else:
-            a = torch.func.vmap(operators.mha_weights)(case["x"], case["wq"], case["wk"])[:, 0]
-        lhs = torch.maximum((a.sum(-1) - 1).abs().amax(-1), (-a).clamp(min=0).flatten(1).amax(1))
-        tol = torch.full_like(lhs, WALK_TOL(a.shape[-1] + 4, a.dtype))
+    if raw:
+        q = torch.einsum("bnd,bde->bne", case["x"], case["wq"][:, 0])
+        k = torch.einsum("bnd,bde->bne", case["x"], case["wk"][:, 0])
+        a = q @ k.transpose(-1, -2)
+    else:
+        a = torch.func.vmap(operators.mha_weights)(case["x"], case["wq"], case["wk"])[:, 0]
+    lhs = torch.maximum((a.sum(-1) - 1).abs().amax(-1), (-a).clamp(min=0).flatten(1).amax(1))
+    tol = torch.full_like(lhs, WALK_TOL(a.shape[-1] + 4, a.dtype))
     return lhs, torch.zeros_like(lhs), tol
 
 
@@ -94,15 +90,20 @@ CLAIMS = (Claim(
         "parameters (as column vectors). Added by the suite: no biases; the sampler's sizes."),
     reading_why="'connection propagation step' read as the abstract defines it: messages aggregated "
                 "by a nonnegative walk matrix, transported along each edge by a linear map",
+    clauses=(Clause("sha", "single-head attention (SHA) is exactly a connection propagation step with "
+                           "constant transport"),),
+    identity="associativity: (A X)(W_V W_O) read row by row is Σ_j A_ij (W_V W_O)^T x_j",
     proof_absent=PROOF_ABSENT,
     checks=(
         Relation(name="sha-equals-constant-walk", lhs="max|SHA(X) − Σ_j P_ij T x_j|", rel="==", rhs="0",
                  evaluate=walk_sides, sample=_sample, tolerance=TOL, sampler=SAMPLER,
                  controls=(control("the transport transposed, W_V W_O in place of (W_V W_O)^T",
+                                   contrast="prediction",
                                    evaluate=lambda case: walk_sides(case, transposed=True)),)),
         Relation(name="walk-nonnegative-stochastic", lhs="max(|Σ_j P_ij − 1|, max(−P_ij, 0))", rel="==",
                  rhs="0", evaluate=stochastic_sides, sample=_sample, tolerance=WALK_TOL, sampler=SAMPLER,
-                 controls=(control("the raw logits XW_Q(XW_K)^T as the walk",
+                 # Raw logits are no walk for any operator: shown, not a contrast.
+                 controls=(control("the raw logits XW_Q(XW_K)^T as the walk", contrast="setting",
                                    evaluate=lambda case: stochastic_sides(case, raw=True)),)),
     ),
     notes=("The identity is associativity: (A X)(W_V W_O) read row-wise. It holds for any d_h; the "

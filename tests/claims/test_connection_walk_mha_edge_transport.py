@@ -19,7 +19,8 @@ def record():
 
 
 def test_confirmed_for_h_1_to_16(record):
-    assert record["verdict"] == "confirmed" and record["proof"]["status"] == "absent"
+    assert record["identity"] and record["clauses"][0]["quote"]
+    assert [c["contrast"] for c in record["controls"]] == ["prediction", "setting"]
     ev = evidence(record, "mha-equals-edge-walk")
     assert ev["cases"] == 16 * len(spec.N_TOKENS) * 8
     for name in ("mha-equals-edge-walk", "gates-convex"):
