@@ -16,10 +16,20 @@ def record():
     return run(CLAIM)
 
 
-def test_confirmed_with_failing_controls(record):
-    assert record["verdict"] == "confirmed", record["summary"]
-    assert record["proof"]["status"] == "absent"
+def test_operator_contrast_fails_and_identity_is_stated(record):
+    assert record["identity"]
     assert all(c["failed"] for c in record["controls"])
+    operator = [c for c in record["controls"] if c["contrast"] == "operator"]
+    assert len(operator) == 2
+
+
+def test_eps_outside_the_root_scales_as_one_over_eps():
+    import torch
+
+    g = torch.ones(1, 4, dtype=torch.float64)
+    pts = torch.zeros(1, 1, 4, dtype=torch.float64)
+    lip = spec.lipschitz([1e-4, 1e-2], g, pts, spec.outside_norm)[0]
+    torch.testing.assert_close(lip, torch.tensor([1e4, 1e2], dtype=torch.float64))
 
 
 def test_slope_is_minus_half_and_r2_one(record):
