@@ -22,6 +22,7 @@ import pkgutil
 import re
 import sys
 import traceback
+import types
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -85,11 +86,50 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}{where}"
 
 
+# Imported lazily while specs load: a spec may import torch and the operators at module level,
+# and listing the catalogue still executes neither (torch alone takes ~2 s to import). The first
+# attribute used (at import time or when a check runs) loads the module for real.
+LAZY_MODULES = ("torch", "attnaudit.operators")
+
+
+class _Deferred(types.ModuleType):
+    """Stands in ``sys.modules`` for a module not imported yet; the first attribute asked of it
+    (other than the import system's ``__spec__``/``__name__``) imports the real module, which then
+    replaces it, and answers from that. (``importlib.util.LazyLoader`` cannot serve: the import
+    statement itself reads ``__spec__`` through it and loads the module.)"""
+
+    def __getattr__(self, attr: str):
+        return getattr(_real(self.__name__), attr)
+
+
+def _real(name: str) -> types.ModuleType:
+    if isinstance(sys.modules.get(name), _Deferred):
+        del sys.modules[name]
+    return importlib.import_module(name)
+
+
+def lazy_import(name: str) -> None:
+    """Put a deferred ``name`` in ``sys.modules`` unless it is imported already."""
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None:
+        return
+    module = _Deferred(name)
+    module.__spec__, module.__loader__ = spec, spec.loader
+    sys.modules[name] = module
+    parent, _, child = name.rpartition(".")
+    if parent:
+        setattr(sys.modules[parent], child, module)
+
+
 def discover(package: str = DEFAULT_PACKAGE, folders: tuple[str | Path, ...] = (),
              entry_points: bool | None = None) -> Catalogue:
     """The built-in ``package``, then installed packs (by default only beside the built-in
     ``claims``: a package named on the command line replaces the whole catalogue), then
     ``folders``."""
+    for name in LAZY_MODULES:
+        lazy_import(name)
     cat = Catalogue()
     root = importlib.import_module(package)
     for paper_info in sorted(pkgutil.iter_modules(root.__path__), key=lambda m: m.name):
