@@ -1,5 +1,6 @@
-"""Conjecture 3.4 (evidence run): heterogeneous metrics do not stop the collapse (rate log 2, not 0);
-the 'slower-collapse' reading (order 2 instead of 3) is confirmed."""
+"""Conjecture 3.4 (evidence run): heterogeneous metrics do not stop the collapse (rate log 2, not 0,
+measured on stacks computed in full, no order coded); the 'slower-collapse' reading (order 2 instead
+of 3) is confirmed."""
 
 from __future__ import annotations
 
@@ -20,18 +21,19 @@ def record():
 
 
 def test_refuted_on_the_stated_reading_by_excluding_intervals(record):
-    assert record["verdict"] == "refuted" and record["proof"]["status"] == "absent"
+    assert [c["verdict"] for c in record["clauses"]] == ["refuted"]
     for name in ("no-collapse-strength-1", "no-collapse-strength-2"):
         ev = evidence(record, name)
         assert_excluded(ev)
-        assert abs(ev["fit"]["exponent"] - math.log(2)) < 0.05
+        assert abs(ev["fit"]["exponent"] - math.log(2)) < 0.01 and max(ev["points"]["y"]) > 1e6
     assert "evidence, not proof" in CLAIM.notes.lower()
 
 
 def test_slower_collapse_reading_confirmed(record):
     reading = next(r for r in record["readings"] if r["id"] == "slower-collapse")
     assert reading["verdict"] == "confirmed"
-    assert [c["failed"] for c in evidence(record, "order-two-collapse")["controls"]] == [True]
+    ctl = evidence(record, "order-two-collapse")["controls"]
+    assert [(c["contrast"], c["failed"]) for c in ctl] == [("operator", True)]
 
 
 def test_moved_prediction_turns_the_confirmation_into_a_refutation():
