@@ -13,7 +13,7 @@ import warnings
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (r"\text{``The resulting framework yields quantitative predictions spanning entropic "
              r"optimal transport (Attention as a Schr\"odinger bridge)''}")
@@ -123,12 +123,19 @@ CLAIMS = (Claim(
     reading_why=(
         "the abstract gives no formula; softmax rows sum to one while its columns are unconstrained, so "
         "the entropic OT problem it can solve has the source marginal only; cost −q·k and temperature √d "
-        "are the standard attention logits (the suite's choice, stated)"),
+        "are the standard attention logits (the suite's choice, stated). A static Schrödinger bridge in "
+        "the strict sense fixes both marginals (the alternative reading, refuted): softmax cannot meet "
+        "a column marginal it never imposes, so the abstract's correspondence can only be the one-sided "
+        "problem"),
     alternatives=(Reading(
         "two-marginal",
         "The softmax weights equal n·P_S, P_S the two-marginal entropic OT plan (Sinkhorn, both "
         "marginals uniform: the balanced Schrödinger bridge), same cost and ε.",
         "'Schrödinger bridge' usually fixes both marginals (as Sinkformer's doubly stochastic attention)"),),
+    clauses=(Clause("schrodinger", "quantitative predictions spanning entropic optimal transport (Attention "
+                                   "as a Schrödinger bridge)"),),
+    identity=("the Gibbs variational principle: the entropy-regularised row problem's minimiser is "
+              "exp(−c_j/ε)/Σ exp(−c_m/ε), which is softmax by definition at c = −q·k, ε = √d"),
     kind=Kind.IDENTITY,
     derivation=derivation,
     proof_absent="only the abstract is available; it names the correspondence, not an argument",
@@ -137,7 +144,7 @@ CLAIMS = (Claim(
             name="softmax-equals-row-ot", lhs="max_ij |softmax(qkᵀ/√d)_ij − n·P*_ij| (P* by POT)", rel="==",
             rhs="0", evaluate=_gap(False), sample=_sample, tolerance=TOL, sampler=_sample.__doc__,
             controls=(control("the two-marginal Sinkhorn plan (POT ot.sinkhorn) in place of the "
-                              "row-constrained one", evaluate=_gap(True)),)),
+                              "row-constrained one", contrast="prediction", evaluate=_gap(True)),)),
         Relation(
             name="softmax-equals-sinkhorn", lhs="max_ij |softmax(qkᵀ/√d)_ij − n·P_S,ij| (P_S by POT)",
             rel="==", rhs="0", evaluate=_gap(True), sample=_sample, tolerance=TOL,
