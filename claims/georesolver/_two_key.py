@@ -145,6 +145,18 @@ def segment_infimum(fn, lo, hi, points: int, refine_steps: int = 60):
     return best, best_q
 
 
+def mu_key1(mech, scale, delta, points):
+    """μ = inf over q ∈ [0, Δ] of |L′|²/(2(L − L*)) for y = v₁ = 1, v₂ = 0 (L* = L(0)); ``mech`` "IDA"
+    (scale ε) or "SOFTMAX" (scale d); scale, delta (B,)."""
+    one = torch.ones_like(delta)[:, None]
+    rule = IDA if mech == "IDA" else SOFTMAX
+
+    def ratio(qs):
+        return pl_ratio(rule, qs, torch.zeros_like(qs), scale[:, None], delta[:, None], one, 0 * one, one)
+
+    return segment_infimum(ratio, torch.zeros_like(delta), delta, points)[0]
+
+
 # ── n keys on a line: the loss (Σ_j W_j v_j − y)², its stationary points ──
 
 

@@ -188,15 +188,7 @@ def ida_derivation():
     ]
 
 
-def mu_key1(mech, scale, delta_, points):
-    """μ on [0, Δ] for y = v₁ = 1, v₂ = 0 (``mech`` "IDA", scale ε, or "SOFTMAX", scale d): L* = L(0)."""
-    one = torch.ones_like(delta_)[:, None]
-    mech = getattr(tk, mech)
-
-    def ratio(qs):
-        return tk.pl_ratio(mech, qs, torch.zeros_like(qs), scale[:, None], delta_[:, None], one, 0 * one, one)
-
-    return tk.segment_infimum(ratio, torch.zeros_like(delta_), delta_, points)[0]
+mu_key1 = tk.mu_key1  # μ on [0, Δ] for y = v₁ = 1, v₂ = 0: L* = L(0)
 
 
 def _logspace(low, high):

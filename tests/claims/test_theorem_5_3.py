@@ -1,6 +1,7 @@
 """Theorem 5.3: on the geodesic the hyperbolic two-key problem is Theorem 2.6's in arclength (checked on
-Dense-HIDA, the proof's Euclidean placement fails); μ_HIDA ∝ ε² but Δ_H⁻⁶, not Δ_H⁻⁴; the proof's
-expansion d_H(0,q)² = q² + O(q⁴) misses the factor 4."""
+Dense-HIDA; the proof's Euclidean placement breaks the distance hypothesis); each of the three clauses
+is refuted on its own (μ_HIDA ∝ ε² but Δ_H⁻⁶, μ_soft's rate doubles, the ratio falls like Δ_H⁻⁴); the
+proof's first false step is its placement k₂ = (Δ_H, 0, …), then the expansion misses the factor 4."""
 
 from __future__ import annotations
 
@@ -17,18 +18,30 @@ def record():
     return run(CLAIM)
 
 
-def test_refuted_by_the_delta_exponent_proof_flawed_at_the_expansion(record):
-    assert (record["verdict"], record["proof"]["status"]) == ("refuted", "flawed")
-    assert record["proof"]["first_false_step"].startswith("the proof's expansion d_H(q, k₁)²")
+def test_each_clause_refuted_on_its_own_evidence(record):
+    assert {c["id"]: c["verdict"] for c in record["clauses"]} == {
+        "mu-hida": "refuted", "mu-soft": "refuted", "ratio": "refuted"}
     fit = assert_interval_excludes(record, "pl-hida-vs-delta", -4.0)
     assert abs(fit["exponent"] + 6) < 0.05
     assert_interval_excludes(record, "pl-soft-vs-gap", 0.0)
     assert abs(evidence(record, "pl-hida-vs-eps")["fit"]["exponent"] - 2) < 0.05
     ratio = assert_interval_excludes(record, "ratio-vs-delta", -2.0)
     assert abs(ratio["exponent"] + 4) < 0.05
+    assert "Δ_H⁶" in record["corrected"]["statement"]
+
+
+def test_proof_flawed_at_the_placement_then_the_expansions(record):
+    proof = record["proof"]
+    assert (proof["status"], proof["first_false_step"]) == ("flawed", "placement")
+    steps = {q["id"]: q["status"] for q in proof["steps"]}
+    assert list(steps) == ["placement", "expansion-k1", "expansion-k2", "slope-zero", "curvature",
+                           "conclusion"]
+    assert set(steps.values()) == {"disagrees"}
+    placement = next(s for s in record["derivation"]["steps"] if s.get("step") == "placement")
+    assert placement["derived"] == "2*atanh(Delta_H)"
 
 
 def test_reduction_holds_on_the_operator_and_the_literal_placement_fails(record):
     ev = evidence(record, "geodesic-reduction")
-    assert ev["status"] == "agrees" and [c["failed"] for c in ev["controls"]] == [True]
-    assert "Δ_H⁶" in record["corrected"]["statement"]
+    assert (ev["role"], ev["status"]) == ("derivation", "agrees")
+    assert [(c["contrast"], c["failed"]) for c in ev["controls"]] == [("hypothesis", True)]
