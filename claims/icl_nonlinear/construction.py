@@ -4,7 +4,7 @@ abstract announces an explicit construction but does not give it."""
 
 from __future__ import annotations
 
-from attnaudit.checks import Claim, Kind
+from attnaudit.checks import Claim, Clause, Kind
 
 STATEMENT = (r"\text{``Through the interaction mechanism in attention, we explicitly construct "
              r"transformer networks to realize nonlinear features, such as polynomial or spline "
@@ -30,6 +30,13 @@ CLAIMS = (Claim(
     statement=STATEMENT,
     reading="No checkable reading: the source does not state the construction (see unverifiable).",
     reading_why="the abstract is the only source; it announces the construction without giving it",
+    clauses=(
+        Clause("construct", "we explicitly construct transformer networks to realize nonlinear features, "
+                            "such as polynomial or spline bases", undefined=MISSING),
+        Clause("span", "which span a wide class of functions",
+               undefined="which class of functions, in which norm, and at what width/depth the constructed "
+                         "features span it"),
+    ),
     kind=Kind.CONSTRUCTION,
     unverifiable=MISSING,
     proof_absent="only the abstract is available; the construction and its analysis are not in it",
