@@ -9,12 +9,13 @@ catalogue run. Slow (each claim runs once, each check once more): marked ``slow`
 
 from __future__ import annotations
 
+import claimtest
 import pytest
 
 from attnaudit.checks.context import Context
 from attnaudit.checks.discovery import discover
 from attnaudit.checks.mutation import TOLERANCE_FACTOR, mutate, scale_tolerance
-from attnaudit.checks.runner import run_check, run_claim
+from attnaudit.checks.runner import run_check
 from attnaudit.checks.verdict import proof_status, reading_verdict
 
 CATALOGUE = discover(entry_points=False)  # the built-in claims (installed packs aside)
@@ -23,15 +24,10 @@ CASES = [pytest.param(claim, check, id=f"{claim.id}::{check.name}")
 STATEMENT_CASES = [pytest.param(claim, check, id=f"{claim.id}::{check.name}")
                    for claim in CATALOGUE.claims for check in claim.checks
                    if check.role == "statement"]
-_RECORDS: dict[str, dict] = {}
 
 
 def _record(claim) -> dict:
-    if claim.id not in _RECORDS:
-        record, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
-        assert record["verdict"] != "error", record.get("error")
-        _RECORDS[claim.id] = record
-    return _RECORDS[claim.id]
+    return claimtest.run(claim)  # the session's one record of the claim, shared with its own tests
 
 
 def test_every_catalogue_check_is_collected():
