@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import math
 
-from attnaudit.checks.context import single_thread
+import torch
+from torch.func import jacrev, vmap
 
 
 def query_jacobian(attend, q, k, v, *extra):
     """∂o/∂q of ``o = attend(q[None], k, v, *extra)[0]`` per instance, by ``vmap(jacrev(...))``;
     ``extra`` are per-instance parameters (leading dim B), e.g. ε."""
-    from torch.func import jacrev, vmap
-
     def one(qi, ki, vi, *rest):
         return attend(qi[None, :], ki, vi, *rest)[0]
 
@@ -29,15 +28,11 @@ def query_jacobian(attend, q, k, v, *extra):
 
 def query_jacobian_norm(attend, q, k, v, *extra):
     """Spectral norm ‖∂o/∂q‖₂ per instance, ``(B,)``."""
-    import torch
-
     return torch.linalg.matrix_norm(query_jacobian(attend, q, k, v, *extra), ord=2)
 
 
 def _differentiable_jacobian(attend, q, k, v):
     """∂o/∂q ``(B, d_v, d)`` as a graph (create_graph), so that its norm can be differentiated."""
-    import torch
-
     q = q.requires_grad_(True) if not q.requires_grad else q
     out = attend(q[:, None, :], k, v)[:, 0, :]
     rows = [torch.autograd.grad(out[:, c].sum(), q, create_graph=True, retain_graph=True)[0]
@@ -47,8 +42,6 @@ def _differentiable_jacobian(attend, q, k, v):
 
 def project_ball(x, radius, center=None):
     """Each vector (last dim) projected onto the closed ball of ``radius`` about ``center``."""
-    import torch
-
     offset = x if center is None else x - center
     norm = torch.linalg.vector_norm(offset, dim=-1, keepdim=True)
     scale = torch.clamp(torch.as_tensor(radius, dtype=x.dtype, device=x.device)
@@ -61,13 +54,10 @@ def ascend(attend, q, k, v, *, project, steps: int, lr: tuple[float, float, floa
     """Projected Adam ascent on ‖∂o/∂q‖₂, every instance a restart. ``lr``: the steps (input units)
     for q, k, v, decaying geometrically to 5 %. Returns ``(q, k, v, norm)`` at each instance's best
     step, the norm recomputed with :func:`query_jacobian_norm`."""
-    with single_thread():
-        return _ascend(attend, q, k, v, project=project, steps=steps, lr=lr, free_query=free_query)
+    return _ascend(attend, q, k, v, project=project, steps=steps, lr=lr, free_query=free_query)
 
 
 def _ascend(attend, q, k, v, *, project, steps, lr, free_query):
-    import torch
-
     q, k, v = project(q.clone(), k.clone(), v.clone())
     params = [q, k, v]
     moments = [(torch.zeros_like(p), torch.zeros_like(p)) for p in params]
@@ -108,8 +98,6 @@ def two_group_construction(batch: int, n: int, d: int, d_v: int, a, value_bound:
     rank-one L_V·|∂ log S/∂q|·e₁e₁ᵀ (IDA) or L_V·a/√d·e₁e₁ᵀ (softmax). ``a`` is a float or a
     ``(batch,)`` tensor.
     """
-    import torch
-
     a = torch.as_tensor(a, dtype=dtype, device=device).expand(batch)
     sign = torch.ones(n, dtype=dtype, device=device)
     sign[n // 2:] = -1.0

@@ -14,11 +14,17 @@ from __future__ import annotations
 import functools
 import math
 
+import numpy as np
 import sympy as sp
+import torch
+from torch.func import jacrev, vmap
 
+from attnaudit import operators
 from attnaudit.checks import (
     Claim,
+    Clause,
     Kind,
+    ProofStep,
     Reading,
     Relation,
     ScalingLaw,
@@ -27,7 +33,6 @@ from attnaudit.checks import (
     symbolic,
     tolerances,
 )
-from attnaudit.checks.context import single_thread
 from attnaudit.checks.tables import ROUNDOFF_EXPONENT
 
 from . import _jacobians as jac
@@ -70,32 +75,30 @@ def score_derivation():
     factored = 3 * sp.sqrt(3) * (t - 1 / sp.sqrt(3)) ** 2 * (t**2 + 2 * t / sp.sqrt(3) + 3)
     steps = [
         symbolic.exact("∂S/∂q: first coordinate (the others alike)",
-                       -2 * (q[0] - k[0]) / (r2 + eps) ** 2, grad[0], role="proof"),
+                       -2 * (q[0] - k[0]) / (r2 + eps) ** 2, grad[0], role="proof", step="score-derivative"),
         symbolic.exact("‖∂S/∂q‖ = 2a/(a²+ε)², compared squared (both sides are ≥ 0)",
-                       4 * r2 / (r2 + eps) ** 4, sum(gi**2 for gi in grad), role="statement"),
+                       4 * r2 / (r2 + eps) ** 4, sum(gi**2 for gi in grad), role="statement", clause="norm"),
         symbolic.exact("d/da [a/(a²+ε)²] = (ε − 3a²)/(a²+ε)³", (eps - 3 * a**2) / (a**2 + eps) ** 3, dg,
-                       role="proof"),
-        symbolic.exact("the critical point: a² = ε/3", eps / 3, a_star**2, role="statement"),
+                       role="proof", step="differentiate"),
+        symbolic.exact("the critical point: a² = ε/3", eps / 3, a_star**2, role="statement", clause="argmax"),
         symbolic.exact("with a = t√ε, 16(t²+1)²ε^(3/2)(g(√(ε/3)) − g(a)) = 3√3(t − 1/√3)²(t² + 2t/√3 + 3)",
-                       gap, factored, role="statement"),
+                       gap, factored, role="statement", clause="argmax"),
         symbolic.holds("that is ≥ 0 for t ≥ 0: a² = ε/3 is the global maximum on a ≥ 0",
-                       sp.GreaterThan(factored, 0), role="statement"),
+                       sp.GreaterThan(factored, 0), role="statement", clause="argmax"),
     ]
     with sp.evaluate(False):  # keep the paper's forms readable in the trace
         values = (("value: 2√(ε/3)/(ε/3+ε)²", 2 * sp.sqrt(eps / 3) / (eps / 3 + eps) ** 2, "proof"),
                   ("value: 2√(ε/3)/(4ε/3)²", 2 * sp.sqrt(eps / 3) / (4 * eps / 3) ** 2, "proof"),
                   ("value: (18/(16√3)) ε^(−3/2)",
                    sp.Integer(18) / (16 * sp.sqrt(3)) * eps ** (-sp.Rational(3, 2)), "statement"))
-    return steps + [symbolic.exact(name, v, 2 * g.subs(a, a_star), role=role) for name, v, role in values]
+    tags = {"proof": {"step": "substituting"}, "statement": {"clause": "bound"}}
+    return steps + [symbolic.exact(name, v, 2 * g.subs(a, a_star), role=role, **tags[role])
+                    for name, v, role in values]
 
 
 def score_gradient_norm(q, k, eps):
     """‖∂S/∂q‖ by autograd through ``operators.squared_distances``: q ``(B, m, d)``, one key per
     instance k ``(B, 1, d)``, eps ``(B,)`` → ``(B, m)`` (each S depends on its own q only)."""
-    import torch
-
-    from attnaudit import operators
-
     q = q.detach().requires_grad_(True)
     (grad,) = torch.autograd.grad((1.0 / (operators.squared_distances(q, k)[..., 0] + eps[:, None])).sum(), q)
     return torch.linalg.vector_norm(grad, dim=-1)
@@ -107,8 +110,6 @@ SCORE_TOL = tolerances.Roundoff(
 
 
 def _score_tol(q, k, value):
-    import torch
-
     norm = lambda x: torch.linalg.vector_norm(x, dim=-1)  # noqa: E731
     return SCORE_TOL(1.0 + (norm(q) + norm(k)) / norm(q - k), q.dtype) * value
 
@@ -127,8 +128,6 @@ def _ray_norm(case, t):
 def _ray_maximiser(case):
     """argmax_{a ≥ 0} ‖∂S/∂q‖ along q = k + a·u, in units of √ε: a grid, then golden section (the
     bracket shrinks by 0.618 per step, to ≈ 1e-15 of its start)."""
-    import torch
-
     k, u, eps = case["k"], case["u"], case["eps"]
     norm_at = lambda t: score_gradient_norm(  # noqa: E731 - t: (B, m)
         k[:, None, :] + (t * eps.sqrt()[:, None])[..., None] * u[:, None, :], k[:, None, :], eps)
@@ -163,8 +162,6 @@ def argmax_gap(case, fraction=PAPER_FRACTION):
 
 def _point_gap(case, rhs_of):
     """Autograd ‖∂S/∂q‖ at each pair (q, k) against ``rhs_of(a, ε)``, a = ‖q−k‖."""
-    import torch
-
     q, k, eps = case["q"], case["k"], case["eps"]
     rhs = rhs_of(torch.linalg.vector_norm(q - k, dim=-1), eps)
     return score_gradient_norm(q[:, None, :], k[:, None, :], eps)[:, 0], rhs, _score_tol(q, k, rhs)
@@ -197,8 +194,6 @@ def sample_rays(ctx, gen):  # noqa: ARG001 - one family (and one search) shared 
 def sample_points(ctx, gen, batch=None):
     """Pairs q = k + t√ε·u: half with t log-uniform in [1e-4, 1e4], half within ±3 % of 1/√3
     (the shell where the bound is attained); k ~ N(0, I_d), ε log-uniform."""
-    import torch
-
     batch = batch or ctx.pick(quick=4000, full=40000)
     half = batch // 2
     for d in DIMS:
@@ -212,7 +207,6 @@ def sample_points(ctx, gen, batch=None):
 
 def point_strategy(ctx):
     """One pair (q, k) in d ∈ [1, 4]: k in [−10, 10]^d, q = k + t√ε·u, t ∈ [1e-6, 1e3], ε ∈ [1e-10, 1e4]."""
-    import numpy as np
     from hypothesis import strategies as st
     from hypothesis.extra.numpy import arrays
 
@@ -249,29 +243,44 @@ SCORE_GRADIENT_MAX = Claim(
              "a = ‖q−k‖; as a function of a ≥ 0 it attains its maximum exactly at a² = ε/3, with "
              "value (18/(16√3)) ε^(−3/2); hence ‖∂S/∂q‖ ≤ (18/(16√3)) ε^(−3/2) for all q, k."),
     reading_why="the literal statement of Step 1 (an exact maximum, its location and the bound)",
+    clauses=(
+        Clause("norm", "Taking the Euclidean norm: ‖∂ij∂i‖2=2‖i−j‖2(‖i−j‖22+ε)2."),
+        Clause("argmax", "the function a/(a2+ε)2a/(a^2+ )^2 has its maximum at a2=ε/3a^2= /3"),
+        Clause("bound", "Substituting: ‖∂ij∂i‖2≤2⋅(ε/3)(ε/3+ε)2=2ε/3(4ε/3)2=18163ε−3/2=(ε−3/2)."),
+    ),
+    proof_steps=(
+        ProofStep("score-derivative", "obtained by differentiating the inverse: ∂ij∂i=−2(i−j)(‖i−j‖22+ε)2."),
+        ProofStep("differentiate", "To see this, differentiate: da(a(a2+ε)2)=ε−3a2(a2+ε)3."),
+        ProofStep("substituting", "2⋅(ε/3)(ε/3+ε)2=2ε/3(4ε/3)2"),
+    ),
+    identity=("a calculus fact about the IDA score S = (‖q−k‖²+ε)⁻¹: the checks differentiate the operator's "
+              "own squared distances by autograd"),
     kind=Kind.IDENTITY,
     derivation=score_derivation,
     checks=(
         Relation(name="gradient-norm", lhs="‖∂S/∂q‖ (autograd through squared_distances)", rel="==",
                  rhs="2a/(a²+ε)², a = ‖q−k‖", evaluate=norm_formula_gap, sample=sample_points,
                  strategy=point_strategy, tolerance=SCORE_TOL, sampler=POINT_SAMPLER, max_examples=150,
-                 controls=(control("a/(a²+ε)² (the factor 2 dropped)",
+                 clause="norm",
+                 controls=(control("a/(a²+ε)² (the factor 2 dropped)", contrast="prediction",
                                    evaluate=lambda case: norm_formula_gap(case, 1.0)),)),
         Relation(name="max-value", lhs="‖∂S/∂q‖ at the located maximum of the ray q = k + a·u", rel="==",
                  rhs="(18/(16√3)) ε^(−3/2)", evaluate=max_value_gap, sample=sample_rays,
-                 tolerance=SCORE_TOL, sampler=RAY_SAMPLER,
-                 controls=(control(MOVED, evaluate=lambda case: max_value_gap(
+                 tolerance=SCORE_TOL, sampler=RAY_SAMPLER, clause="bound",
+                 controls=(control(MOVED, contrast="prediction", evaluate=lambda case: max_value_gap(
                      case, peak_constant(WRONG_FRACTION))),)),
         Relation(name="argmax", lhs="‖∂S/∂q‖ at the located maximum of the ray q = k + a·u", rel="<=",
                  rhs="‖∂S/∂q‖ at a² = ε/3 on the same ray", evaluate=argmax_gap, sample=sample_rays,
                  tolerance=tolerances.Roundoff(condition=SCORE_TOL.condition + ", at both points",
                                                scale="the compared values"), sampler=RAY_SAMPLER,
-                 controls=(control("the point a² = ε/2 in place of ε/3",
+                 clause="argmax",
+                 controls=(control("the point a² = ε/2 in place of ε/3", contrast="prediction",
                                    evaluate=lambda case: argmax_gap(case, WRONG_FRACTION)),)),
         Relation(name="bound", lhs="‖∂S/∂q‖", rel="<=", rhs="(18/(16√3)) ε^(−3/2)", evaluate=bound_gap,
                  sample=sample_points, strategy=point_strategy, tolerance=SCORE_TOL,
-                 sampler=POINT_SAMPLER, max_examples=150,
-                 controls=(control(MOVED, evaluate=lambda c: bound_gap(c, peak_constant(WRONG_FRACTION))),)),
+                 sampler=POINT_SAMPLER, max_examples=150, clause="bound",
+                 controls=(control(MOVED, contrast="prediction",
+                                   evaluate=lambda c: bound_gap(c, peak_constant(WRONG_FRACTION))),)),
     ),
     notes="18/(16√3) = 3√3/8. The bound used by Steps 3–4 is the 'bound' relation.",
 )
@@ -327,24 +336,19 @@ def _search_text(search) -> str:
 
 def _moved(variable: str, exponent: float):
     return control(f"the statement's exponent moved below the measured one: O({variable}^{exponent:g})",
-                   exponent=exponent)
+                   contrast="prediction", exponent=exponent)
 
 
 def _attend(op, eps=EPS):
     """(q, k, v) ↦ output of IDA (at ``eps``) or softmax attention."""
-    from attnaudit import operators
-
     return functools.partial(operators.ida_attention, eps=eps) if op == "ida" else operators.softmax_attention
 
 
 def _norm(op, q, k, v, eps=None):
     """‖∂o/∂q‖₂ per instance (torch.func through the operator); IDA takes ε per instance ``(B,)``."""
-    from attnaudit import operators
-
-    with single_thread():
-        if op == "ida":
-            return jac.query_jacobian_norm(lambda *x: operators.ida_attention(*x[:3], eps=x[3]), q, k, v, eps)
-        return jac.query_jacobian_norm(operators.softmax_attention, q, k, v)
+    if op == "ida":
+        return jac.query_jacobian_norm(lambda *x: operators.ida_attention(*x[:3], eps=x[3]), q, k, v, eps)
+    return jac.query_jacobian_norm(operators.softmax_attention, q, k, v)
 
 
 def _ball_points(ctx, gen, batch, count, dim, low, high):
@@ -355,15 +359,11 @@ def _ball_points(ctx, gen, batch, count, dim, low, high):
 
 def _values(ctx, gen, batch, count):
     """Values in the ball of radius L_V: uniform directions, radii uniform in [0, L_V]."""
-    import torch
-
     u = torch.rand(batch, count, 1, generator=gen, dtype=ctx.dtype, device=ctx.device)
     return sampling.unit_vectors(ctx, gen, batch, count, D_VALUE) * u * V_BOUND
 
 
 def _full(ctx, batch, value):
-    import torch
-
     return torch.full((batch,), value, dtype=ctx.dtype, device=ctx.device)
 
 
@@ -371,8 +371,6 @@ def _grid(kind):
     """The sweeps' grids, ≥ 3 decades (the full profile denser): "n" 2 … 2048 (×4; full: 2 … 8192,
     ×2), "cluster-n" 8 … 8192 (×4; full ×2), "1/eps" 1 … 1e6 (4 points; full 13), "d" 1 … 1000."""
     def grid(ctx):
-        import numpy as np
-
         step = ctx.pick(quick=2, full=1)
         if kind == "n":
             return 2.0 ** np.arange(1, ctx.pick(quick=12, full=14), step)
@@ -388,8 +386,6 @@ def _grid(kind):
 def _worst(search):
     """A measure: the worst ‖∂o/∂q‖ (searched or constructed) at each grid point."""
     def measure(ctx, grid):
-        import numpy as np
-
         return np.array([search(ctx, x)[1] for x in grid])
 
     return measure
@@ -398,8 +394,6 @@ def _worst(search):
 def supremum_gap(case, op="ida", factor=1.0):
     """‖∂o/∂q‖ <= factor × the suite's supremum for the case's own R and L_V = max_j ‖v_j‖:
     IDA L_V·max_{0≤a≤R} 2a/(a²+ε), R = max_m ‖q−k_m‖; softmax L_V·R/√d, R = max_m ‖k_m‖."""
-    import torch
-
     q, k, v, eps = case["q"], case["k"], case["v"], case.get("eps")
     norm = lambda x: torch.linalg.vector_norm(x, dim=-1).amax(-1)  # noqa: E731
     if op == "ida":
@@ -440,8 +434,6 @@ def ida_worst(ctx, n, eps):
 
 
 def _ida_search(ctx, n, eps):
-    import torch
-
     gen = ctx.generator(f"ida-search:n={n}:eps={eps:.3e}")
     batch = _pick(ctx, IDA_SEARCH["restarts"])
     scale = min(math.sqrt(eps), R_BOUND)
@@ -460,8 +452,6 @@ def _ida_search(ctx, n, eps):
 def sample_ida_searched(ctx, gen):
     """The instances the n-sweep's search ended on, then random ones: n ∈ {1, 2, 3, 8, 64}, keys
     at radii log-uniform in [1e-3√ε, 10], one ε log-uniform in [1e-6, 1e2] per batch."""
-    import torch
-
     for n in _grid("n")(ctx):
         yield ida_worst(ctx, n, EPS)[0]
     batch = ctx.pick(quick=64, full=512)
@@ -478,14 +468,8 @@ def sample_ida_searched(ctx, gen):
 def _ida_weight_figures(case):
     """‖∂W_ij/∂q_i‖ ``(B, n)`` (torch.func through ida_weights), Σ_m ‖∂S_im/∂q_i‖ = Σ_m
     2a/(a²+ε)², Z_i and R = max_m ‖q−k_m‖."""
-    import torch
-    from torch.func import jacrev, vmap
-
-    from attnaudit import operators
-
     q, k, eps = case["q"], case["k"], case["eps"]
-    with single_thread():
-        dw = vmap(jacrev(lambda qi, ki, ei: operators.ida_weights(qi[None, :], ki, eps=ei)[0]))(q, k, eps)
+    dw = vmap(jacrev(lambda qi, ki, ei: operators.ida_weights(qi[None, :], ki, eps=ei)[0]))(q, k, eps)
     a2 = operators.squared_distances(q[:, None, :], k)[:, 0, :]
     score = 1.0 / (a2 + eps[:, None])
     dw = torch.linalg.vector_norm(dw, dim=-1)
@@ -498,8 +482,6 @@ WEIGHT_TOL = tolerances.Roundoff(
 
 
 def _weight_tol(value, q, k):
-    import torch
-
     a = torch.linalg.vector_norm(k - q[:, None, :], dim=-1).amin(-1).clamp_min(1e-300)
     scale = torch.linalg.vector_norm(q, dim=-1) + torch.linalg.vector_norm(k, dim=-1).amax(-1)
     return WEIGHT_TOL(k.shape[-2] + 1 + scale / a, value.dtype) * value
@@ -518,8 +500,6 @@ Z_TOL = tolerances.Roundoff(condition="n + 2 (an n-term sum of reciprocals)", sc
 
 def normaliser_gap(case):
     """Z_i = Σ_m (‖q_i−k_m‖²+ε)⁻¹ >= 1/ε (Step 3, "at least the diagonal term")."""
-    from attnaudit import operators
-
     z = (1.0 / (operators.squared_distances(case["q"][:, None, :], case["k"])[:, 0, :]
                 + case["eps"][:, None])).sum(-1)
     rhs = 1.0 / case["eps"]
@@ -533,8 +513,6 @@ def step3_score_gap(case):
 
 def chain_gap(case):
     """‖∂o_i/∂q_i‖ <= Σ_j ‖v_j‖ ‖∂W_ij/∂q_i‖ (<= ‖V‖_F Σ_j ‖∂W_ij/∂q_i‖), Step 3."""
-    import torch
-
     q, k, v, eps = case["q"], case["k"], case["v"], case["eps"]
     norm = lambda x: torch.linalg.vector_norm(x, dim=-1)  # noqa: E731
     rhs = (norm(v) * _ida_weight_figures(case)[0]).sum(-1)
@@ -581,11 +559,11 @@ def _relation(name, lhs, rel, rhs, evaluate, sample, tolerance, **fields):
 n_sym, R_sym, LV_sym, eps_sym = sp.symbols("n R L_V epsilon", positive=True)
 
 
-def _score_bound_step(name):
+def _score_bound_step(name, step):
     """2a/(a²+ε)² ≤ 2R/ε² for 0 < a ≤ R = a + t, both sides times ε²(a²+ε)² > 0, expanded."""
     a, t = sp.symbols("a t", positive=True)
     gap = sp.expand(2 * (a + t) * (a**2 + eps_sym) ** 2 - 2 * a * eps_sym**2)
-    return symbolic.holds(name + " (R = a + t; times ε²(a²+ε)², expanded)", gap >= 0, role="proof")
+    return symbolic.holds(name + " (R = a + t; times ε²(a²+ε)², expanded)", gap >= 0, role="proof", step=step)
 
 
 def ida_general_derivation():
@@ -599,25 +577,29 @@ def ida_general_derivation():
     return [
         symbolic.exact("Step 1: ∂W_ij/∂q_i = (∂S_ij/∂q_i)/Z_i − S_ij/Z_i² Σ_m ∂S_im/∂q_i "
                        "(one coordinate of q, n = 3, any differentiable S_im)",
-                       ds[0] / z - scores[0] / z**2 * sum(ds), dw1, role="proof"),
+                       ds[0] / z - scores[0] / z**2 * sum(ds), dw1, role="proof", step="quotient"),
         symbolic.exact("Step 1: = (1/Z_i)(∂S_ij/∂q_i − W_ij Σ_m ∂S_im/∂q_i)",
-                       (ds[0] - scores[0] / z * sum(ds)) / z, dw1, role="proof"),
+                       (ds[0] - scores[0] / z * sum(ds)) / z, dw1, role="proof", step="compact"),
         symbolic.exact("Step 2: Σ_j W_ij Σ_m ‖∂S_im/∂q_i‖ = Σ_m ‖∂S_im/∂q_i‖ (Σ_j W_ij = 1, n = 3)",
-                       sum(norms), sum(w * sum(norms) for w in (w1, w2, 1 - w1 - w2)), role="proof"),
+                       sum(norms), sum(w * sum(norms) for w in (w1, w2, 1 - w1 - w2)), role="proof",
+                       step="weights-sum"),
         symbolic.exact("Step 2: (1/Z_i)Σ_j‖∂S_ij/∂q_i‖ + (1/Z_i)Σ_m‖∂S_im/∂q_i‖ = (2/Z_i)Σ_m‖∂S_im/∂q_i‖",
-                       2 * sum(norms) / z_i, (sum(norms) + sum(norms)) / z_i, role="proof"),
-        _score_bound_step("Step 3: ‖∂S_im/∂q_i‖ = 2a/(a²+ε)² ≤ 2R/ε² for 0 < a ≤ R"),
+                       2 * sum(norms) / z_i, (sum(norms) + sum(norms)) / z_i, role="proof", step="step2-sum"),
+        _score_bound_step("Step 3: ‖∂S_im/∂q_i‖ = 2a/(a²+ε)² ≤ 2R/ε² for 0 < a ≤ R", "score-bound"),
         symbolic.exact("Step 3: (2/ε⁻¹)·(2nR/ε²) = 4nR/ε", 4 * n_sym * R_sym / eps_sym,
                        (2 / eps_sym**-1) * (2 * n_sym * R_sym / eps_sym**2), role="proof",
+                       step="weight-sum-bound",
                        note="the rendered '2ε−1⋅2nRε2' has lost its fraction bars; 1/Z_i ≤ ε from "
                             "Z_i ≥ 1/ε makes \\frac{2}{\\varepsilon^{-1}} the reading"),
         symbolic.holds("Step 3: ‖V‖_F ≤ √n·L_V ≤ n·L_V (n = (1+s)²)",
-                       sp.LessThan(sp.sqrt((1 + s) ** 2) * LV_sym, (1 + s) ** 2 * LV_sym), role="proof"),
+                       sp.LessThan(sp.sqrt((1 + s) ** 2) * LV_sym, (1 + s) ** 2 * LV_sym), role="proof",
+                       step="values-bound"),
         symbolic.leading_order(
             "Step 3 conclusion: the proof's bounds ‖V‖_F ≤ nL_V and Σ_j‖∂W_ij/∂q_i‖ ≤ 4nR/ε "
             "multiply to the proof's bound O(nRL_V/ε)",
             (n_sym * LV_sym) * (4 * n_sym * R_sym / eps_sym), n_sym, n_sym * R_sym * LV_sym / eps_sym,
-            role="proof", note="the product of the proof's own two bounds is the proof's bound "
+            role="proof", step="conclusion",
+            note="the product of the proof's own two bounds is the proof's bound "
                                "4·L_V·R·n²/ε (4n^(3/2)RL_V/ε with ‖V‖_F ≤ √n L_V): O(nRL_V/ε) does "
                                "not follow from them"),
     ]
@@ -643,7 +625,8 @@ ida_supremum = _relation(
     "suite-supremum", "‖∂o_i/∂q_i‖₂ (torch.func through ida_attention)", "<=",
     "L_V·max_{0≤a≤R} 2a/(a²+ε), R = max_m‖q_i−k_m‖, L_V = max_j‖v_j‖", supremum_gap, sample_ida_searched,
     JAC_TOL, reading="n-free",
-    controls=(control("half the bound: L_V·max a/(a²+ε)", evaluate=lambda c: supremum_gap(c, "ida", 0.5)),))
+    controls=(control("half the bound: L_V·max a/(a²+ε)", contrast="prediction",
+                      evaluate=lambda c: supremum_gap(c, "ida", 0.5)),))
 
 IDA_GENERAL = Claim(
     id="georesolver/lemma-2.4/ida-general",
@@ -654,6 +637,21 @@ IDA_GENERAL = Claim(
              "Statement: L = O(n L_W²R²/ε²), i.e. the worst-case norm grows at most like n (ε fixed) "
              "and at most like ε⁻² as ε → 0 (n fixed)."),
     reading_why=PROOF_QUANTITY_WHY,
+    clauses=(Clause("general-bound", "Without the low-rank/clustering assumption, the general bound is: "
+                                     "LIDA=(n⋅LW2R2/ε2)"),),
+    proof_steps=(
+        ProofStep("quotient", "The derivative of WijW_ij with respect to iq_i is: "
+                              "∂Wij∂i=∂ij∂i⋅1Zi−ijZi2∑m=1n∂im∂i."),
+        ProofStep("compact", "This can be rewritten more compactly as: ∂Wij∂i=1Zi(∂ij∂i−Wij∑m=1n∂im∂i)."),
+        ProofStep("weights-sum", "The second term simplifies because ∑j=1nWij=1"),
+        ProofStep("step2-sum", "Therefore: ∑j=1n‖∂Wij∂i‖2≤2Zi∑m=1n‖∂im∂i‖2."),
+        ProofStep("score-bound", "Since ‖∂im/∂i‖2≤2R/ε2\\| _im/ _i\\|_2≤ 2R/ ^2 for bounded inputs"),
+        ProofStep("z-lower-bound", "and Zi≥ε−1Z_i≥ ^-1 (at least the diagonal term)"),
+        ProofStep("weight-sum-bound", "we get: ∑j=1n‖∂Wij∂i‖2≤2ε−1⋅2nRε2=4nRε"),
+        ProofStep("chain", "Thus: ‖∂i∂i‖2≤∑j=1n‖j‖2‖∂Wij∂i‖2≤‖F∑j=1n‖∂Wij∂i‖2."),
+        ProofStep("values-bound", "With bounded values ‖F≤nLV\\|V\\|_F≤ nL_V"),
+        ProofStep("conclusion", "this gives LIDA=(nRLV/ε)L_IDA=O(nRL_V/ ) in the general case"),
+    ),
     alternatives=(Reading(
         "n-free", "sup ‖∂o_i/∂q_i‖₂ over ‖q_i−k_m‖ ≤ R, ‖v_j‖ ≤ L_V equals L_V·max_{0≤a≤R} 2a/(a²+ε) "
         "(L_V/√ε for R ≥ √ε) for every even n ≥ 2: no growth in n at all.", N_FREE_WHY),),
@@ -667,32 +665,33 @@ IDA_GENERAL = Claim(
         ida_eps_law,
         ScalingLaw(name="jacobian-norm-vs-inverse-eps-proof", quantity=ida_eps_law.quantity, variable="1/ε",
                    exponent=1.0, order="O", grid=_grid("1/eps"), measure=ida_eps_law.measure,
-                   family=IDA_FAMILY, tolerance=FLAT, role="proof",
+                   family=IDA_FAMILY, tolerance=FLAT, role="proof", step="conclusion",
                    predicted="O(ε^-1) (the proof's bound O(nRL_V/ε) in ε)"),
         ida_supremum,
         _relation("construction-attains", "‖∂o_i/∂q_i‖₂ of the two-group construction", "==", "L_V·2a/(a²+ε)",
                   construction_gap, sample_ida_constructions, JAC_TOL, reading="n-free",
-                  controls=(control("softmax attention in place of IDA",
+                  controls=(control("softmax attention in place of IDA", contrast="operator",
                                     evaluate=lambda case: construction_gap(case, "ida", "softmax")),)),
         Relation(name="step3-score-gradient", lhs="‖∂S_im/∂q_i‖ (autograd)", rel="<=",
                  rhs="2R/ε² with R = ‖q_i−k_m‖", evaluate=step3_score_gap, strategy=point_strategy,
                  sample=lambda ctx, gen: sample_points(ctx, gen, ctx.pick(quick=1000, full=10000)),
-                 tolerance=SCORE_TOL, role="proof", max_examples=40,
+                 tolerance=SCORE_TOL, role="proof", step="score-bound", max_examples=40,
                  sampler=POINT_SAMPLER + " (a quarter of score-gradient-max's batches)"),
         _relation("normaliser-lower-bound", "Z_i = Σ_m (‖q_i−k_m‖²+ε)⁻¹", ">=", "1/ε", normaliser_gap,
-                  sample_key_sets, Z_TOL, strategy=key_set_strategy, max_examples=60, role="proof"),
+                  sample_key_sets, Z_TOL, strategy=key_set_strategy, max_examples=60, role="proof",
+                  step="z-lower-bound"),
         _relation("normaliser-own-key", "Z_i = Σ_m (‖q_i−k_m‖²+ε)⁻¹", ">=", "1/ε", normaliser_gap,
-                  functools.partial(sample_key_sets, own_key=True), Z_TOL, role="proof",
+                  functools.partial(sample_key_sets, own_key=True), Z_TOL, role="derivation",
                   sampler=_doc(sample_key_sets) + " Here own_key: k_1 = q."),
         _relation("step2-weight-gradient-sum", "Σ_j ‖∂W_ij/∂q_i‖ (torch.func through ida_weights)", "<=",
                   "(2/Z_i) Σ_m ‖∂S_im/∂q_i‖", lambda c: weight_sum_gap(c, 2), sample_key_sets, WEIGHT_TOL,
-                  role="proof"),
+                  role="proof", step="step2-sum"),
         _relation("step3-weight-gradient-sum", "Σ_j ‖∂W_ij/∂q_i‖ (torch.func through ida_weights)", "<=",
                   "4nR/ε, R = max_m ‖q_i−k_m‖", lambda c: weight_sum_gap(c, 3), sample_key_sets, WEIGHT_TOL,
-                  role="proof"),
+                  role="proof", step="weight-sum-bound"),
         _relation("output-jacobian-chain", "‖∂o_i/∂q_i‖₂ (torch.func through ida_attention)", "<=",
                   "Σ_j ‖v_j‖‖∂W_ij/∂q_i‖ (≤ ‖V‖_F Σ_j ‖∂W_ij/∂q_i‖)", chain_gap, sample_key_sets, WEIGHT_TOL,
-                  role="proof"),
+                  role="proof", step="chain"),
     ),
     time_limit_s=30.0,
     notes=("The statement's bound O(nL_W²R²/ε²) and the proof's bound O(nRL_V/ε) differ (ε⁻² vs ε⁻¹). "
@@ -721,10 +720,6 @@ def cluster_constructions(ctx, n: int, radius: float):
     q ± min(√ε, r_c)·e₁ with values ±L_V·e₁, the other keys at their centres with value 0;
     (ii) q at the midpoint of the edge between centres 2 and 3, every key at its centre, values
     L_V·sign(e₁·(g_j − ḡ))·e₁, g_j = ∂log S_ij/∂q_i (the best values for this q and direction)."""
-    import torch
-
-    from attnaudit import operators
-
     centres, per = ctx.tensor(CENTRES), n // CLUSTERS
     zeros = lambda *shape: torch.zeros(*shape, dtype=ctx.dtype, device=ctx.device)  # noqa: E731
     q1, k0, v0 = jac.two_group_construction(1, per, D_IDA, D_VALUE, min(math.sqrt(EPS), radius), V_BOUND,
@@ -747,8 +742,6 @@ def clustered_worst(ctx, n, family: str):
 
 
 def _clustered_search(ctx, n, family):
-    import torch
-
     gen = ctx.generator(f"cluster-search:{family}:n={n}")
     batch, radius = _pick(ctx, CLUSTER_SEARCH["restarts"]), cluster_radius(family, n)
     centres, scale = ctx.tensor(CENTRES), min(math.sqrt(EPS), radius)
@@ -782,8 +775,6 @@ RANK_TOL = tolerances.Roundoff(condition="n² (tr(K²) sums n² squares)", scale
 def effective_rank_gap(case):
     """eff-rank of the keys' kernel K_jm = (‖k_j−k_m‖²+ε)⁻¹ <= C(1 + 4r_c²/ε)²: within a cluster
     K_jm ≥ 1/(4r_c²+ε), so tr(K²) ≥ C(n/C)²/(4r_c²+ε)² while tr K = n/ε."""
-    from attnaudit import operators
-
     k, eps, radius = case["k"], case["eps"], case["radius"]
     rank = operators.effective_rank(operators.ida_kernel(k, eps=eps))
     rhs = CLUSTERS * (1 + 4 * radius.square() / eps) ** 2
@@ -792,8 +783,6 @@ def effective_rank_gap(case):
 
 def _cluster_keys(ctx, gen, batch, n, radius):
     """n/C keys uniform in the ball of ``radius`` about each centre."""
-    import torch
-
     spread = torch.rand(batch, n, 1, generator=gen, dtype=ctx.dtype, device=ctx.device)
     return (ctx.tensor(CENTRES).repeat_interleave(n // CLUSTERS, dim=0)
             + sampling.unit_vectors(ctx, gen, batch, n, D_IDA) * spread * radius)
@@ -813,18 +802,39 @@ def ida_clustered_derivation():
     decomposition = clusters * (n_sym / clusters) * (2 * r_c / eps_sym**2 + 2 * gap / (gap**2 + eps_sym) ** 2)
     return [
         _score_bound_step("Step 4, same cluster: ‖∂S_im/∂q_i‖ = 2a/(a²+ε)² ≤ 2r_c/ε² for a ≤ r_c, so "
-                          "the cluster contributes O(n_c r_c/ε²)"),
+                          "the cluster contributes O(n_c r_c/ε²)", "same-cluster"),
         symbolic.bounded_by(
             "Step 4, other clusters: max_{a ≥ Δ_c} 2a/(a²+ε)² = 2Δ_c/(Δ_c²+ε)² (for Δ_c² ≥ ε/3) "
             "is O(1/Δ_c²) as Δ_c → ∞", 2 * gap / (gap**2 + eps_sym) ** 2, gap, 1 / gap**2, role="proof",
-            note="the order is in fact Δ_c⁻³"),
+            step="other-clusters", note="the order is in fact Δ_c⁻³"),
         symbolic.leading_order(
             "Step 4 conclusion: the proof's decomposition Σ_c [O(n_c r_c/ε²) + O(n_c/Δ_c²)] over "
             "C = Θ(1) clusters (n_c = n/C) yields O(log n)", decomposition, n_sym, sp.log(n_sym),
-            role="proof", note="the decomposition's own bounds sum to the proof's bound n(2r_c/ε² + "
-                               "2Δ_c/(Δ_c²+ε)²) = Θ(n) for fixed r_c, Δ_c, ε; 'the number of "
-                               "non-negligible distance scales is O(log n)' is not derived"),
+            role="proof", step="log-scales",
+            note="the decomposition's own bounds sum to the proof's bound n(2r_c/ε² + "
+                 "2Δ_c/(Δ_c²+ε)²) = Θ(n) for fixed r_c, Δ_c, ε; 'the number of "
+                 "non-negligible distance scales is O(log n)' is not derived"),
+        covariance_form_step(),
     ]
+
+
+def covariance_form_step():
+    """Vacuity: for every normalised kernel W_j = S_j/Σ_m S_m (any differentiable scores), ∂o/∂q =
+    Σ_j W_j v_j (g_j − ḡ) with g_j = ∂log S_j/∂q, so ‖∂o/∂q‖ <= 2 L_V max_j ‖g_j‖: no n at all."""
+    qx = sp.Symbol("q_x", real=True)
+    scores = [sp.Function(f"S_{m}")(qx) for m in (1, 2, 3)]
+    values = sp.symbols("v_1:4", real=True)
+    z = sum(scores)
+    weights = [s_m / z for s_m in scores]
+    logs = [sp.diff(s_m, qx) / s_m for s_m in scores]
+    mean_log = sum(w * g for w, g in zip(weights, logs, strict=True))
+    output = sum(w * v for w, v in zip(weights, values, strict=True))
+    return symbolic.exact(
+        "any normalised kernel: ∂o/∂q = Σ_j W_j v_j (g_j − ḡ), g_j = ∂log S_j/∂q (n = 3, any scores), so "
+        "‖∂o/∂q‖ <= 2L_V max_j ‖g_j‖ with no n: every kernel whose log-score gradient is bounded on the "
+        "bounded inputs (IDA: 1/√ε; softmax: R/√d) meets an in-n bound O(1 + log n)",
+        sum(w * v * (g - mean_log) for w, v, g in zip(weights, values, logs, strict=True)),
+        sp.diff(output, qx), role="vacuity")
 
 
 IDA_CLUSTERED_STATEMENT = LEMMA_PREAMBLE + (
@@ -854,6 +864,18 @@ IDA_CLUSTERED = Claim(
     label="Lemma 2.4 (Lipschitz Scaling under Low Effective Rank), clustered / low-rank keys",
     section="§2.4",
     statement=IDA_CLUSTERED_STATEMENT,
+    clauses=(Clause("clustered-bound",
+                    "additionally assuming the key distribution has effective rank reff=Θ(1)r_eff= (1) or "
+                    "exhibits a clustering structure with C=Θ(1)C= (1) clusters, then: "
+                    "LIDA=(1+logn⋅LW2R2)"),),
+    proof_steps=(
+        ProofStep("same-cluster", "For keys in the same cluster as iq_i, the distances are within rcr_c, and "
+                                  "the contribution is (ncrc/ε2)O(n_cr_c/ ^2)"),
+        ProofStep("other-clusters", "For keys in other clusters, the distances are at least the "
+                                    "inter-cluster distance, and the contribution is (nc/Δc2)O(n_c/ _c^2)"),
+        ProofStep("log-scales", "The number of non-negligible distance scales is (logn)O( n), yielding the "
+                                "(logn)O( n) scaling."),
+    ),
     reading=(f"Quantity: {QUANTITY}, for IDA, values ‖v_j‖ ≤ L_V = {V_BOUND:g}, ε = {EPS:g} fixed (the "
              f"statement hides ε). Hypothesis realised by two families: (A) clustering, C = {CLUSTERS} "
              f"clusters of fixed radius r_c = {CLUSTER_RADIUS:g} at fixed separation Δ_c = {CLUSTER_GAP:g}; "
@@ -889,8 +911,6 @@ def ball_worst(ctx, n, dim, op="softmax"):
     """``(case, worst)`` over ‖q‖, ‖k_m‖ ≤ R, ‖v_j‖ ≤ L_V at (n, d): the instances a projected-Adam
     search on softmax's ‖∂o/∂q‖ ended on, and the largest norm through ``op`` (softmax, or IDA for
     the control) among them and the two-group constructions at a = R and a = min(√ε, R)."""
-    import torch
-
     case, searched = ctx.cached(("ball", int(n), int(dim)), lambda: _ball_search(ctx, int(n), int(dim)))
     eps = torch.full((len(case["q"]),), EPS, dtype=ctx.dtype, device=ctx.device)
     if op != "softmax":
@@ -901,8 +921,6 @@ def ball_worst(ctx, n, dim, op="softmax"):
 
 
 def _ball_search(ctx, n, dim):
-    import torch
-
     gen = ctx.generator(f"softmax-search:n={n}:d={dim}")
     batch = _pick(ctx, BALL_SEARCH["restarts"])
     radii = lambda *shape: torch.rand(*shape, 1, generator=gen, dtype=ctx.dtype, device=ctx.device)  # noqa: E731
@@ -946,13 +964,8 @@ def sample_softmax_random(ctx, gen, probe=False):
 
 def _softmax_figures(case):
     """∂W_ij/∂q_i ``(B, n, d)`` (torch.func through softmax_weights), W_ij, k̄_i and √d."""
-    from torch.func import jacrev, vmap
-
-    from attnaudit import operators
-
     q, k = case["q"], case["k"]
-    with single_thread():
-        dw = vmap(jacrev(lambda qi, ki: operators.softmax_weights(qi[None, :], ki)[0]))(q, k)
+    dw = vmap(jacrev(lambda qi, ki: operators.softmax_weights(qi[None, :], ki)[0]))(q, k)
     weights = operators.softmax_weights(q[:, None, :], k)[:, 0, :]
     return dw, weights, (weights[..., None] * k).sum(-2), math.sqrt(k.shape[-1])
 
@@ -962,8 +975,6 @@ SOFT_TOL = tolerances.Roundoff(condition="n + 1 + max|q·k|/√d (exp amplifies 
 
 
 def _soft_tol(case, value):
-    import torch
-
     q, k = case["q"], case["k"]
     norm = lambda x: torch.linalg.vector_norm(x, dim=-1)  # noqa: E731
     logits = norm(q) * norm(k).amax(-1) / math.sqrt(k.shape[-1])
@@ -977,21 +988,20 @@ def softmax_weight_gradient_gap(case):
     formula = weights[..., None] * (k - mean_key[:, None, :]) / root
     # k_j − k̄_i cancels when one weight dominates: the error scale is W_ij(|k_j| + |k̄_i|)/√d.
     magnitude = weights[..., None] * (k.abs() + mean_key.abs()[:, None, :]) / root
-    return ((dw * probe).sum((-1, -2)), (formula * probe).sum((-1, -2)),
-            _soft_tol(case, (magnitude * probe.abs()).sum((-1, -2))))
+    residual = (dw * probe).sum((-1, -2)) - (formula * probe).sum((-1, -2))
+    return residual, torch.zeros_like(residual), _soft_tol(case, (magnitude * probe.abs()).sum((-1, -2)))
 
 
 def softmax_step5_gap(case, part):
     """Step 5's chain: ``first`` Σ_j ‖∂W_ij/∂q_i‖ <= (1/√d) Σ_j W_ij ‖k_j − k̄_i‖ (equality holds);
     ``spread`` (1/√d) Σ_j W_ij ‖k_j − k̄_i‖ <= (2R/√d) Σ_j W_ij, R = max_m ‖k_m‖."""
-    import torch
-
     dw, weights, mean_key, root = _softmax_figures(case)
     k = case["k"]
     spread = (weights * torch.linalg.vector_norm(k - mean_key[:, None, :], dim=-1)).sum(-1) / root
     radius = torch.linalg.vector_norm(k, dim=-1).amax(-1) / root
-    if part == "first":
-        return torch.linalg.vector_norm(dw, dim=-1).sum(-1), spread, _soft_tol(case, spread + radius)
+    if part == "first":  # equality holds: a residual (both sides cancel when one weight dominates)
+        residual = torch.linalg.vector_norm(dw, dim=-1).sum(-1) - spread
+        return residual, torch.zeros_like(residual), _soft_tol(case, spread + radius)
     rhs = 2 * radius * weights.sum(-1)
     return spread, rhs, _soft_tol(case, rhs)
 
@@ -1006,14 +1016,14 @@ def softmax_derivation():
     return [
         symbolic.exact("Step 5: ∂W_ij/∂q_i = (1/√d_h) W_ij (k_j − Σ_m W_im k_m) (x-coordinate, n = 3, "
                        "d = 2 symbolic keys)", weights[0] * (keys[0][0] - mean_kx) / sp.sqrt(d_h),
-                       sp.diff(weights[0], qx), role="proof"),
-        symbolic.exact("Step 5: Σ_j W_ij = 1 (n = 3)", 1, sp.simplify(sum(weights)), role="proof"),
+                       sp.diff(weights[0], qx), role="proof", step="derivative"),
+        symbolic.exact("Step 5: Σ_j W_ij = 1 (n = 3)", 1, sp.simplify(sum(weights)), role="derivation"),
         symbolic.exact("Step 5: (2R/√d_h) Σ_j W_ij = 2nR/√d_h", 2 * n_sym * R_sym / sp.sqrt(d_h), summed,
-                       role="proof", note="softmax rows sum to 1, so the sum is 2R/√d_h; 2nR/√d_h would "
-                                          "need every W_ij = 1"),
+                       role="proof", step="sum-to-n",
+                       note="softmax rows sum to 1, so the sum is 2R/√d_h; 2nR/√d_h needs every W_ij = 1"),
         symbolic.leading_order("Step 5: 'this gives the linear n scaling for softmax'", summed, n_sym, n_sym,
-                               role="proof", note="with the sum corrected the proof's bound 2R/√d_h has "
-                                                  "no n at all"),
+                               role="proof", step="linear-n",
+                               note="with the sum corrected the proof's bound 2R/√d_h has no n at all"),
     ]
 
 
@@ -1038,6 +1048,14 @@ SOFTMAX = Claim(
     label="Lemma 2.4 (Lipschitz Scaling under Low Effective Rank), softmax; proof Step 5",
     section="§2.4",
     statement=SOFTMAX_STATEMENT,
+    clauses=(Clause("softmax-bound", "Lsoft=(n⋅LW2R2/d)"),),
+    proof_steps=(
+        ProofStep("derivative", "The derivative is: ∂Wij∂i=1dhWij(j−∑mWimm)."),
+        ProofStep("first-inequality", "Thus: ∑j=1n‖∂Wij∂i‖2≤1dh∑j=1nWij‖j−¯i‖2"),
+        ProofStep("spread-bound", "‖j−¯i‖2≤2Rdh∑j=1nWij"),
+        ProofStep("sum-to-n", "2Rdh∑j=1nWij=2nRdh"),
+        ProofStep("linear-n", "This gives the linear n scaling for softmax."),
+    ),
     reading=(f"Quantity: {QUANTITY}, for softmax attention with scale 1/√d, over ‖q_i‖, ‖k_m‖ ≤ R and "
              "‖v_j‖ ≤ L_V. Statement: L_soft = O(n L_W²R²/√d), i.e. the worst case grows at most like n "
              "(d fixed) and decays at least like d^(−1/2) (n fixed)."),
@@ -1050,13 +1068,15 @@ SOFTMAX = Claim(
         soft_n_law,
         ScalingLaw(name="jacobian-norm-vs-n-linear", quantity=soft_n_law.quantity, variable="n",
                    exponent=1.0, order="Θ", grid=_grid("n"), measure=soft_n_law.measure, tolerance=FLAT,
-                   family=SOFTMAX_FAMILY, role="proof", predicted="Θ(n) (Step 5: 'the linear n scaling')"),
+                   family=SOFTMAX_FAMILY, role="proof", step="linear-n",
+                   predicted="Θ(n) (Step 5: 'the linear n scaling')"),
         ScalingLaw(name="jacobian-norm-vs-d", variable="d", exponent=-0.5, order="O", grid=_grid("d"),
                    quantity=f"worst-case ‖∂o_i/∂q_i‖₂ (softmax, n = {N_FOR_D_SWEEP})",
                    family=SOFTMAX_FAMILY, tolerance=FLAT,
                    measure=_worst(lambda ctx, d: ball_worst(ctx, N_FOR_D_SWEEP, d)),
                    predicted="O(d^-1/2) (the statement)",
                    controls=(control(f"IDA (ε = {EPS:g}) in place of softmax on the same instances",
+                                     contrast="operator",
                                      measure=_worst(lambda c, d: ball_worst(c, N_FOR_D_SWEEP, d, "ida"))),)),
         _relation("suite-supremum", "‖∂o_i/∂q_i‖₂ (torch.func through softmax_attention)", "<=",
                   "L_V·R/√d, R = max_m‖k_m‖, L_V = max_j‖v_j‖", lambda case: supremum_gap(case, "softmax"),
@@ -1065,16 +1085,19 @@ SOFTMAX = Claim(
         _relation("construction-attains", "‖∂o_i/∂q_i‖₂ of the two-group construction", "==", "L_V·R/√d",
                   lambda case: construction_gap(case, "softmax", "softmax"), sample_softmax_constructions,
                   JAC_TOL, reading="n-free", controls=(control(
-                      f"IDA (ε = {EPS:g}) in place of softmax",
+                      f"IDA (ε = {EPS:g}) in place of softmax", contrast="operator",
                       evaluate=lambda case: construction_gap(case, "softmax", "ida")),)),
-        _relation("weight-gradient-formula", "⟨U, ∂W_ij/∂q_i⟩ (torch.func through softmax_weights)", "==",
-                  "⟨U, (1/√d) W_ij (k_j − Σ_m W_im k_m)⟩", softmax_weight_gradient_gap,
+        _relation("weight-gradient-formula", "⟨U, ∂W_ij/∂q_i⟩ (torch.func through softmax_weights) − "
+                  "⟨U, (1/√d) W_ij (k_j − Σ_m W_im k_m)⟩", "==", "0", softmax_weight_gradient_gap,
                   lambda ctx, gen: sample_softmax_random(ctx, gen, probe=True), SOFT_TOL, role="proof",
+                  step="derivative",
                   sampler=_doc(sample_softmax_random)),
-        _relation("step5-first-inequality", "Σ_j ‖∂W_ij/∂q_i‖ (torch.func)", "<=", SPREAD,
-                  lambda c: softmax_step5_gap(c, "first"), sample_softmax_random, SOFT_TOL, role="proof"),
+        _relation("step5-first-inequality", f"Σ_j ‖∂W_ij/∂q_i‖ (torch.func) − {SPREAD}", "<=", "0",
+                  lambda c: softmax_step5_gap(c, "first"), sample_softmax_random, SOFT_TOL, role="proof",
+                  step="first-inequality"),
         _relation("step5-spread-bound", SPREAD, "<=", "(2R/√d) Σ_j W_ij, R = max_m ‖k_m‖",
-                  lambda c: softmax_step5_gap(c, "spread"), sample_softmax_random, SOFT_TOL, role="proof"),
+                  lambda c: softmax_step5_gap(c, "spread"), sample_softmax_random, SOFT_TOL, role="proof",
+                  step="spread-bound"),
     ),
     time_limit_s=30.0,
     notes=("Step 5's last equality replaces Σ_j W_ij = 1 by n, which is where 'the linear n scaling for "
