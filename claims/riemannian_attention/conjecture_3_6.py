@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from attnaudit.checks import Claim, Kind, Relation, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Relation, tolerances
 
 STATEMENT = (r"\text{Conjecture: } \bar U^2_{\mathrm{crit}} = \Theta(\tau/L),"
              r"\quad \bar U^2 = \max_t \|U_t\|_F^2.")
@@ -128,6 +128,7 @@ CLAIMS = (Claim(
     no_derivation="a conjecture: the record is an evidence run (evidence, not proof); the τ/L scale "
                   "comes from Proposition 3.5's Frobenius bound (checked there)",
     proof_absent="stated as a conjecture; the review says Θ(τ/L) is read off Proposition 3.5's bound",
+    clauses=(Clause("critical-tau-over-l", "The critical regime Ubar^2_crit = Theta(tau/L)"),),
     reading=(
         "Evidence run on the stacks of conjecture-3.4 (pure metric attention, d = 4, τ = 2, random "
         "Haar weights, per-position metrics of strength Ū² = E‖U_t‖_F²): the critical strength is "
