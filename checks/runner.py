@@ -30,7 +30,7 @@ from attnaudit.checks.laws import check_limit, check_scaling
 from attnaudit.checks.model import Claim, Limit, Relation, ScalingLaw, Verdict
 from attnaudit.checks.relations import check_relation
 from attnaudit.checks.tables import key_figure
-from attnaudit.checks.verdict import confirmation_kind, corrected_statement, decide
+from attnaudit.checks.verdict import confirmation_kind, controls_outcome, corrected_statement, decide
 
 
 class ClaimTimeout(BaseException):
@@ -245,6 +245,7 @@ def run_check_with_controls(check, ctx: Context) -> dict[str, Any]:
     ev = run_check(check, ctx)
     ev["controls"] = []
     if ev["status"] != "agrees":
+        ev["control_outcome"] = controls_outcome(ev)
         return ev
     for c in check.controls:
         variant = replace(check, controls=(), **c.changes)
@@ -260,6 +261,8 @@ def run_check_with_controls(check, ctx: Context) -> dict[str, Any]:
                                "hypothesis": c.hypothesis, "counts": c.counts,
                                "failed": cev["status"] == "disagrees", "status": cev["status"],
                                "summary": cev["summary"]})
+    # Decided once, here: the report shows this field and never re-derives it.
+    ev["control_outcome"] = controls_outcome(ev)
     return ev
 
 

@@ -265,7 +265,10 @@ def _control_values(c: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def controls_outcome(ev: dict[str, Any]) -> str:
-    """``discriminates`` (a control failed), ``blind`` (every control passed), ``uncontrolled``."""
+    """The engine's ``control_outcome`` (checks.verdict decides it: discriminates, blind,
+    setting-only, uncontrolled); for a record written before it, from the controls alone."""
+    if ev.get("control_outcome"):
+        return str(ev["control_outcome"])
     controls = ev.get("controls") or []
     if any(c.get("failed") is True for c in controls if isinstance(c, dict)):
         return "discriminates"
