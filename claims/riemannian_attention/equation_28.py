@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (r"s^{\mathrm{Riem}}_{ij} - s^{\mathrm{Euc}}_{ij} = -\frac{\|q_i\|^2}{\tau}"
              r" - \frac{\|k_j\|^2}{\tau}"
@@ -29,7 +29,7 @@ def derivation():
     s_euc = 2 * q.dot(k) / tau
     paper = -q.dot(q) / tau - k.dot(k) / tau - ((ui.T * delta)[0] ** 2 + (uj.T * delta)[0] ** 2) / (2 * tau)
     return [symbolic.exact("s_Riem − s_Euc = −‖q_i‖²/τ − ‖k_j‖²/τ − metric terms (d = 2, r = 1)",
-                           paper, s_riem - s_euc, role="statement")]
+                           paper, s_riem - s_euc, role="statement", clause="decomposition")]
 
 
 def _scores(case):
@@ -67,6 +67,21 @@ def column_shift(case, term="column"):
     return lhs, rhs, LOG_TOL(4 * (1 + s.abs().amax(dim=(-1, -2)) + kk.amax(-1)), s.dtype)
 
 
+def decomposition_gap(case, half=0.5):
+    """max_ij |(s_Riem − s_Euc) − (−‖q_i‖²/τ − ‖k_j‖²/τ − ½(‖U_iᵀΔ‖² + ‖U_jᵀΔ‖²)/τ)| (Eq. 28)."""
+    import torch
+
+    q, k, uq, uk, tau = case["q"], case["k"], case["uq"], case["uk"], case["tau"][0].item()
+    s = _scores(case)
+    delta = q[..., :, None, :] - k[..., None, :, :]
+    pi = torch.einsum("bidr,bijd->bijr", uq, delta).square().sum(-1)
+    pj = torch.einsum("bjdr,bijd->bijr", uk, delta).square().sum(-1)
+    paper = (-q.square().sum(-1)[..., :, None] - k.square().sum(-1)[..., None, :] - half * (pi + pj)) / tau
+    gap = (s - 2 * q @ k.transpose(-1, -2) / tau - paper).abs().amax(dim=(-1, -2))
+    size = 1 + s.abs().amax(dim=(-1, -2)) + paper.abs().amax(dim=(-1, -2))
+    return gap, 0.0 * gap, TOL(4 * q.shape[-1] * size, s.dtype)
+
+
 def _sample(ctx, gen):
     batch = ctx.pick(quick=300, full=3000)
     for n, d, r, tau in ((4, 2, 1, 1.0), (16, 4, 2, 2.0), (32, 8, 2, 8.0)):
@@ -82,6 +97,12 @@ CLAIMS = (Claim(
     id="riemannian-attention/equation-28", label="Equation (28)", section="§5.8", statement=STATEMENT,
     kind=Kind.IDENTITY, derivation=derivation,
     proof_absent="an expansion stated without further argument",
+    clauses=(Clause("decomposition", "The decomposition of s_Riem - s_Euc"),
+             Clause("row-constant", "the label 'constant in row i' for the -||q_i||^2/tau term"),
+             Clause("key-norm-penalty", "the key-norm penalty -||k_j||^2/tau")),
+    identity="an algebraic expansion of the score's definition; the row term's cancellation is the "
+             "softmax's shift invariance and the key-norm term's log-odds shift is its exact "
+             "log-linearity",
     reading=(
         "With s_Euc = 2q_iᵀk_j/τ (the cross term of the expansion at the same temperature), "
         "s_Riem − s_Euc = −‖q_i‖²/τ − ‖k_j‖²/τ − (‖U_iᵀΔ_ij‖² + ‖U_jᵀΔ_ij‖²)/(2τ); the −‖q_i‖²/τ "
@@ -95,14 +116,22 @@ CLAIMS = (Claim(
     notes="The suite agrees with the review's minor comment 2: the row term cancels, the column term "
           "does not.",
     checks=(
+        Relation(name="decomposition", lhs="max|(s_Riem − s_Euc) − Eq. (28)'s terms|", rel="<=", rhs="0",
+                 evaluate=decomposition_gap, sample=_sample, tolerance=TOL, sampler=SAMPLER,
+                 clause="decomposition",
+                 controls=(control("the metric terms without their factor ½", contrast="prediction",
+                                   evaluate=lambda c: decomposition_gap(c, 1.0)),)),
         Relation(name="row-term-cancels", lhs="max|softmax(s) − softmax(s + ‖q_i‖²/τ)|", rel="<=", rhs="0",
                  evaluate=row_invariance, sample=_sample, tolerance=TOL, sampler=SAMPLER,
-                 controls=(control("the key-norm term added instead",
+                 clause="row-constant",
+                 controls=(control("the key-norm term added instead", contrast="hypothesis",
+                                   hypothesis="the added term is constant along row i",
                                    evaluate=lambda c: row_invariance(c, "column")),)),
         Relation(name="key-norm-shifts-log-odds", lhs="max_{i,j,j'}|Δ log(P_ij/P_ij')| from +‖k_j‖²/τ",
                  rel="==", rhs="max_j ‖k_j‖²/τ − min_j ‖k_j‖²/τ", evaluate=column_shift, sample=_sample,
-                 tolerance=LOG_TOL, sampler=SAMPLER,
-                 controls=(control("the row term added instead (no shift)",
+                 tolerance=LOG_TOL, sampler=SAMPLER, clause="key-norm-penalty",
+                 controls=(control("the row term added instead (no shift)", contrast="hypothesis",
+                                   hypothesis="the added term varies across columns",
                                    evaluate=lambda c: column_shift(c, "row")),)),
     ),
 ),)

@@ -17,10 +17,12 @@ def record():
     return run(CLAIM)
 
 
-def test_confirmed(record):
-    assert record["verdict"] == "confirmed"
+def test_every_clause_decided_and_an_identity(record):
     assert record["derivation"]["steps"][0]["status"] == "agrees"
-    for name in ("row-term-cancels", "key-norm-shifts-log-odds"):
+    assert {c["id"]: c["verdict"] for c in record["clauses"]} == {
+        "decomposition": "confirmed", "row-constant": "confirmed", "key-norm-penalty": "confirmed"}
+    assert record["identity"]
+    for name in ("decomposition", "row-term-cancels", "key-norm-shifts-log-odds"):
         assert [c["failed"] for c in evidence(record, name)["controls"]] == [True]
 
 
