@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Limit, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Limit, Relation, control, symbolic, tolerances
 
 STATEMENT = (r"\text{``under suitable high-dimensional scaling assumptions and standard step-size "
              r"conditions, the learned query converges almost surely to the one-dimensional signal "
@@ -18,6 +18,8 @@ STATEMENT = (r"\text{``under suitable high-dimensional scaling assumptions and s
 
 TOKENS, SIGNAL, BETA = 3, 3.0, 1.0
 ETA0, T0, STEPS, CHUNK = 10.0, 10.0, 10_000, 500
+ETA_CONSTANT = 0.1  # the hypothesis control: a constant step (Σ η² = ∞), the same size as η_t near t = 90
+RECOVERED = 0.05  # final 1 − |⟨w, θ*⟩| below which a run has recovered ±θ*
 DIMS = (8, 32)
 
 MODEL = (
@@ -43,32 +45,41 @@ def derivation():
     bracket_num = sp.exp(s) * (sp.exp(-s) + c) ** 2 - sp.exp(-s) * (sp.exp(s) + c) ** 2
     S = "statement"
     return [
-        symbolic.exact("g(−s) = g(s): the model is symmetric under w → −w", g.subs(s, -s), g, role=S),
+        symbolic.exact("g(−s) = g(s): the model is symmetric under w → −w", g.subs(s, -s), g, role=S,
+                       clause="sign"),
         symbolic.exact("g′(s) = (c/2)(c² − 1)(eˢ − e⁻ˢ)/((eˢ + c)²(e⁻ˢ + c)²)", dg,
-                       c / 2 * bracket_num / ((sp.exp(s) + c) ** 2 * (sp.exp(-s) + c) ** 2), role=S),
+                       c / 2 * bracket_num / ((sp.exp(s) + c) ** 2 * (sp.exp(-s) + c) ** 2),
+                       role="derivation"),
         symbolic.exact("the numerator: eˢ(e⁻ˢ + c)² − e⁻ˢ(eˢ + c)² = (c² − 1)(eˢ − e⁻ˢ)", bracket_num,
-                       (c**2 - 1) * (sp.exp(s) - sp.exp(-s)), role=S),
+                       (c**2 - 1) * (sp.exp(s) - sp.exp(-s)), role="derivation"),
         symbolic.holds("(c² − 1)(eˢ − e⁻ˢ) > 0 for c = 1 + w > 1, eˢ = 1 + v > 1",
-                       sp.Gt(sp.factor(((1 + w) ** 2 - 1) * ((1 + v) - 1 / (1 + v))), 0), role=S,
+                       sp.Gt(sp.factor(((1 + w) ** 2 - 1) * ((1 + v) - 1 / (1 + v))), 0), role="derivation",
                        note="so g increases in |s|: the expected reward grows with |⟨w, θ*⟩| once the "
                             "nuisance mass c exceeds 1"),
     ]
 
 
+GROUPS = ((DIMS[0], SIGNAL, None), (DIMS[1], SIGNAL, None), (DIMS[0], 0.0, None),
+          (DIMS[0], SIGNAL, ETA_CONSTANT))
+
+
 def _simulate(ctx):
-    """Alignment 1 − |⟨w_t, θ*⟩| at checkpoints for three groups of runs in one batch: (small d, μ),
-    (large d, μ), (small d, μ = 0). Small-d runs live in the first coordinates of a large-d batch
-    (noise and query zero elsewhere, so they never leave them)."""
+    """Signed alignment ⟨w_t, θ*⟩ at checkpoints for four groups of runs in one batch (GROUPS: d, μ,
+    constant step or None for η_t): (small d, μ), (large d, μ), (small d, μ = 0), (small d, μ,
+    constant step). Small-d runs live in the first coordinates of a large-d batch (noise and query
+    zero elsewhere, so they never leave them). One replicate: its own runs."""
     import numpy as np
     import torch
 
     def simulate():
-        runs = ctx.pick(quick=12, full=256)
+        runs = ctx.pick(quick=4, full=64)
         gen = ctx.generator("runs")
         d = max(DIMS)
-        groups = ((DIMS[0], SIGNAL), (DIMS[1], SIGNAL), (DIMS[0], 0.0))
-        mask = torch.cat([(torch.arange(d) < dim).to(ctx.dtype).expand(runs, d) for dim, _ in groups])
-        mu = torch.cat([torch.full((runs,), m, dtype=ctx.dtype) for _, m in groups])
+        groups = GROUPS
+        mask = torch.cat([(torch.arange(d) < dim).to(ctx.dtype).expand(runs, d) for dim, _, _ in groups])
+        mu = torch.cat([torch.full((runs,), m, dtype=ctx.dtype) for _, m, _ in groups])
+        constant = torch.cat([torch.full((runs,), float("nan") if e is None else e, dtype=ctx.dtype)
+                              for _, _, e in groups])
         w = torch.randn(len(mu), d, generator=gen, dtype=ctx.dtype) * mask
         w = w / w.norm(dim=-1, keepdim=True)
         checkpoints = np.unique(np.round(np.logspace(1, 4, ctx.pick(quick=13, full=25))).astype(int))
@@ -80,10 +91,11 @@ def _simulate(ctx):
             for x in z:
                 a = torch.softmax(BETA * torch.bmm(x, w[:, :, None])[..., 0], dim=-1)
                 grad = BETA * a[:, :1] * (x[:, 0] - torch.bmm(a[:, None, :], x)[:, 0])
-                w = torch.nn.functional.normalize(w + ETA0 / (t + 1 + T0) * grad, dim=-1)
+                eta = torch.where(constant.isnan(), ETA0 / (t + 1 + T0), constant)
+                w = torch.nn.functional.normalize(w + eta[:, None] * grad, dim=-1)
                 t += 1
                 if t in checkpoints:
-                    gaps.append(1 - w[:, 0].abs())
+                    gaps.append(w[:, 0].clone())
         return checkpoints, torch.stack(gaps).reshape(len(checkpoints), len(groups), runs)
 
     return ctx.cached("simulation", simulate)
@@ -95,23 +107,51 @@ def _grid(ctx):
 
 def _gap(group: int):
     def gap(ctx, grid):
-        from attnaudit.checks.montecarlo import means_and_errors
-
-        return means_and_errors(_simulate(ctx)[1][:, group].cpu().numpy())
+        """Mean over one replicate's runs of 1 − |⟨w_t, θ*⟩| at each checkpoint."""
+        return (1 - _simulate(ctx)[1][:, group].abs()).mean(-1).cpu().numpy()
 
     return gap
+
+
+def _final_cases(ctx, gen):
+    """The final signed alignment ⟨w_T, θ*⟩ (T = 10⁴) of every run with signal and η_t ∝ 1/t, d = 8 and
+    d = 32 (the simulation of the limit checks)."""
+    align = _simulate(ctx)[1][-1]
+    for group in (0, 1):
+        yield {"align": align[group]}
+
+
+def _recovery(signed: bool):
+    def evaluate(case):
+        import torch
+
+        a = case["align"]
+        lhs = (1 - a) if signed else (1 - a.abs())
+        return lhs, torch.full_like(lhs, RECOVERED), torch.zeros_like(lhs)
+
+    return evaluate
 
 
 RATE_TOL = tolerances.Systematic(0.2, "the escape transient at small t inside the window and the "
                                       "Monte-Carlo scatter of the mean over runs")
 
 
+def _controls(gap_fn):
+    return (control(f"a constant step η = {ETA_CONSTANT:g} (d = {DIMS[0]}) in place of η_t ∝ 1/t",
+                    contrast="hypothesis", hypothesis="standard step-size conditions (Σ η_t² < ∞)",
+                    **gap_fn(3)),
+            # No signal leaves nothing to align to for any learning rule: shown, not a contrast.
+            control(f"runs with no signal (μ = 0, d = {DIMS[0]}): nothing to align to", contrast="setting",
+                    **gap_fn(2)))
+
+
 def _limit(name, group, dim):
+    """The gap → 0 at the suite's Robbins–Monro rate 1/t (the statement names no rate)."""
     return Limit(
-        name=name, quantity="1 − |⟨w_t, θ*⟩| (mean over runs)", variable="t", value="0", point="oo", rate=1.0,
-        grid=_grid, gap=_gap(group), tolerance=RATE_TOL,
-        family=f"d = {dim}; " + MODEL,
-        controls=(control(f"runs with no signal (μ = 0, d = {DIMS[0]}): nothing to align to", gap=_gap(2)),))
+        name=name, quantity="1 − |⟨w_t, θ*⟩| (mean over runs)", variable="t", value="0", point="oo",
+        rate=1.0, grid=_grid, gap=_gap(group), tolerance=RATE_TOL, clause="converges",
+        family=f"d = {dim}; " + MODEL, replicates=4,
+        controls=_controls(lambda g: {"gap": _gap(g)}))
 
 
 CLAIMS = (Claim(
@@ -130,10 +170,25 @@ CLAIMS = (Claim(
         "the suite's "
         "model is the smallest with all of these (" + MODEL + "); 'almost surely' is tested on every run's "
         "mean gap (finite runs cannot show almost-sure convergence)"),
+    clauses=(
+        Clause("converges", "the learned query converges almost surely to the one-dimensional signal "
+                            "subspace spanned by the latent informative direction"),
+        Clause("sign", "the query asymptotically recovers the latent signal up to the intrinsic sign "
+                       "ambiguity"),
+    ),
     kind=Kind.LIMIT,
     derivation=derivation,
     proof_absent="only the abstract is available; it describes the argument (ODE method) without it",
-    checks=(_limit(f"alignment-d{DIMS[0]}", 0, DIMS[0]), _limit(f"alignment-d{DIMS[1]}", 1, DIMS[1])),
+    checks=(
+        _limit(f"alignment-d{DIMS[0]}", 0, DIMS[0]), _limit(f"alignment-d{DIMS[1]}", 1, DIMS[1]),
+        Relation(
+            name="recovered-up-to-sign", lhs="1 − |⟨w_T, θ*⟩| after 10⁴ steps, every run", rel="<=",
+            rhs=f"{RECOVERED:g}", evaluate=_recovery(False), sample=_final_cases,
+            tolerance=tolerances.Exact("a threshold on a computed alignment"), sampler=_final_cases.__doc__,
+            clause="sign",
+            controls=(control("the signed alignment 1 − ⟨w_T, θ*⟩ (no sign ambiguity)", contrast="prediction",
+                              evaluate=_recovery(True)),)),
+    ),
     notes=("The rate 1 is the Robbins–Monro rate for η_t = η₀/t when 2η₀λ > 1 (λ the curvature of the "
            "objective at ±θ*); a rate slower than 1 would signal 2η₀λ < 1, not a failure to converge. The "
            "escape from the random start (overlap ~1/√d) takes longer as d grows and reaches into the fitted "
