@@ -1,4 +1,5 @@
-"""Definition 5.2: MetricNet gives metrics ⪰ I but costs Θ(d² r) per token, not O(d r)."""
+"""Definition 5.2: MetricNet gives metrics ⪰ I (as any factor does: vacuous) but costs Θ(d² r) per
+token, not O(d r)."""
 
 from __future__ import annotations
 
@@ -22,3 +23,5 @@ def test_cost_entry_refuted_referee_confirmed(record):
     assert abs(ev["fit"]["exponent"] - 2) < 0.05
     assert next(r for r in record["readings"] if r["id"] == "referee")["verdict"] == "confirmed"
     assert [c["failed"] for c in evidence(record, "metrics-are-spd")["controls"]] == [True]
+    assert {c["id"]: c["verdict"] for c in record["clauses"]} == {"metricnet": "inconclusive",
+                                                                  "cost": "refuted"}
