@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import sympy as sp
+import torch
 
+from attnaudit import operators
 from attnaudit.checks import (
     Claim,
+    Clause,
     Kind,
+    ProofStep,
     Reading,
     Relation,
     ScalingLaw,
@@ -19,7 +24,62 @@ from attnaudit.checks import (
     symbolic,
     tolerances,
 )
-from attnaudit.checks.context import single_threaded
+
+# ══ the statement, as the paper gives it, and the readings tested ══
+
+STATEMENT_SMALL = (r"\text{For embeddings with off-diagonal distances } \ge d_{\min}>0, \text{ if }"
+                   r" \epsilon\ll d_{\min}^2 \text{ (specifically, } \epsilon(n-1)/d_{\min}^2\le 1/2"
+                   r"\text{), then } \operatorname{eff-rank}(\mathbf{K})\le 1+\frac{n\varepsilon^2}"
+                   r"{d_{\min}^4}, \text{ independent of hidden width } d_h.")
+CLAUSES_SMALL = (Clause("small-eps-bound", "then eff-rank()≤1+nε2dmin4"),)
+READING_SMALL = ("For every n ≥ 2, every point set x_1..x_n ∈ R^d whose off-diagonal distances are "
+                 "≥ d_min > 0, and every ε > 0 with ε(n−1)/d_min² ≤ 1/2: with K_ij = (‖x_i−x_j‖²+ε)⁻¹, "
+                 "(tr K)²/tr(K²) ≤ 1 + nε²/d_min⁴. Tested with d_min the minimum distance; a smaller "
+                 "admissible d_min tightens the hypothesis and keeps the bound ≤ 1 + n/(4(n−1)²).")
+STATEMENT_GENERAL = (r"\text{In the general case: } \operatorname{eff-rank}(\mathbf{K})\le n\left(1-"
+                     r"\epsilon(n-1)/d_{\min}^2\right)^2 \quad\text{(as rendered; the LaTeX copy reads "
+                     r"``n(1-ε(n-1)/d_ ^2)^2'')}.")
+CLAUSES_GENERAL = (Clause("general-bound", "In the general case: eff-rank()≤n(1−ϵ(n−1)/dmin2)2"),)
+READING_GENERAL = ("K_ij = (‖x_i−x_j‖²+ε)⁻¹ on n ≥ 2 points with off-diagonal distances ≥ d_min > 0 "
+                   "(tested with d_min the minimum distance), c = ε(n−1)/d_min² in (0, 1): eff-rank(K) ≤ "
+                   "n(1−c)². For c ≥ 1 the factor (1−c)² is 0 at c = 1 and ≥ 1 beyond c = 2: "
+                   "nonsensical or vacuous there.")
+STATEMENT_WIDTH = (r"\operatorname{eff-rank}(\mathbf{K}) \text{ is bounded } \ldots \text{ independent "
+                   r"of hidden width } d_h \quad\text{(Theorem 2.8; §2.8: ``In high dimensions, this "
+                   r"bound becomes tighter because the off-diagonal distances } d_{\min} \text{ "
+                   r"increase with dimension for random embeddings'')}.")
+CLAUSES_WIDTH = (Clause("width-free", "independent of hidden width dhd_h"),)
+READING_WIDTH = ("Random embeddings as §2.8 describes them: n points i.i.d. N(0, σ²I) in R^(d_h), n, σ "
+                 "and ε fixed, within the theorem's hypothesis ε(n−1)/d_min² ≤ 1/2. Width does not "
+                 "raise the effective rank: eff-rank(K) does not increase when the embedding is "
+                 "widened, and its gap n − eff-rank(K) to full rank does not close as d_h grows "
+                 "(Ω(d_h⁰)), as a bound that is independent of d_h and tightens with it requires.")
+
+# The proof of Theorem 2.8, in source order; the general case adds Lemma 0's two sentences (§5).
+PROOF_STEPS = (
+    ProofStep("diagonal", "The diagonal entries are Kii=1/ε"),
+    ProofStep("e-entries", "Eij=1‖i−j‖22+ε−1ε"),
+    ProofStep("e-algebra", "=−‖i−j‖22ε(‖i−j‖22+ε)"),
+    ProofStep("e-bound", "|Eij|≤1‖i−j‖22+ε≤1dmin2+ε≤1dmin2"),
+    ProofStep("gershgorin", "|λm()|≤maxi∑j≠i|Eij|≤n−1dmin2"),
+    ProofStep("spectrum", "λm()∈[1ε−n−1dmin2,1ε+n−1dmin2]"),
+    ProofStep("rank-formula", "eff-rank()=(tr)2tr(2)=n2/ε2n/ε2+‖F2"),
+    ProofStep("frobenius", "Using the bound ‖F2≤n(n−1)/dmin4"),
+    ProofStep("intermediate", "eff-rank()≤n1+ε2(n−1)/dmin4"),
+    ProofStep("refined", "eff-rank()≤1+nε2dmin4+(nε3dmin6)"),
+)
+LEMMA_0 = (
+    ProofStep("lemma0-frobenius", "Part (b) follows from the Frobenius norm estimate: ‖F2≤n(n−1)(dmin2+ϵ)2"),
+    ProofStep("lemma0-general", "The general bound follows from the effective rank formula"),
+)
+# Width independence: the small-ε bound (no d_h in it), tightening with d_min as §2.8 argues.
+PROOF_WIDTH = (
+    ProofStep("bound", "then eff-rank()≤1+nε2dmin4"),
+    ProofStep("tighter", "In high dimensions, this bound becomes tighter because the off-diagonal "
+                         "distances dmind_ increase with dimension for random embeddings"),
+)
+
+# ══ the mathematics ══
 
 n, eps, dmin, a, t, F, m, c = sp.symbols("n epsilon d_min a t F m c", positive=True)
 COUNT = m + 2  # n > 2 written n = m + 2 with m > 0, so that SymPy sees n − 2 > 0
@@ -41,55 +101,68 @@ def _proof_steps():
     E = sp.Matrix(3, 3, lambda i, j: 0 if i == j else sp.Symbol(f"e{min(i, j)}{max(i, j)}", real=True))
     K = sp.eye(3) / eps + E
     return [
-        symbolic.exact("K_ii = 1/ε", 1 / eps, 1 / (sp.Integer(0) + eps), role="proof"),
+        symbolic.exact("K_ii = 1/ε", 1 / eps, 1 / (sp.Integer(0) + eps), role="proof", step="diagonal"),
         symbolic.exact("E = K − ε⁻¹I: for i ≠ j, E_ij = 1/(‖x_i−x_j‖²+ε) − 1/ε", paper_e, 1 / (a + eps),
-                       role="proof", note="off the diagonal ε⁻¹I contributes nothing: E_ij = K_ij"),
+                       role="proof", step="e-entries",
+                       note="off the diagonal ε⁻¹I contributes nothing: E_ij = K_ij"),
         symbolic.exact("the paper's algebra: 1/(a+ε) − 1/ε = −a/(ε(a+ε))", -a / (eps * (a + eps)),
-                       paper_e, role="proof", note="right as algebra, but it is not E_ij"),
+                       paper_e, role="proof", step="e-algebra", note="right as algebra, but it is not E_ij"),
         symbolic.holds("|E_ij| = a/(ε(a+ε)) ≤ 1/(a+ε) (the paper's E_ij; a = ε(1+t) > ε under the "
                        "hypothesis)", _le(a / (eps * (a + eps)), 1 / (a + eps), {a: eps * (1 + t)}),
-                       role="proof", note="with E_ij = K_ij it holds"),
+                       role="proof", step="e-bound", note="with E_ij = K_ij it holds"),
         symbolic.exact("eff-rank(K) = (tr K)²/tr(K²) = (n²/ε²)/(n/ε² + ‖E‖_F²) (shown for n = 3)",
                        (3 / eps) ** 2 / (3 / eps**2 + sum(v**2 for v in E)),
-                       K.trace() ** 2 / (K * K).trace(), role="proof"),
+                       K.trace() ** 2 / (K * K).trace(), role="proof", step="rank-formula"),
         symbolic.holds("‖E‖_F² ≤ n(n−1)/d_min⁴ ⇒ eff-rank(K) ≤ n/(1+ε²(n−1)/d_min⁴)",
-                       _le(_rank_of(F), _rank_of(F + t)), role="proof",
+                       _le(_rank_of(F), _rank_of(F + t)), role="proof", step="intermediate",
                        note="eff-rank = n/(1+ε²‖E‖_F²/n) decreases in ‖E‖_F²: an upper bound on "
                             "‖E‖_F (F + t) gives a lower bound on eff-rank"),
     ]
 
 
-def _compatibility(role):
+def _compatibility(role, **tags):
     return symbolic.holds(
         "under the hypothesis, eff-rank ≤ 1 + nε²/d_min⁴ ≤ 1 + n/(4(n−1)²) is compatible with "
         "eff-rank ≥ 4n(n−1)/(4n−3) (n = m + 2)",
-        _le(4 * n * (n - 1) / (4 * n - 3), 1 + n / (4 * (n - 1) ** 2), {n: COUNT}), role=role,
+        _le(4 * n * (n - 1) / (4 * n - 3), 1 + n / (4 * (n - 1) ** 2), {n: COUNT}), role=role, **tags,
         note="false for every n > 2 (n = 2 by the numerics): every admissible configuration "
              "violates the small-ε bound")
 
 
+def _spectrum_steps():
+    """The proof's Gershgorin interval (computed, never used) and its refined bound."""
+    e12, e13, e23, mu = sp.symbols("e12 e13 e23 mu", real=True)
+    E = sp.Matrix([[0, e12, e13], [e12, 0, e23], [e13, e23, 0]])
+    return [
+        symbolic.holds("Gershgorin: |λ_m(E)| ≤ max_i Σ_{j≠i}|E_ij| ≤ (n−1)/d_min²",
+                       _le((COUNT - 1) / (dmin**2 + t + eps), (COUNT - 1) / dmin**2), role="proof",
+                       step="gershgorin",
+                       note="with the true E_ij = K_ij = 1/(a+ε), a = d_min² + t ≥ d_min²"),
+        symbolic.exact("λ_m(K) = ε⁻¹ + λ_m(E): det(K − (ε⁻¹+μ)I) = det(E − μI) (n = 3)",
+                       (E - mu * sp.eye(3)).det(),
+                       (sp.eye(3) / eps + E - (1 / eps + mu) * sp.eye(3)).det(), role="proof",
+                       step="spectrum"),
+        symbolic.limit("refined bound 1 + nε²/d_min⁴ + O(nε³/d_min⁶): eff-rank → 1 as ε → 0",
+                       n**2 / eps**2 / (n / eps**2 + F), eps, 0, sp.Integer(1), role="proof",
+                       step="refined",
+                       note="for a fixed point set ‖E‖_F² stays bounded as ε → 0: eff-rank → n"),
+    ]
+
+
 def derivation():
-    return [*_proof_steps(),
-            symbolic.limit("refined bound 1 + nε²/d_min⁴ + O(nε³/d_min⁶): eff-rank → 1 as ε → 0",
-                           n**2 / eps**2 / (n / eps**2 + F), eps, 0, sp.Integer(1), role="proof",
-                           note="for a fixed point set ‖E‖_F² stays bounded as ε → 0: eff-rank → n"),
-            _compatibility("statement")]
+    return [*_proof_steps(), *_spectrum_steps(), _compatibility("statement")]
 
 
 # ── numerics ──
 
 
 def _ida_rank(x, eps_):
-    from attnaudit import operators
-
     return operators.effective_rank(operators.ida_kernel(x, eps=eps_))
 
 
 def _softmax_rank(x, eps_):
     """eff-rank of the softmax kernel exp(x_i·x_j/√d), which Theorem 2.9 contrasts with IDA's
     (shifted by its maximum: the ratio is scale-invariant); ε plays no part."""
-    from attnaudit import operators
-
     s = x @ x.transpose(-1, -2) / math.sqrt(x.shape[-1])
     return operators.effective_rank((s - s.amax(dim=(-1, -2), keepdim=True)).exp())
 
@@ -108,7 +181,6 @@ BOUNDS = {  # (n, d_min², ε, c = ε(n−1)/d_min², x) → the bound
 def _gap(bound, rank=_ida_rank):
     """eff-rank(K) at ε = c·d_min²/(n−1) (d_min the minimum distance) against BOUNDS[bound]."""
 
-    @single_threaded
     def evaluate(case):
         x, frac, count = case["x"], case["c"], case["x"].shape[-2]
         d2 = sampling.min_pairwise_squared_distance(x)
@@ -120,10 +192,7 @@ def _gap(bound, rank=_ida_rank):
 
 
 def _sampler(c_high, simplices=False):
-    @single_threaded
     def sample(ctx, gen):
-        import torch
-
         batch = ctx.pick(quick=100 if simplices else 400, full=2000)
         shapes = [(2, 1), (3, 2), (8, 3), (32, 16), (128, 64)] + [(k, 0) for k in (2, 3, 8, 32) if simplices]
         for count, d in shapes:
@@ -137,7 +206,6 @@ def _sampler(c_high, simplices=False):
 
 def _strategy(c_high):
     def strategy(ctx):
-        import numpy as np
         from hypothesis import strategies as st
 
         def separated(x):
@@ -167,7 +235,7 @@ def _relation(name, bound, rel, rhs, c_high, simplices=False, **extra):
 
 def _frobenius_check(c_high, simplices):
     return _relation("frobenius-lower-bound", "frobenius", ">=", "n/(1 + ε²(n−1)/(d_min²+ε)²)",
-                     c_high, simplices, role="proof", max_examples=50)
+                     c_high, simplices, role="proof", step="frobenius", max_examples=50)
 
 
 def _witness_text(evidence, name):
@@ -178,15 +246,9 @@ def _witness_text(evidence, name):
 
 SMALL_EPS = Claim(
     id="georesolver/theorem-2.8/small-eps", label=LABEL + "small-ε case", section="§2.7",
-    statement=(r"\text{For embeddings with off-diagonal distances } \ge d_{\min}>0, \text{ if }"
-               r" \epsilon\ll d_{\min}^2 \text{ (specifically, } \epsilon(n-1)/d_{\min}^2\le 1/2"
-               r"\text{), then } \operatorname{eff-rank}(\mathbf{K})\le 1+\frac{n\varepsilon^2}"
-               r"{d_{\min}^4}, \text{ independent of hidden width } d_h."),
-    reading=("For every n ≥ 2, every point set x_1..x_n ∈ R^d whose off-diagonal distances are "
-             "≥ d_min > 0, and every ε > 0 with ε(n−1)/d_min² ≤ 1/2: with K_ij = (‖x_i−x_j‖²+ε)⁻¹, "
-             "(tr K)²/tr(K²) ≤ 1 + nε²/d_min⁴. Tested with d_min the minimum distance; a smaller "
-             "admissible d_min tightens the hypothesis and keeps the bound ≤ 1 + n/(4(n−1)²)."),
+    statement=STATEMENT_SMALL, clauses=CLAUSES_SMALL, reading=READING_SMALL,
     reading_why="the literal statement, with its hypothesis", kind=Kind.INEQUALITY, derivation=derivation,
+    proof_steps=PROOF_STEPS,
     checks=(_relation("paper-bound", "paper", "<=", "1 + nε²/d_min⁴", HYPOTHESIS),
             _frobenius_check(HYPOTHESIS, False)),
     correction=lambda evidence: (
@@ -210,25 +272,20 @@ SMALL_EPS = Claim(
 def general_derivation():
     lower_exact = COUNT / (1 + eps**2 * (COUNT - 1) / (dmin**2 + eps) ** 2)
     lower_c, unit = COUNT / (1 + c**2 / (COUNT - 1)), {c: 1 / (1 + t)}  # 0 < c < 1
-    e12, e13, e23, mu = sp.symbols("e12 e13 e23 mu", real=True)
-    E = sp.Matrix([[0, e12, e13], [e12, 0, e23], [e13, e23, 0]])
     return [
         *_proof_steps(),
-        symbolic.holds("Gershgorin: |λ_m(E)| ≤ max_i Σ_{j≠i}|E_ij| ≤ (n−1)/d_min²",
-                       _le((COUNT - 1) / (dmin**2 + t + eps), (COUNT - 1) / dmin**2), role="proof",
-                       note="with the true E_ij = K_ij = 1/(a+ε), a = d_min² + t ≥ d_min²"),
-        symbolic.exact("λ_m(K) = ε⁻¹ + λ_m(E): det(K − (ε⁻¹+μ)I) = det(E − μI) (n = 3)",
-                       (E - mu * sp.eye(3)).det(),
-                       (sp.eye(3) / eps + E - (1 / eps + mu) * sp.eye(3)).det(), role="proof"),
+        *_spectrum_steps(),
         symbolic.holds("Lemma 0 (§5): ‖E‖_F² ≤ n(n−1)/(d_min²+ε)² (each K_ij² ≤ (d_min²+ε)⁻²)",
                        _le(1 / (dmin**2 + t + eps) ** 2, 1 / (dmin**2 + eps) ** 2), role="proof",
+                       step="lemma0-frobenius",
                        note="through eff-rank = n/(1+ε²‖E‖_F²/n) a lower bound on eff-rank"),
         symbolic.holds("the suite: ε²(n−1)/(d_min²+ε)² ≤ c²/(n−1), so eff-rank ≥ n/(1+c²/(n−1))",
                        _le(eps**2 * (COUNT - 1) / (dmin**2 + eps) ** 2, c**2 / (COUNT - 1),
-                           {eps: c * dmin**2 / (COUNT - 1)}), role="proof"),
+                           {eps: c * dmin**2 / (COUNT - 1)}), role="derivation"),
         symbolic.holds("the proof's eff-rank ≤ n/(1+ε²(n−1)/d_min⁴) is compatible with eff-rank ≥ "
                        "n/(1+ε²(n−1)/(d_min²+ε)²)",
                        _le(lower_exact, COUNT / (1 + eps**2 * (COUNT - 1) / dmin**4)), role="proof",
+                       step="intermediate",
                        note="false for every ε > 0: the lower bound exceeds the proof's bound"),
         symbolic.holds("as rendered: eff-rank ≤ n(1−c)² is compatible with eff-rank ≥ n/(1+c²/(n−1)) "
                        "(0 < c < 1)", _le(lower_c, COUNT * (1 - c) ** 2, unit), role="statement",
@@ -244,13 +301,10 @@ def general_derivation():
 GENERAL = Claim(
     id="georesolver/theorem-2.8/general", label=LABEL + "general case; Lemma 0 (§5) restates it",
     section="§2.7",
-    statement=(r"\text{In the general case: } \operatorname{eff-rank}(\mathbf{K})\le n\left(1-"
-               r"\epsilon(n-1)/d_{\min}^2\right)^2 \quad\text{(as rendered; the LaTeX copy reads "
-               r"``n(1-ε(n-1)/d_ ^2)^2'')}."),
-    reading=("K_ij = (‖x_i−x_j‖²+ε)⁻¹ on n ≥ 2 points with off-diagonal distances ≥ d_min > 0 "
-             "(tested with d_min the minimum distance), c = ε(n−1)/d_min² in (0, 1): eff-rank(K) ≤ "
-             "n(1−c)². For c ≥ 1 the factor (1−c)² is 0 at c = 1 and ≥ 1 beyond c = 2: nonsensical "
-             "or vacuous there."),
+    statement=STATEMENT_GENERAL, clauses=CLAUSES_GENERAL, reading=READING_GENERAL,
+    proof_steps=PROOF_STEPS + LEMMA_0,
+    proof_gap=("neither proof derives the general bound: Theorem 2.8's computes the Gershgorin interval "
+               "and never uses it; Lemma 0 says only that it 'follows from the effective rank formula'"),
     reading_why=("the formula as rendered, identically in the LaTeX copy and again in Lemma 0 "
                  "(§5), on the domain where it is a bound below n"),
     alternatives=(
@@ -265,12 +319,12 @@ GENERAL = Claim(
     checks=(
         _relation("literal-upper-bound", "literal", "<=", "n(1 − ε(n−1)/d_min²)²", BELOW_ONE, True),
         _relation("proof-intermediate-upper-bound", "intermediate", "<=", "n/(1 + ε²(n−1)/d_min⁴)",
-                  ANY, True, role="proof"),
+                  ANY, True, role="proof", step="intermediate"),
         _relation("fraction-upper-bound", "fraction", "<=", "n/(1 − ε(n−1)/d_min²)²", BELOW_ONE,
                   True, reading="fraction-bar", max_examples=50),
         _relation("reversed-lower-bound", "literal", ">=", "n(1 − ε(n−1)/d_min²)²", BELOW_ONE, True,
                   reading="reversed", max_examples=50, controls=(control(
-                      "softmax kernel exp(x_i·x_j/√d) in place of IDA's",
+                      "softmax kernel exp(x_i·x_j/√d) in place of IDA's", contrast="operator",
                       evaluate=_gap("literal", _softmax_rank), strategy=None),)),
         _frobenius_check(ANY, True),
     ),
@@ -299,8 +353,6 @@ EDGE = 1 / (2 * (WIDTH_COUNT - 1))  # ε at the hypothesis' edge for d_min = 1
 def gaussian_points_in_width(ctx, gen, tag, batch, count, width):
     """``count`` i.i.d. N(0, I_width) points up to a rotation, ``(batch, count, min(count, width))``:
     R in Z = QR for a Gaussian width × count Z (Bartlett: R_ii ~ χ_(width−i), N(0, 1) above)."""
-    import numpy as np
-
     dim = min(count, width)
     upper = sampling.gaussian(ctx, gen, batch, dim, count).triu(1)
     dof = np.broadcast_to(width - np.arange(dim), (batch, dim)).astype(float)
@@ -308,7 +360,6 @@ def gaussian_points_in_width(ctx, gen, tag, batch, count, width):
     return upper.transpose(-1, -2)
 
 
-@single_threaded
 def _widening_gap(case):
     """eff-rank(K) of the points in R^(4d) against that of their first d coordinates, with one
     ε = c·d_min²/(n−1) (d_min at width d, so the hypothesis holds at both widths)."""
@@ -319,8 +370,8 @@ def _widening_gap(case):
     return wide, _ida_rank(x[..., :narrow], e), TOL(count**2 * wide)
 
 
-@single_threaded
 def _sample_widening(ctx, gen):
+    """Gaussian points, widened to 4d_h coordinates (see the relation's sampler)."""
     for count, width in ((8, 2), (32, 2), (32, 8), (32, 32), (32, 128)):
         batch = ctx.pick(quick=100, full=1000)
         yield {"x": sampling.gaussian(ctx, gen, batch, count, 4 * width), "narrow": width,
@@ -328,7 +379,6 @@ def _sample_widening(ctx, gen):
 
 
 def _over_width(scaled):
-    @single_threaded
     def sample(ctx, gen):
         batch = ctx.pick(quick=100, full=1000)
         for width in (2, 8, 32, 128, 512, 2048):
@@ -341,17 +391,16 @@ def _over_width(scaled):
     return sample
 
 
+WIDTH_REPLICATES = 8
+
+
 def _width_measure(kind):
-    @single_threaded
     def measure(ctx, grid):
-        """Per width, over 256 (full 2048) sets of n = 32 Gaussian points: "gap", n − eff-rank at
-        σ = 1, ε = GAP_EPS (within the hypothesis: checked); "scaled" / "unscaled", eff-rank at
-        ε = EDGE with the points rescaled to d_min = 1 or not. Mean and standard error."""
-        import torch
-
-        from attnaudit.checks import montecarlo
-
-        batch, gen, rows = ctx.pick(quick=256, full=2048), ctx.generator(kind), []
+        """Per width, the mean over 32 (full 256) sets of n = 32 Gaussian points (one replicate of
+        WIDTH_REPLICATES): "gap", n − eff-rank at σ = 1, ε = GAP_EPS (within the hypothesis:
+        checked); "scaled" / "unscaled", eff-rank at ε = EDGE with the points rescaled to d_min = 1
+        or not."""
+        batch, gen, rows = ctx.pick(quick=32, full=256), ctx.generator(kind), []
         for width in grid:
             x = gaussian_points_in_width(ctx, gen, f"{kind}:{width:g}", batch, WIDTH_COUNT, int(width))
             d2 = sampling.min_pairwise_squared_distance(x)
@@ -359,7 +408,7 @@ def _width_measure(kind):
                 raise ValueError(f"the rank-gap family leaves the hypothesis at d_h = {width:g}")
             rows.append(WIDTH_COUNT - _ida_rank(x, GAP_EPS) if kind == "gap" else
                         _ida_rank(x / d2.sqrt()[:, None, None] if kind == "scaled" else x, EDGE))
-        return montecarlo.means_and_errors(torch.stack(rows))
+        return torch.stack(rows).mean(dim=1).cpu().numpy()
 
     return measure
 
@@ -373,8 +422,8 @@ def width_derivation():
                        _le(sp.diff(_rank_of(F + 2 / (a + eps) ** 2), a), 0), role="statement",
                        note="eff-rank = n/(1+ε²Σ_{i≠j}(a_ij+ε)⁻²/n) increases with every a_ij"),
         symbolic.holds("§2.8: the bound 1 + nε²/d_min⁴ tightens as d_min grows",
-                       _le(sp.diff(1 + n * eps**2 / dmin**4, dmin), 0), role="proof"),
-        _compatibility("proof"),
+                       _le(sp.diff(1 + n * eps**2 / dmin**4, dmin), 0), role="proof", step="tighter"),
+        _compatibility("proof", step="bound"),
         symbolic.exact("equidistant points (δ² apart): eff-rank = n/(1+ε²(n−1)/(δ²+ε)²) (n = 4), "
                        "d_h-free: the d_h → ∞ limit at fixed d_min",
                        4 / (1 + eps**2 * 3 / (delta2 + eps) ** 2), K.trace() ** 2 / (K * K).trace(),
@@ -386,15 +435,7 @@ UNSCALED = "points unscaled, σ = 1 and ε = 1 (eff-rank rises towards n with d_
 
 WIDTH = Claim(
     id="georesolver/theorem-2.8/width-independence", label=LABEL + "width independence", section="§2.7",
-    statement=(r"\operatorname{eff-rank}(\mathbf{K}) \text{ is bounded } \ldots \text{ independent "
-               r"of hidden width } d_h \quad\text{(Theorem 2.8; §2.8: ``In high dimensions, this "
-               r"bound becomes tighter because the off-diagonal distances } d_{\min} \text{ "
-               r"increase with dimension for random embeddings'')}."),
-    reading=("Random embeddings as §2.8 describes them: n points i.i.d. N(0, σ²I) in R^(d_h), n, σ "
-             "and ε fixed, within the theorem's hypothesis ε(n−1)/d_min² ≤ 1/2. Width does not "
-             "raise the effective rank: eff-rank(K) does not increase when the embedding is "
-             "widened, and its gap n − eff-rank(K) to full rank does not close as d_h grows "
-             "(Ω(d_h⁰)), as a bound that is independent of d_h and tightens with it requires."),
+    statement=STATEMENT_WIDTH, clauses=CLAUSES_WIDTH, reading=READING_WIDTH, proof_steps=PROOF_WIDTH,
     reading_why=("Theorem 3's width independence is its contrast with softmax, whose capacity "
                  "grows with width (§1.2, Theorem 2.9), and §2.8 says the bound tightens as d_h "
                  "grows; eff-rank ≤ n, or any bound in n, ε, d_min and d_max, holds for every "
@@ -422,31 +463,33 @@ WIDTH = Claim(
             order="Ω", grid=lambda ctx: [2.0**k for k in range(7, 18)], measure=_width_measure("gap"),
             family=("typical: n = 32 points i.i.d. N(0, I_(d_h)) (Bartlett-sampled distances), "
                     "ε = 1, d_h = 2⁷ … 2¹⁷; the hypothesis holds for every set (checked); mean over "
-                    "256 (full 2048) sets per width with its standard error"),
+                    "32 (full 256) sets per width, 8 replicates"),
             tolerance=tolerances.Systematic(0.05, "the O(1/d_h) correction to the gap's leading "
                                                   "d_h⁻² term over the grid"),
-            predicted="Ω(d_h^0): the gap to full rank does not close"),
+            replicates=WIDTH_REPLICATES, predicted="Ω(d_h^0): the gap to full rank does not close"),
         Relation(
             name="dmax-upper-bound-over-width", lhs="eff-rank(K)", rel="<=",
             rhs="n/(1 + ε²(n−1)/(d_max²+ε)²)", evaluate=_gap("dmax"), sample=_over_width(True),
-            tolerance=TOL, reading="sandwich", controls=(control(UNSCALED, sample=_over_width(False)),),
+            tolerance=TOL, reading="sandwich",
+            controls=(control(UNSCALED, contrast="setting", sample=_over_width(False)),),
             sampler=("n = 32 Gaussian points in R^(d_h), d_h ∈ {2, 8, 32, 128, 512, 2048} (Bartlett), "
                      "rescaled to d_min = 1, ε = c·d_min²/(n−1), c log-uniform in [1e-6, 1/2]")),
         Relation(
             name="corrected-lower-bound-over-width", lhs="eff-rank(K)", rel=">=",
             rhs="n/(1 + ε²(n−1)/(d_min²+ε)²)", evaluate=_gap("frobenius"), sample=_over_width(True),
             tolerance=TOL, reading="sandwich", sampler="as dmax-upper-bound-over-width",
-            controls=(control(UNSCALED, sample=_over_width(False)),)),
+            controls=(control(UNSCALED, contrast="setting", sample=_over_width(False)),)),
         ScalingLaw(
             name="eff-rank-vs-width-dmin-fixed", quantity="mean eff-rank(K)", variable="d_h",
             exponent=0.0, order="O", grid=lambda ctx: [2.0**k for k in range(1, 12)],
             measure=_width_measure("scaled"), reading="dmin-fixed", predicted="O(d_h^0): not growing",
+            replicates=WIDTH_REPLICATES,
             family=("n = 32 points i.i.d. N(0, I_(d_h)) rescaled to d_min = 1, ε = 1/(2(n−1)) "
-                    "(c = 1/2), d_h = 2 … 2048; mean over 256 (full 2048) sets per width with its "
-                    "standard error"),
+                    "(c = 1/2), d_h = 2 … 2048; mean over 32 (full 256) sets per width, 8 replicates"),
             tolerance=tolerances.Exact("the order bound is read on the fitted interval itself; "
-                                       "the Monte-Carlo error enters through the standard errors"),
+                                       "the Monte-Carlo error enters through the replicates"),
             controls=(control("points unscaled (σ = 1: d_min grows with d_h), same ε",
+                              contrast="hypothesis", hypothesis="d_min held fixed",
                               measure=_width_measure("unscaled")),)),
     ),
     time_limit_s=30,

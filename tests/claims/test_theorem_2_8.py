@@ -1,6 +1,7 @@
 """Theorem 2.8: the small-ε and general bounds refuted by shrunk, replayable witnesses with the proof
-flawed at E_ij; width independence refuted on random embeddings within the hypothesis (widening
-raises the effective rank), while the earlier sandwich reading is set aside as blind."""
+flawed at its quoted E_ij step; width independence refuted on random embeddings within the hypothesis
+(widening raises the effective rank), while the earlier sandwich reading is set aside as blind (its
+controls change only the setting)."""
 
 from __future__ import annotations
 
@@ -28,33 +29,37 @@ def verdicts(record):
 
 def test_small_eps_refuted_by_a_two_point_witness_proof_flawed_at_e_ij(records):
     record = records[SMALL_EPS.id]
-    assert (record["verdict"], record["proof"]["status"]) == ("refuted", "flawed")
-    assert record["proof"]["first_false_step"].startswith("E = K − ε⁻¹I")
+    assert record["proof"]["first_false_step"] == "e-entries"
+    assert [q["status"] for q in record["proof"]["steps"][:2]] == ["agrees", "disagrees"]
     witness = assert_witnessed(record, "paper-bound", SMALL_EPS)
     assert witness["found_by"] == "hypothesis" and witness["inputs"]["x"]["shape"][-2] == 2
     statement = [s for s in record["derivation"]["steps"] if s["role"] == "statement"]
     assert [s["status"] for s in statement] == ["disagrees"]
     frobenius = evidence(record, "frobenius-lower-bound")
-    assert (frobenius["status"], frobenius["role"]) == ("agrees", "proof")
+    assert (frobenius["status"], frobenius["role"], frobenius["step"]) == ("agrees", "proof", "frobenius")
 
 
 def test_general_refuted_as_rendered_alternatives_get_their_own_verdicts(records):
     record = records[GENERAL.id]
-    assert (record["verdict"], record["proof"]["status"]) == ("refuted", "flawed")
+    assert record["proof"]["first_false_step"] == "e-entries"
+    steps = {q["id"]: q["status"] for q in record["proof"]["steps"]}
+    # the Gershgorin interval and Lemma 0's Frobenius estimate hold; the general bound is never derived
+    assert (steps["gershgorin"], steps["spectrum"], steps["lemma0-frobenius"]) == ("agrees",) * 3
+    assert steps["lemma0-general"] == "unchecked"
     literal = evidence(record, "literal-upper-bound")
     assert literal["violations"] == literal["cases"]  # every admissible configuration
     assert_witnessed(record, "literal-upper-bound", GENERAL)
     assert evidence(record, "proof-intermediate-upper-bound")["status"] == "disagrees"
     # reversed holds behind a softmax-kernel control that fails; the lost fraction bar is vacuous
     assert verdicts(record) == {"primary": "refuted", "fraction-bar": "inconclusive", "reversed": "confirmed"}
-    assert [c["failed"] for c in evidence(record, "reversed-lower-bound")["controls"]] == [True]
+    controls = evidence(record, "reversed-lower-bound")["controls"]
+    assert [(c["contrast"], c["failed"]) for c in controls] == [("operator", True)]
     # Lemma 0's Frobenius estimate is attained by the regular simplex: margin at round-off level
     assert -1e-9 < evidence(record, "frobenius-lower-bound")["closest_relative_margin"] <= 0
 
 
 def test_width_independence_refuted_within_the_hypothesis(records):
     record = records[WIDTH.id]
-    assert record["verdict"] == "refuted"
     first = [s for s in record["derivation"]["steps"] if s["role"] == "statement" and s["reading"] is None]
     assert [s["status"] for s in first] == ["disagrees"]  # ∂eff-rank/∂a > 0
     widening = evidence(record, "rank-not-raised-by-widening")
@@ -62,9 +67,11 @@ def test_width_independence_refuted_within_the_hypothesis(records):
     assert_witnessed(record, "rank-not-raised-by-widening", WIDTH)
     gap = evidence(record, "rank-gap-vs-width")
     assert gap["status"] == "disagrees" and abs(gap["fit"]["exponent"] + 2) < 0.05  # gap ~ d_h⁻²
-    # the argument rests on the small-ε bound, false under the hypothesis
-    assert record["proof"]["status"] == "flawed"
-    assert record["proof"]["first_false_step"].startswith("under the hypothesis")
+    assert gap["replicates"] == T.WIDTH_REPLICATES
+    # the argument rests on the small-ε bound, false under the hypothesis; d_min does grow
+    assert record["proof"]["first_false_step"] == "bound"
+    assert {q["id"]: q["status"] for q in record["proof"]["steps"]} == {"bound": "disagrees",
+                                                                       "tighter": "agrees"}
 
 
 def test_sandwich_reading_is_blind_and_dmin_fixed_is_confirmed(records):
@@ -72,10 +79,11 @@ def test_sandwich_reading_is_blind_and_dmin_fixed_is_confirmed(records):
     assert verdicts(record) == {"primary": "refuted", "sandwich": "inconclusive", "dmin-fixed": "confirmed"}
     for name in ("dmax-upper-bound-over-width", "corrected-lower-bound-over-width"):
         ev = evidence(record, name)
-        assert ev["status"] == "agrees" and [c["failed"] for c in ev["controls"]] == [False]
+        assert ev["status"] == "agrees"
+        assert [(c["contrast"], c["failed"]) for c in ev["controls"]] == [("setting", False)]
     fixed = evidence(record, "eff-rank-vs-width-dmin-fixed")
     assert fixed["status"] == "agrees" and fixed["fit"]["ci"][1] < 0
-    assert [c["failed"] for c in fixed["controls"]] == [True]
+    assert [(c["contrast"], c["failed"]) for c in fixed["controls"]] == [("hypothesis", True)]
 
 
 def test_the_issues_family_rises_towards_n_with_width():
