@@ -1,6 +1,7 @@
-"""Lemma 2.5: the softmax and IDA curvature orders are refuted (statement) and their proofs flawed at
-the named step; the IDA Hessian spread, in the proof's configuration (query on key 1), is confirmed
-behind softmax controls that fail, and refuted at the centre (an alternative reading)."""
+"""Lemma 2.5: the softmax and IDA curvature orders are refuted (statement); the softmax proof is flawed at
+its last order step, the IDA proof's steps all hold but end at Θ(n) in another regime (a gap). Spread: its
+spread clause holds at key 1 behind failing softmax controls, its escape clause (Corollary 2.7, at the
+saddle) is refuted, and its argument, 'the Θ(n) scaling', is false at the statement's fixed ε."""
 
 from __future__ import annotations
 
@@ -33,21 +34,23 @@ def verdicts(record):
 def test_softmax_order_refuted_and_the_proof_flawed_only_at_its_last_order_step(records):
     record = records[SOFTMAX.id]
     assert (record["verdict"], record["proof"]["status"]) == ("refuted", "flawed")
-    first = steps(record)[record["proof"]["first_false_step"]]
-    assert first["role"] == "proof" and first["method"] == "leading-order" and first["derived"] == "-2/n"
-    proof = [s for s in record["derivation"]["steps"] if s["role"] == "proof"]
-    assert [s["status"] for s in proof] == ["agrees"] * (len(proof) - 1) + ["disagrees"]
+    assert record["proof"]["first_false_step"] == "l2-order"
+    (first,) = [s for s in record["derivation"]["steps"] if s.get("step") == "l2-order"]
+    assert first["method"] == "leading-order" and first["derived"] == "-2/n"
+    quoted = [s["status"] for s in record["proof"]["steps"]]
+    assert quoted == ["agrees"] * (len(quoted) - 1) + ["disagrees"]
     fit = assert_interval_excludes(record, "order-in-n", -2.0)
     assert abs(fit["exponent"] + 1) < 0.02  # Θ(n⁻¹)
     check = evidence(record, "second-derivative")
-    assert (check["status"], check["role"]) == ("agrees", "proof")
+    assert (check["status"], check["role"]) == ("agrees", "derivation")
 
 
 def test_ida_fixed_eps_refuted_the_proofs_regime_gives_theta_n(records):
     record = records[IDA.id]
-    assert (record["verdict"], record["proof"]["status"]) == ("refuted", "flawed")
-    first = steps(record)[record["proof"]["first_false_step"]]
-    assert first["role"] == "proof" and first["name"].startswith("∎")
+    assert (record["verdict"], record["proof"]["status"]) == ("refuted", "incomplete")
+    assert all(s["status"] == "agrees" for s in record["proof"]["steps"])  # a gap, no false step
+    (suite,) = [s for s in record["derivation"]["steps"] if s["name"].startswith("the suite: where")]
+    assert (suite["role"], suite["status"]) == ("derivation", "disagrees")
     statement = [s for s in record["derivation"]["steps"] if s["role"] == "statement"]
     assert [s["status"] for s in statement] == ["disagrees"]
     assert abs(assert_interval_excludes(record, "fixed-eps", 0.0)["exponent"] + 1) < 0.02
@@ -56,13 +59,13 @@ def test_ida_fixed_eps_refuted_the_proofs_regime_gives_theta_n(records):
     assert abs(regime["fit"]["exponent"] - 1) < 0.02
 
 
-def test_spread_confirmed_at_key_one_behind_failing_softmax_controls(records):
+def test_spread_clause_confirmed_at_key_one_behind_failing_softmax_controls(records):
     record = records[SPREAD.id]
-    assert (record["verdict"], record["proof"]["status"]) == ("confirmed", "sound")
+    assert {c["id"]: c["verdict"] for c in record["clauses"]} == {"spread": "confirmed", "escape": "refuted"}
     for name in ("spread-bound", "spread-ida-vs-n"):
         ev = evidence(record, name)
         assert ev["status"] == "agrees" and ev["reading"] is None and ev["role"] == "statement"
-        assert [c["failed"] for c in ev["controls"]] == [True]
+        assert [(c["contrast"], c["failed"]) for c in ev["controls"]] == [("operator", True)]
     assert evidence(record, "spread-bound")["violations"] == 0
     # the measured spreads are the family's exact (2n−4)/(n+3), bounded by 2
     law = evidence(record, "spread-ida-vs-n")
@@ -72,9 +75,20 @@ def test_spread_confirmed_at_key_one_behind_failing_softmax_controls(records):
     assert (bound["status"], bound["role"]) == ("agrees", "statement")
 
 
-def test_spread_alternatives_centre_and_escape_refuted(records):
+def test_spread_proof_flawed_the_theta_n_scaling_is_false_at_fixed_eps(records):
     record = records[SPREAD.id]
-    assert verdicts(record) == {"primary": "confirmed", "centre": "refuted", "escape": "refuted"}
+    assert record["proof"]["first_false_step"] == "theta-n-scaling"
+    at_fixed = [s for s in record["derivation"]["steps"] if s.get("step") == "theta-n-scaling"]
+    assert [s["status"] for s in at_fixed] == ["disagrees", "disagrees"]
+    assert at_fixed[0]["derived"] == "4*rho**2/(epsilon**2*n)"  # Θ(1/n), not Θ(n)
+    regime = [s for s in record["derivation"]["steps"] if "regime ε = cρ²/n" in s["name"]]
+    assert [(s["role"], s["status"]) for s in regime] == [("derivation", "agrees")] * 2
+
+
+def test_spread_escape_clause_and_centre_reading_refuted(records):
+    record = records[SPREAD.id]
+    assert verdicts(record) == {"primary": "refuted", "centre": "refuted"}
+    assert evidence(record, "escape-ida-vs-n")["clause"] == "escape"
     assert abs(assert_interval_excludes(record, "spread-ida-vs-n-cross-polytope", 0.0)["exponent"] - 1) < 0.1
     assert abs(assert_interval_excludes(record, "escape-ida-vs-n", 0.0)["exponent"] - 1) < 0.05
     for name in ("ida-hessian-closed-form", "softmax-hessian-closed-form", "spread-ida-vs-n-ngon",
