@@ -6,20 +6,32 @@ gather width is the real max_i |S_i| (exhaustive count, ``operators.hida.fp_hida
 The counter sees matmul-type ops only; in every operator here those carry the d_h-proportional
 work (distances via inner products, weighted sums of values), and the rest is O(1) elementwise work
 per query–key pair (the asinh, the reciprocal, the normalisation), i.e. proportional to the same
-pair count. Wall time is not recorded: records are byte-identical for a seed.
+pair count. C-HIDA's per-token count is taken on the operator's real state after n tokens of a
+stream (``c_token_flops``), so a state that grew with the stream would show in it; causal
+Dense-HIDA (token n attends over all n keys seen) is its contrast. Wall time is not recorded:
+records are byte-identical for a seed.
 """
 
 from __future__ import annotations
 
+import torch
+
 from attnaudit.checks.measure import count_flops, meta
+from attnaudit.operators.hida import (
+    c_hida_attention,
+    c_hida_step,
+    dense_hida_gram,
+    fp_default_width,
+    fp_hida_attention,
+    fp_hida_set_sizes,
+    l_hida_attention,
+)
 
 D_H = 16  # d_h = d_v of the FLOP counts: the counts are exactly linear in d_h (2·pairs·(d_h + d_v))
 
 
 def fp_width(ctx, n: int) -> int:
     """max_i |S_i| at w = g = ⌈log₂ n⌉, exhaustive (cached per claim run)."""
-    from attnaudit.operators.hida import fp_default_width, fp_hida_set_sizes
-
     def run():
         w = fp_default_width(n)
         return int(fp_hida_set_sizes(n, w=w, g=min(w, n)).max())
@@ -28,10 +40,6 @@ def fp_width(ctx, n: int) -> int:
 
 
 def fp_flops(ctx, n: int, d: int = D_H) -> int:
-    import torch
-
-    from attnaudit.operators.hida import fp_hida_attention
-
     width = fp_width(ctx, n)
     idx, mask = meta(n, width).to(torch.int64), meta(n, width).to(torch.bool)
     return count_flops(lambda: fp_hida_attention(meta(n, d), meta(n, d), meta(n, d), eps=1e-2,
@@ -39,28 +47,52 @@ def fp_flops(ctx, n: int, d: int = D_H) -> int:
 
 
 def dense_flops(n: int, d: int = D_H) -> int:
-    from attnaudit.operators.hida import dense_hida_gram
-
     return count_flops(lambda: dense_hida_gram(meta(n, d), meta(n, d), meta(n, d), eps=1e-2))
 
 
 def l_flops(n: int, m: int, d: int = D_H) -> int:
-    from attnaudit.operators.hida import l_hida_attention
-
     return count_flops(lambda: l_hida_attention(meta(n, d), meta(n, d), meta(n, d), meta(m, d),
                                                 eps=1e-2))
 
 
-def c_token_flops(n_seen: int, c: int, d: int = D_H) -> int:
-    """FLOPs of C-HIDA's work for token n: attend over the c summaries, assign, update. The state
-    (c summaries, their values and counts) has the same shapes whatever n_seen is."""
-    from attnaudit.operators.hida import c_hida_attention, c_hida_step
+def _c_states(ctx, c: int, marks: tuple[int, ...], d: int = D_H) -> dict[int, tuple]:
+    """C-HIDA's state (summaries, counts) after n tokens for each n of ``marks``: one stream of keys
+    (uniform directions, radius ≤ 0.8 in the ball) through the operator's own online step
+    (``c_hida_step``), summaries started at the first c tokens. Cached per claim run."""
+    def run():
+        gen = ctx.generator(f"c-stream:{c}:{d}")
+        total = max(marks) + 1
+        x = torch.randn(1, total, d, generator=gen, dtype=torch.float64)
+        keys = x / torch.linalg.vector_norm(x, dim=-1, keepdim=True) * 0.8 * torch.rand(
+            1, total, 1, generator=gen, dtype=torch.float64) ** (1 / d)
+        s, counts = keys[:, :c].clone(), torch.zeros(1, c, dtype=torch.float64)
+        states, wanted = {}, set(marks)
+        for t in range(c, total):
+            if t in wanted:
+                states[t] = (s, counts, keys[:, t : t + 1])
+            _, s, counts = c_hida_step(keys[:, t : t + 1], s, counts, lr=1.0)
+        return states
 
-    del n_seen  # the per-token work reads only the c-sized state
+    return ctx.cached(("c-states", c, d, tuple(marks)), run)
+
+
+def c_token_flops(ctx, n_seen: int, c: int, marks: tuple[int, ...], d: int = D_H) -> int:
+    """FLOPs of C-HIDA's work for the token after ``n_seen`` tokens, counted on the operator's real
+    state at that point of a stream (``_c_states``): attend over the current summaries, assign,
+    update. Nothing here fixes the state's size: an operator whose state grew with the stream
+    would show its growth in this count."""
+    s, counts, x = _c_states(ctx, c, marks, d)[n_seen]
+    values = torch.ones(s.shape[1], d, dtype=s.dtype)
 
     def run():
-        x = meta(1, d)
-        c_hida_attention(x, meta(c, d), meta(c, d), eps=1e-2)
-        c_hida_step(x[None], meta(1, c, d), meta(1, c), lr=1.0)
+        c_hida_attention(x[0], s[0], values, eps=1e-2)
+        c_hida_step(x, s, counts, lr=1.0)
 
     return count_flops(run)
+
+
+def causal_dense_token_flops(n_seen: int, d: int = D_H) -> int:
+    """FLOPs of causal Dense-HIDA's work for the token after ``n_seen`` tokens: one query attends
+    over every key seen so far (the contrasted streaming operator)."""
+    return count_flops(lambda: dense_hida_gram(meta(1, d), meta(n_seen + 1, d), meta(n_seen + 1, d),
+                                               eps=1e-2))
