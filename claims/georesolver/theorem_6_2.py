@@ -10,14 +10,28 @@ its sign, and the rounded û is not on the sphere anyway.
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
-from attnaudit.checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, ProofStep, Relation, control, symbolic, tolerances
+from attnaudit.operators.hcc import HCCKeyCache
 
 STATEMENT = (
     r"\text{The HCC-compressed KV cache requires } n((d_h-1)b+b_r) \text{ bits for keys plus } "
     r"nd_h\cdot 32 \text{ bits for values. With } b=4, b_r=6 \text{: } \frac{32d_h}{(d_h-1)b+b_r}"
     r"=\frac{1024}{130}\approx 7.88\times,\ \frac{64d_h}{(d_h-1)b+b_r+32d_h}=\frac{2048}{1154}\approx 1.77"
     r"\times,\ \frac{48d_h}{(d_h-1)b+b_r+16d_h}=\frac{1536}{642}\approx 2.39\times."
+)
+
+CLAUSES = (
+    Clause("bits", "The HCC-compressed KV cache requires n((dh−1)b+br)n((d_h-1)b+b_r) bits for keys plus "
+                   "ndh⋅32nd_h· 32 bits for values."),
+    Clause("ratios", "With b=4,br=6b=4,b_r=6, the theoretical compression ratio is ≈8×≈ 8× for keys, "
+                     "≈1.8×≈ 1.8× system-wide (or ≈2.4×≈ 2.4× with half-precision values)."),
+)
+PROOF = (
+    ProofStep("keys", "With dh=32d_h=32, b=4b=4, br=6b_r=6: 102431⋅4+6=1024130≈7.88×."),
+    ProofStep("system-fp32", "64dh(dh−1)b+br+32dh=2048130+1024≈1.77×."),
+    ProofStep("system-fp16", "48dh(dh−1)b+br+16dh=1536130+512≈2.39×."),
 )
 
 D_H, B, B_R = 32, 4, 6
@@ -34,27 +48,23 @@ def derivation():
     ratios = (32 * d / key_bits, 64 * d / (key_bits + 32 * d), 48 * d / (key_bits + 16 * d))
     stated_fracs = (sp.Rational(1024, 130), sp.Rational(2048, 1154), sp.Rational(1536, 642))
     steps = []
-    for name, ratio, frac, (value, half) in zip(RATIO_NAMES, ratios, stated_fracs, PROOF_STATED,
-                                                strict=True):
+    for name, ratio, frac, (value, half), step in zip(RATIO_NAMES, ratios, stated_fracs, PROOF_STATED,
+                                                      [p.id for p in PROOF], strict=True):
         exact_value = ratio.subs(vals)
         steps.append(symbolic.exact(f"{name}: the ratio at d_h = 32, b = 4, b_r = 6 is {frac}", frac,
-                                    exact_value, role="statement"))
+                                    exact_value, role="proof", step=step))
         steps.append(symbolic.holds(f"{name}: {frac} = {float(exact_value):.6f} rounds to {value}",
                                     sp.StrictLessThan(sp.Abs(exact_value - sp.nsimplify(value)),
-                                                      sp.nsimplify(half)), role="statement"))
+                                                      sp.nsimplify(half)), role="proof", step=step))
     steps.append(symbolic.exact("bits per key of the §6 quantiser's codes (d_h coordinates at b bits, "
                                 "radius at b_r) vs the stated (d_h − 1)b + b_r",
-                                key_bits, d * b + br, role="proof",
+                                key_bits, d * b + br, role="derivation",
                                 note="the statement's count drops one coordinate, which the quantiser "
                                      "rounds and the round trip needs"))
     return steps
 
 
 def _cache(case_n: int, case_d: int, b: int, b_r: int, seed: int):
-    import torch
-
-    from attnaudit.operators.hcc import HCCKeyCache
-
     gen = torch.Generator().manual_seed(seed)
     keys = torch.randn(case_n, case_d, generator=gen, dtype=torch.float64)
     radius = torch.rand(case_n, 1, generator=gen, dtype=torch.float64)
@@ -67,8 +77,6 @@ def _rows(case):
 
 
 def measured_bits(case):
-    import torch
-
     got, stated = [], []
     for n, d, b, b_r, seed in _rows(case):
         got.append(8 * _cache(n, d, b, b_r, seed).nbytes)  # from the packed buffer
@@ -78,8 +86,6 @@ def measured_bits(case):
 
 
 def sample_bits(ctx, gen):  # noqa: ARG001 - configurations are a fixed grid; keys are seeded per case
-    import torch
-
     rows = [(n, d, b, b_r) for n in (1, 7, 1000) for d in (4, 32, 128) for b, b_r in ((4, 6), (2, 8), (8, 2))]
     yield {key: torch.tensor([r[i] for r in rows]) for i, key in enumerate(("n", "d", "b", "b_r"))} | {
         "seed": torch.tensor([ctx.seed_for(f"cache:{i}") % (2**31) for i in range(len(rows))])}
@@ -89,8 +95,6 @@ def ratio_gap(stated=STATED):
     """|measured ratio − stated value| against half a unit of the stated value's last digit."""
 
     def evaluate(case):
-        import torch
-
         lhs, rhs = [], []
         for (n, d, b, b_r, seed), which in zip(_rows(case), case["which"].tolist(), strict=True):
             cache = _cache(n, d, b, b_r, seed)
@@ -110,8 +114,6 @@ def ratio_gap(stated=STATED):
 
 
 def sample_ratios(ctx, gen):  # noqa: ARG001
-    import torch
-
     rows = [(n, which) for n in (1, 16, 4096) for which in range(3)]
     yield {"n": torch.tensor([r[0] for r in rows]), "d": torch.full((len(rows),), D_H),
            "b": torch.full((len(rows),), B), "b_r": torch.full((len(rows),), B_R),
@@ -133,33 +135,31 @@ CLAIMS = (
     Claim(
         id="georesolver/theorem-6.2", label="Theorem 6.2 (HCC Memory Complexity)", section="§6",
         statement=STATEMENT, kind=Kind.IDENTITY, derivation=derivation, correction=correction,
+        clauses=CLAUSES, proof_steps=PROOF,
+        proof_gap=("the proof derives the ratios from the bit count n((d_h − 1)b + b_r); the count itself "
+                   "is asserted, not argued"),
         reading=("A key cache holding the codes of the §6 quantiser (Theorem 6.1's û, r̂) for n keys occupies "
                  "n((d_h − 1)b + b_r) bits (up to padding to whole bytes), measured from a real bit-packed "
-                 "buffer that round-trips the codes exactly; and at d_h = 32, b = 4, b_r = 6 the ratios "
-                 "32d_h/((d_h−1)b+b_r), 64d_h/(…+32d_h), 48d_h/(…+16d_h) equal 1024/130 ≈ 7.88, "
-                 "2048/1154 ≈ 1.77, 1536/642 ≈ 2.39 (to the stated digits)."),
+                 "buffer that round-trips the codes exactly, values n·d_h·32 bits; and at d_h = 32, b = 4, "
+                 "b_r = 6 such a cache achieves ≈ 8× (keys), ≈ 1.8× (fp32 values), ≈ 2.4× (fp16 values), "
+                 "each to half a unit of its last stated digit, with sizes measured from the buffers."),
         reading_why=("the literal statement: the bit count is of the cache that stores the quantiser just "
-                     "defined; the proof's ratios follow from that count"),
-        alternatives=(
-            Reading("rounded-ratios",
-                    "A real bit-packed HCC key cache at d_h = 32, b = 4, b_r = 6 achieves the theorem's "
-                    "rounded ratios ≈ 8× (keys), ≈ 1.8× (fp32 values), ≈ 2.4× (fp16 values), each to half "
-                    "a unit of its last stated digit, with sizes measured from the buffers.",
-                    "the theorem's headline figures are rounded; what a user gets is the measured ratio"),
-        ),
+                     "defined, and the ratios are the theorem's rounded figures"),
         checks=(
             Relation(
                 name="measured-key-bits", lhs="8 · (bytes of the packed key buffer)", rel="<=",
                 rhs="n((d_h − 1)b + b_r) + 7 (the stated count plus byte padding)",
                 evaluate=measured_bits, sample=sample_bits, tolerance=EXACT,
+                clause="bits",
                 sampler=("n ∈ {1, 7, 1000} × d_h ∈ {4, 32, 128} × (b, b_r) ∈ {(4, 6), (2, 8), (8, 2)}; keys "
                          "uniform in direction, radius uniform on [0, 1), seeded per case")),
             Relation(
                 name="measured-ratios", lhs="|measured ratio − stated (8, 1.8, 2.4)|", rel="<=",
-                rhs="half a unit of the stated last digit (0.5, 0.05, 0.05)", reading="rounded-ratios",
+                rhs="half a unit of the stated last digit (0.5, 0.05, 0.05)", clause="ratios",
                 evaluate=ratio_gap(), sample=sample_ratios, tolerance=EXACT,
                 sampler="n ∈ {1, 16, 4096} keys at d_h = 32, b = 4, b_r = 6; values fp32 or fp16 tensors",
                 controls=(control("the proof's two-decimal ratios 7.88, 1.77, 2.39 (±0.005)",
+                                  contrast="prediction",
                                   evaluate=ratio_gap(PROOF_STATED), rhs="0.005"),)),
         ),
         time_limit_s=30.0,
