@@ -21,11 +21,12 @@ def record():
 
 
 def test_recommendation_refuted_by_a_false_step_a_witness_and_the_growth_of_rho(record):
-    assert record["verdict"] == "refuted"
+    assert [c["id"] for c in record["clauses"]] == ["recommendation"]
     primary = [s for s in record["derivation"]["steps"] if s["reading"] is None]
     assert [s["status"] for s in primary] == ["agrees", "disagrees"]  # E‖q−k‖² = 2dσ²; ρ < 1/2 fails
     assert assert_witnessed(record, "recommended-eps-below-half", CLAIM)["lhs"] > 0.5
     fit = assert_interval_excludes(record, "rho-at-recommended-eps-vs-n", 0.0)
+    assert evidence(record, "rho-at-recommended-eps-vs-n")["replicates"] == 4
     assert fit["ci"][0] > 1.0  # faster than n at d = 64
     assert record["corrected"]["basis"] == ["recommended-eps-below-half", "rho-at-recommended-eps-vs-n"]
 
@@ -41,6 +42,8 @@ def test_threshold_and_onset_readings_confirmed_behind_failing_controls(record):
     controlled = [e for e in record["evidence"] if e["reading"] is not None]
     assert len(controlled) == 5
     assert all([c["failed"] for c in e["controls"]] == [True] for e in controlled)
+    assert sorted(c["contrast"] for e in controlled for c in e["controls"]) == [
+        "hypothesis", "prediction", "prediction", "prediction", "prediction"]
     assert all(s["status"] == "agrees" for s in record["derivation"]["steps"] if s["reading"] is not None)
 
 
