@@ -16,7 +16,8 @@ def _matrix(name: str, rows: int, cols: int) -> sp.Matrix:
     return sp.Matrix(rows, cols, lambda i, j: sp.Symbol(f"{name}{i}{j}", real=True))
 
 
-def tangent_invariance_steps(d: int = 3, d_h: int = 2) -> list:
+def tangent_invariance_steps(d: int = 3, d_h: int = 2, *, role: str = "statement",
+                             clause: str | None = None) -> list:
     """The one-parameter subgroups W_Q(I + tE), W_K(I − tE^T) and W_V(I + tE), (I − tE)W_O leave
     W_Q W_K^T and W_V W_O unchanged to first order, for every E ∈ gl(d_h): dim gl(d_h) = d_h² each."""
     t = sp.Symbol("t", real=True)
@@ -28,10 +29,10 @@ def tangent_invariance_steps(d: int = 3, d_h: int = 2) -> list:
     return [
         symbolic.exact(f"d/dt [W_Q(I+tE)(W_K(I−tE^T))^T] at t=0 is 0 (d={d}, d_h={d_h}, E generic)",
                        sp.Integer(0), sum(sp.expand(x) ** 2 for x in sp.diff(qk, t).subs(t, 0)),
-                       role="statement"),
+                       role=role, clause=clause),
         symbolic.exact(f"d/dt [W_V(I+tE)(I−tE)W_O] at t=0 is 0 (d={d}, d_h={d_h}, E generic)",
                        sp.Integer(0), sum(sp.expand(x) ** 2 for x in sp.diff(vo, t).subs(t, 0)),
-                       role="statement"),
+                       role=role, clause=clause),
     ]
 
 
@@ -46,9 +47,10 @@ def product_rank(d: int, d_h: int, seed: int = 0) -> int:
     return jac.subs(dict(zip(list(sym_q) + list(sym_k), list(wq) + list(wk), strict=True))).rank()
 
 
-def product_rank_step(d: int = 4, d_h: int = 2) -> object:
+def product_rank_step(d: int = 4, d_h: int = 2, *, role: str = "statement",
+                      clause: str | None = None) -> object:
     """rank ∂(W_Q W_K^T)/∂(W_Q, W_K) = 2·d·d_h − d_h² (exact, SymPy rank at an integer point), so the
     fibre of the product has dimension d_h² = dim GL(d_h): the subgroup above is all of it."""
     return symbolic.exact(
         f"rank ∂(W_Q W_K^T)/∂(W_Q,W_K) = 2·d·d_h − d_h² at an integer point (d={d}, d_h={d_h}, exact)",
-        sp.Integer(2 * d * d_h - d_h * d_h), sp.Integer(product_rank(d, d_h)), role="statement")
+        sp.Integer(2 * d * d_h - d_h * d_h), sp.Integer(product_rank(d, d_h)), role=role, clause=clause)

@@ -91,16 +91,14 @@ def measure(h: int, d: int, d_h: int, h_kv: int | None = None, rope: bool = Fals
     """Rank deficiency of the Jacobian at random parameters and inputs (float64, seeded)."""
     import torch
 
-    from attnaudit.checks.context import single_thread
     from attnaudit.checks.measure import numerical_rank
-    with single_thread():
-        shp = merged_shapes(h, d) if merged else shapes(h, d, d_h, h_kv, biases)
-        gen = torch.Generator().manual_seed(seed)
-        theta = init(gen, shp, torch.float64)
-        x = inputs_for(gen, shp, torch.float64)
-        jac = jacobian(theta, shp, x, ROPE_BASE if rope else None)
-        rank, sv, thr = numerical_rank(jac)
-        rank, thr = int(rank), float(thr)
+    shp = merged_shapes(h, d) if merged else shapes(h, d, d_h, h_kv, biases)
+    gen = torch.Generator().manual_seed(seed)
+    theta = init(gen, shp, torch.float64)
+    x = inputs_for(gen, shp, torch.float64)
+    jac = jacobian(theta, shp, x, ROPE_BASE if rope else None)
+    rank, sv, thr = numerical_rank(jac)
+    rank, thr = int(rank), float(thr)
     p = total(shp)
     # the gap: the smallest kept singular value over the threshold, the largest dropped under it
     kept, dropped = float(sv[rank - 1]), float(sv[rank]) if rank < len(sv) else 0.0

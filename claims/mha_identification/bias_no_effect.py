@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
 
 from ._derive import PROOF_ABSENT
 
@@ -71,17 +71,15 @@ def output_sides(case, target="bk"):
     """max|f(b_K + δ) − f(b_K)| (or the same with δ added to ``target``) against 0."""
     import torch
 
-    from attnaudit.checks.context import single_thread
-    with single_thread():
-        p, x, delta = _params(case), case["x"], case["delta"]
-        f = torch.func.vmap(lambda x, p, e: _mha(x, p, **e))
-        base = f(x, p, {})
-        moved = f(x, p, {target: p[target] + delta})
-        lhs = (moved - base).abs().flatten(1).amax(1)
-        logit, value, q, _, _ = _scales(case)
-        d_h, n = q.shape[-1], x.shape[-2]
-        shift = (q.abs().amax(2) * delta.abs()[:, :, None, :].amax(2)).sum(-1).amax(1) / d_h**0.5
-        tol = OUT_TOL((d_h + n + 8) * (1 + logit + shift), x.dtype) * value
+    p, x, delta = _params(case), case["x"], case["delta"]
+    f = torch.func.vmap(lambda x, p, e: _mha(x, p, **e))
+    base = f(x, p, {})
+    moved = f(x, p, {target: p[target] + delta})
+    lhs = (moved - base).abs().flatten(1).amax(1)
+    logit, value, q, _, _ = _scales(case)
+    d_h, n = q.shape[-1], x.shape[-2]
+    shift = (q.abs().amax(2) * delta.abs()[:, :, None, :].amax(2)).sum(-1).amax(1) / d_h**0.5
+    tol = OUT_TOL((d_h + n + 8) * (1 + logit + shift), x.dtype) * value
     return lhs, torch.zeros_like(lhs), tol
 
 
@@ -89,21 +87,19 @@ def gradient_sides(case, target="bk"):
     """max|∂⟨c, f⟩/∂b_K| (or ∂/∂``target``) against 0, c a Gaussian cotangent."""
     import torch
 
-    from attnaudit.checks.context import single_thread
-    with single_thread():
-        p, x, cot = _params(case), case["x"], case["cot"]
-        loss = lambda p, x, c: (_mha(x, p) * c).sum()  # noqa: E731
-        grads = torch.func.vmap(torch.func.grad(loss))(p, x, cot)
-        lhs = grads[target].abs().flatten(1).amax(1)
-        _, _, q, _, vo = _scales(case)
-        d_h, n = q.shape[-1], x.shape[-2]
-        from attnaudit import operators
-        a = torch.func.vmap(lambda x, wq, wk, bq, bk: operators.mha_weights(x, wq, wk, bq=bq, bk=bk))(
-            x, p["wq"], p["wk"], p["bq"], p["bk"])
-        g = torch.einsum("bnf,bhmf->bhnm", cot, vo)  # ∂L/∂a_ij = c_i·(v_j W_O^h)
-        ds = a * (g - (a * g).sum(-1, keepdim=True))
-        scale = (ds.abs().sum((-1, -2)) * q.abs().flatten(2).amax(2)).amax(1) / d_h**0.5
-        tol = GRAD_TOL(2 * n + d_h + 8, x.dtype) * scale
+    p, x, cot = _params(case), case["x"], case["cot"]
+    loss = lambda p, x, c: (_mha(x, p) * c).sum()  # noqa: E731
+    grads = torch.func.vmap(torch.func.grad(loss))(p, x, cot)
+    lhs = grads[target].abs().flatten(1).amax(1)
+    _, _, q, _, vo = _scales(case)
+    d_h, n = q.shape[-1], x.shape[-2]
+    from attnaudit import operators
+    a = torch.func.vmap(lambda x, wq, wk, bq, bk: operators.mha_weights(x, wq, wk, bq=bq, bk=bk))(
+        x, p["wq"], p["wk"], p["bq"], p["bk"])
+    g = torch.einsum("bnf,bhmf->bhnm", cot, vo)  # ∂L/∂a_ij = c_i·(v_j W_O^h)
+    ds = a * (g - (a * g).sum(-1, keepdim=True))
+    scale = (ds.abs().sum((-1, -2)) * q.abs().flatten(2).amax(2)).amax(1) / d_h**0.5
+    tol = GRAD_TOL(2 * n + d_h + 8, x.dtype) * scale
     return lhs, torch.zeros_like(lhs), tol
 
 
@@ -135,15 +131,19 @@ CLAIMS = (Claim(
         "(the identity is exact, so any generic family tests it)."),
     reading_why="the key bias is the bias whose contribution to row i's logits is constant in j, "
                 "which is the mechanism the abstract's 'softmax-based' points at",
+    clauses=(Clause("no-effect", "some bias terms can have no effect on softmax-based attention layers in "
+                                 "both the single- and multiple-head settings"),),
+    identity=("softmax's shift invariance: the key bias adds q_i·b_K/√d_h to every logit of row i, the "
+              "same for every key j"),
     proof_absent=PROOF_ABSENT,
     checks=(
         Relation(name="outputs-unchanged", lhs="max|f(b_K + δ) − f(b_K)|", rel="==", rhs="0",
                  evaluate=output_sides, sample=_sample, tolerance=OUT_TOL, sampler=SAMPLER,
-                 controls=(control("δ added to the query bias b_Q instead",
+                 controls=(control("δ added to the query bias b_Q instead", contrast="prediction",
                                    evaluate=lambda case: output_sides(case, "bq")),)),
         Relation(name="key-bias-gradient-zero", lhs="max|∂⟨c, f⟩/∂b_K|", rel="==", rhs="0",
                  evaluate=gradient_sides, sample=_sample, tolerance=GRAD_TOL, sampler=SAMPLER,
-                 controls=(control("the gradient with respect to the query bias b_Q",
+                 controls=(control("the gradient with respect to the query bias b_Q", contrast="prediction",
                                    evaluate=lambda case: gradient_sides(case, "bq")),)),
     ),
     notes=("The value bias is not identified either, though it does act: it shifts the output by "

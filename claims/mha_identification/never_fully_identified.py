@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
 
 from ._derive import PROOF_ABSENT, product_rank_step, tangent_invariance_steps
 
@@ -94,22 +94,20 @@ def orbit_sides(case, mode="orbit"):
     import torch
 
     from attnaudit import operators
-    from attnaudit.checks.context import single_thread
-    with single_thread():
-        x, wq, wk, wv, wo, a, b = (case[k] for k in ("x", "wq", "wk", "wv", "wo", "a", "b"))
-        mha = torch.func.vmap(operators.mha_attention)
-        base = mha(x, wq, wk, wv, wo)
-        a_inv_t = torch.linalg.inv(a).transpose(-1, -2)
-        if mode == "query-only":  # not a symmetry: W_K left as it is
-            a_inv_t = torch.eye(a.shape[-1], dtype=a.dtype, device=a.device).expand_as(a)
-        moved = mha(x, wq @ a, wk @ a_inv_t, wv @ b, torch.linalg.inv(b) @ wo)
-        lhs = (moved - base).abs().flatten(1).amax(dim=1)
-        logits = torch.einsum("bnd,bhde->bhne", x, wq)
-        keys = torch.einsum("bnd,bhde->bhne", x, wk)
-        big = logits.abs().flatten(1).amax(1) * keys.abs().flatten(1).amax(1)
-        cond = torch.linalg.cond(a).flatten(1).amax(1) * torch.linalg.cond(b).flatten(1).amax(1)
-        d, n = x.shape[-1], x.shape[-2]
-        tol = ORBIT_TOL((d + n + 4) * cond * (1 + big), x.dtype) * base.abs().flatten(1).amax(1)
+    x, wq, wk, wv, wo, a, b = (case[k] for k in ("x", "wq", "wk", "wv", "wo", "a", "b"))
+    mha = torch.func.vmap(operators.mha_attention)
+    base = mha(x, wq, wk, wv, wo)
+    a_inv_t = torch.linalg.inv(a).transpose(-1, -2)
+    if mode == "query-only":  # not a symmetry: W_K left as it is
+        a_inv_t = torch.eye(a.shape[-1], dtype=a.dtype, device=a.device).expand_as(a)
+    moved = mha(x, wq @ a, wk @ a_inv_t, wv @ b, torch.linalg.inv(b) @ wo)
+    lhs = (moved - base).abs().flatten(1).amax(dim=1)
+    logits = torch.einsum("bnd,bhde->bhne", x, wq)
+    keys = torch.einsum("bnd,bhde->bhne", x, wk)
+    big = logits.abs().flatten(1).amax(1) * keys.abs().flatten(1).amax(1)
+    cond = torch.linalg.cond(a).flatten(1).amax(1) * torch.linalg.cond(b).flatten(1).amax(1)
+    d, n = x.shape[-1], x.shape[-2]
+    tol = ORBIT_TOL((d + n + 4) * cond * (1 + big), x.dtype) * base.abs().flatten(1).amax(1)
     return lhs, torch.zeros_like(lhs), tol
 
 
@@ -140,6 +138,9 @@ CLAIMS = (Claim(
         "listed with each check."),
     reading_why="'never fully identified' read for the factored parametrisation the abstract's "
                 "identification count refers to; 'never' as 'for every H and head size'",
+    clauses=(Clause("never", "attention can never be fully identified"),),
+    identity=("the factored products are invariant by construction: W_Q A (W_K A^{-T})^T = W_Q W_K^T and "
+              "W_V B B^{-1} W_O = W_V W_O, a GL(d_h)² orbit per head"),
     proof_absent=PROOF_ABSENT,
     checks=(
         Relation(
@@ -150,19 +151,20 @@ CLAIMS = (Claim(
                     "6 tokens (≥ 1.2·P Jacobian rows), float64",
             controls=(control("the merged parametrisation (W_Q W_K^T and W_V W_O free d×d matrices per "
                               f"head), (H, d) ∈ {MERGED_GRID}: identified, P − rank J = 0",
-                              evaluate=merged_case_sides),)),
+                              contrast="operator", evaluate=merged_case_sides),)),
         Relation(
             name="deficiency-positive-rope-gqa", lhs="P − rank J (RoPE and/or GQA)", rel=">=", rhs="1",
             evaluate=variant_sides, sample=_sample_variants, tolerance=EXACT,
             sampler=f"(H, H_kv, d_h, RoPE) ∈ {VARIANTS}, d = H·d_h; as deficiency-positive otherwise",
             controls=(control(f"the merged parametrisation, (H, d) ∈ {MERGED_GRID}: identified",
-                              evaluate=merged_case_sides),)),
+                              contrast="operator", evaluate=merged_case_sides),)),
         Relation(
             name="orbit-same-function", lhs="max|f(g·θ) − f(θ)|", rel="==", rhs="0",
             evaluate=orbit_sides, sample=_sample_orbits, tolerance=ORBIT_TOL,
             sampler="(H, d_h) ∈ {(1,1), (1,4), (2,2), (4,2), (8,1), (16,1)}, d = H·d_h, 64 draws each "
                     "of Gaussian parameters, 5 Gaussian tokens, A, B = I + 0.3·G per head",
             controls=(control("A applied to W_Q with W_K left unchanged (not a symmetry)",
+                              contrast="prediction",
                               evaluate=lambda case: orbit_sides(case, "query-only")),)),
     ),
     notes=("The merged parametrisation (each head's W_Q W_K^T and W_V W_O as free d×d matrices, d_h = d) "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, control, symbolic, tolerances
 
 from ._derive import PROOF_ABSENT
 
@@ -84,32 +84,29 @@ def _train(ctx):
     """R runs (vmap) of SGD and of Adam from the same seeded students on seeded teacher data."""
     import torch
 
-    from attnaudit.checks.context import single_thread
-
     from . import _jacobian as J
-    with single_thread():
-        gen = ctx.generator("training")
-        shp = J.shapes(H, D, D_H)
-        teacher = torch.stack([J.init(gen, shp, ctx.dtype) for _ in range(RUNS)])
-        start = torch.stack([J.init(gen, shp, ctx.dtype) for _ in range(RUNS)])
-        x = torch.randn(RUNS, SEQS, N, D, generator=gen, dtype=ctx.dtype, device=gen.device)
-        y = torch.func.vmap(lambda th, x: J.apply(th, shp, x))(teacher, x)
-        loss = lambda th, x, y: (J.apply(th, shp, x) - y).square().mean()  # noqa: E731
-        grad = torch.func.vmap(torch.func.grad(loss))
-        out = {}
-        for opt in ("sgd", "adam"):
-            theta, m, v, thetas, deltas = start.clone(), 0.0, 0.0, [], []
-            for step in range(1, STEPS + 1):
-                g = grad(theta, x, y)
-                if opt == "sgd":
-                    delta = -LR["sgd"] * g
-                else:  # Adam (Kingma & Ba 2015, Algorithm 1): β = (0.9, 0.999), ε = 1e-8
-                    m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g.square()
-                    delta = -LR["adam"] * (m / (1 - 0.9**step)) / ((v / (1 - 0.999**step)).sqrt() + 1e-8)
-                thetas.append(theta)
-                deltas.append(delta)
-                theta = theta + delta
-            out[opt] = (torch.stack(thetas, 1), torch.stack(deltas, 1))  # (R, STEPS, P)
+    gen = ctx.generator("training")
+    shp = J.shapes(H, D, D_H)
+    teacher = torch.stack([J.init(gen, shp, ctx.dtype) for _ in range(RUNS)])
+    start = torch.stack([J.init(gen, shp, ctx.dtype) for _ in range(RUNS)])
+    x = torch.randn(RUNS, SEQS, N, D, generator=gen, dtype=ctx.dtype, device=gen.device)
+    y = torch.func.vmap(lambda th, x: J.apply(th, shp, x))(teacher, x)
+    loss = lambda th, x, y: (J.apply(th, shp, x) - y).square().mean()  # noqa: E731
+    grad = torch.func.vmap(torch.func.grad(loss))
+    out = {}
+    for opt in ("sgd", "adam"):
+        theta, m, v, thetas, deltas = start.clone(), 0.0, 0.0, [], []
+        for step in range(1, STEPS + 1):
+            g = grad(theta, x, y)
+            if opt == "sgd":
+                delta = -LR["sgd"] * g
+            else:  # Adam (Kingma & Ba 2015, Algorithm 1): β = (0.9, 0.999), ε = 1e-8
+                m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g.square()
+                delta = -LR["adam"] * (m / (1 - 0.9**step)) / ((v / (1 - 0.999**step)).sqrt() + 1e-8)
+            thetas.append(theta)
+            deltas.append(delta)
+            theta = theta + delta
+        out[opt] = (torch.stack(thetas, 1), torch.stack(deltas, 1))  # (R, STEPS, P)
     return out, x
 
 
@@ -127,13 +124,11 @@ def fraction_sides(case, opt="adam"):
     the floor is the left side so that the relation's scale is the fraction's)."""
     import torch
 
-    from attnaudit.checks.context import single_thread
-    with single_thread():
-        theta, delta = case[f"theta_{opt}"], case[f"delta_{opt}"]
-        q, cond = _basis(theta)
-        frac = torch.linalg.vector_norm(torch.einsum("rpk,rp->rk", q, delta), dim=-1) / \
-            torch.linalg.vector_norm(delta, dim=-1)
-        floor = FLOOR(theta.shape[-1] * cond, theta.dtype)
+    theta, delta = case[f"theta_{opt}"], case[f"delta_{opt}"]
+    q, cond = _basis(theta)
+    frac = torch.linalg.vector_norm(torch.einsum("rpk,rp->rk", q, delta), dim=-1) / \
+        torch.linalg.vector_norm(delta, dim=-1)
+    floor = FLOOR(theta.shape[-1] * cond, theta.dtype)
     return floor, frac, torch.zeros_like(frac)
 
 
@@ -142,31 +137,28 @@ def first_order_sides(case, subspace="orbit"):
     against 0; the control projects onto a random subspace of the same dimension instead."""
     import torch
 
-    from attnaudit.checks.context import single_thread
-
     from . import _jacobian as J
-    with single_thread():
-        shp = J.shapes(H, D, D_H)
-        theta, delta, x = case["theta_adam"], case["delta_adam"], case["x"]
-        q, cond = _basis(theta)
-        if subspace == "random":
-            g = torch.Generator().manual_seed(7)
-            q = torch.linalg.qr(torch.randn(q.shape, generator=g, dtype=q.dtype).to(q.device))[0]
-        removed = torch.einsum("rpk,rk->rp", q, torch.einsum("rpk,rp->rk", q, delta))
-        unit = removed / torch.linalg.vector_norm(removed, dim=-1, keepdim=True)
-        f = lambda th, x: J.apply(th, shp, x)  # noqa: E731
-        jv = torch.func.vmap(lambda th, v, x: torch.func.jvp(lambda t: f(t, x), (th,), (v,))[1])
-        lhs = jv(theta, unit, x).abs().amax(-1)
-        at, blocks = 0, []
-        for name in shp:  # each block's own contribution, the terms that cancel
-            size = J.total({name: shp[name]})
-            part = torch.zeros_like(unit)
-            part[:, at : at + size] = unit[:, at : at + size]
-            blocks.append(jv(theta, part, x).abs().amax(-1))
-            at += size
-        scale = torch.stack(blocks).amax(0)
-        d, n = x.shape[-1], x.shape[-2]
-        tol = FIRST_ORDER_TOL((d + n + 8) * cond, theta.dtype) * scale
+    shp = J.shapes(H, D, D_H)
+    theta, delta, x = case["theta_adam"], case["delta_adam"], case["x"]
+    q, cond = _basis(theta)
+    if subspace == "random":
+        g = torch.Generator().manual_seed(7)
+        q = torch.linalg.qr(torch.randn(q.shape, generator=g, dtype=q.dtype).to(q.device))[0]
+    removed = torch.einsum("rpk,rk->rp", q, torch.einsum("rpk,rp->rk", q, delta))
+    unit = removed / torch.linalg.vector_norm(removed, dim=-1, keepdim=True)
+    f = lambda th, x: J.apply(th, shp, x)  # noqa: E731
+    jv = torch.func.vmap(lambda th, v, x: torch.func.jvp(lambda t: f(t, x), (th,), (v,))[1])
+    lhs = jv(theta, unit, x).abs().amax(-1)
+    at, blocks = 0, []
+    for name in shp:  # each block's own contribution, the terms that cancel
+        size = J.total({name: shp[name]})
+        part = torch.zeros_like(unit)
+        part[:, at : at + size] = unit[:, at : at + size]
+        blocks.append(jv(theta, part, x).abs().amax(-1))
+        at += size
+    scale = torch.stack(blocks).amax(0)
+    d, n = x.shape[-1], x.shape[-2]
+    tol = FIRST_ORDER_TOL((d + n + 8) * cond, theta.dtype) * scale
     return lhs, torch.zeros_like(lhs), tol
 
 
@@ -192,6 +184,12 @@ CLAIMS = (Claim(
     reading_why="'training can involve updates that overlap' is existential: one optimiser whose "
                 "updates overlap suffices; orthogonal projection is the least construction that "
                 "'fixes' the overlap, so (b) tests what any such fix must satisfy",
+    clauses=(
+        Clause("overlap", "training can indeed involve updates that overlap model-invariant subspaces that "
+                          "arise from a lack of identification"),
+        Clause("rebalancing", "a ``rebalancing'' approach that can ``fix'' updates that overlap "
+                              "unindentified subspaces"),
+    ),
     proof_absent=PROOF_ABSENT,
     alternatives=(Reading(SGD_READING, "As (a), for plain (stochastic) gradient descent: its updates "
                                        "−η∇L have a nonzero component in T_θ.",
@@ -199,13 +197,16 @@ CLAIMS = (Claim(
     checks=(
         Relation(name="adam-updates-overlap", lhs="64·u·P·cond(Ξ) (round-off floor)", rel="<=",
                  rhs="‖P_T Δθ‖/‖Δθ‖ (Adam)", evaluate=fraction_sides, sample=_sample,
-                 tolerance=FLOOR, sampler=SAMPLER,
+                 tolerance=FLOOR, sampler=SAMPLER, clause="overlap",
                  controls=(control("plain SGD updates in place of Adam's (the gradient is orthogonal "
-                                   "to the orbit)", evaluate=lambda case: fraction_sides(case, "sgd")),)),
+                                   "to the orbit)", contrast="operator",
+                                   evaluate=lambda case: fraction_sides(case, "sgd")),)),
         Relation(name="removed-component-first-order-null", lhs="‖J·P_T Δθ‖∞/‖P_T Δθ‖", rel="==",
                  rhs="0", evaluate=first_order_sides, sample=_sample, tolerance=FIRST_ORDER_TOL,
                  sampler=SAMPLER + "; J·v by torch.func.jvp on the run's training inputs",
+                 clause="rebalancing",
                  controls=(control("projection onto a random subspace of the same dimension",
+                                   contrast="operator",
                                    evaluate=lambda case: first_order_sides(case, "random")),)),
         Relation(name="sgd-updates-overlap", lhs="64·u·P·cond(Ξ) (round-off floor)", rel="<=",
                  rhs="‖P_T Δθ‖/‖Δθ‖ (SGD)", evaluate=lambda case: fraction_sides(case, "sgd"),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
 
 from ._derive import PROOF_ABSENT
 
@@ -145,25 +145,29 @@ CLAIMS = (Claim(
     reading_why="'improve the ratio of meaningful parameters to all parameters' read as a strict rise "
                 "of rank/P for equal H, d, d_h; the counts are the suite's derivation, the abstract "
                 "gives none",
+    clauses=(Clause("improve", "including RoPE and GQA from this perspective, illustrating how those as well "
+                               "can improve the ratio of ``meaningful'' parameters to all parameters"),),
     proof_absent=PROOF_ABSENT,
     checks=(
         Relation(name="rope-deficiency-count", lhs="P − rank J (RoPE)", rel="==", rhs="H·(d_h + d_h²)",
                  evaluate=rope_count_sides, sample=_sample_rope, tolerance=EXACT, sampler=ROPE_SAMPLER,
-                 controls=(control("the count without RoPE, H·2d_h²",
+                 controls=(control("the count without RoPE, H·2d_h²", contrast="prediction",
                                    evaluate=lambda case: rope_count_sides(case, rope_count=False)),)),
         Relation(name="rope-raises-identified-ratio", lhs="rank J/P (RoPE)", rel=">=",
                  rhs="rank J/P (no RoPE) + 1/P²", evaluate=rope_raise_sides, sample=_sample_rope,
                  tolerance=EXACT, sampler=ROPE_SAMPLER,
+                 # A variant compared with itself fails for any operator: shown, not a contrast.
                  controls=(control("RoPE switched off in the variant (plain MHA against itself)",
+                                   contrast="setting",
                                    evaluate=lambda case: rope_raise_sides(case, with_rope=False)),)),
         Relation(name="gqa-deficiency-count", lhs="P − rank J (GQA)", rel="==", rhs="2·H_kv·d_h²",
                  evaluate=gqa_count_sides, sample=_sample_gqa, tolerance=EXACT, sampler=GQA_SAMPLER,
-                 controls=(control("the count per query head, 2·H·d_h²",
+                 controls=(control("the count per query head, 2·H·d_h²", contrast="prediction",
                                    evaluate=lambda case: gqa_count_sides(case, groups=False)),)),
         Relation(name="gqa-raises-identified-ratio", lhs="rank J/P (GQA)", rel=">=",
                  rhs="rank J/P (MHA) + 1/(P·P')", evaluate=gqa_raise_sides, sample=_sample_gqa,
                  tolerance=EXACT, sampler=GQA_SAMPLER,
-                 controls=(control("H_kv = H in the variant (plain MHA against itself)",
+                 controls=(control("H_kv = H in the variant (plain MHA against itself)", contrast="setting",
                                    evaluate=lambda case: gqa_raise_sides(case, grouped=False)),)),
     ),
     notes=("Unidentified ratios (d = H·d_h): MHA 1/(2H); RoPE (1 + d_h)/(4H·d_h) = 1/(4H) + 1/(4d); "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, control, symbolic, tolerances
 
 from ._derive import PROOF_ABSENT, product_rank_step, tangent_invariance_steps
 
@@ -112,6 +112,8 @@ CLAIMS = (Claim(
     reading_why="'scales like 1/(2H)' with the abstract's own endpoints 1/2 → 1/(2H) is the exact "
                 "ratio for the standard split d_h = d/H; the Jacobian rank is the local count of "
                 "identified directions",
+    clauses=(Clause("ratio", "The ratio of unidentified parameters to the total number of parameters scales "
+                             "like the reciprocal of the number of heads"),),
     proof_absent=PROOF_ABSENT,
     alternatives=(Reading(FIXED_HEAD, f"Heads added at a fixed model dimension d and head size d_h (here d = "
                                       f"{FIXED_D}, d_h = {FIXED_D_H}, H = 1, 2, 3): (P − rank J)/P = 1/(2H).",
@@ -123,13 +125,14 @@ CLAIMS = (Claim(
             evaluate=ratio_sides, sample=_sample_split, tolerance=EXACT,
             sampler=f"H ∈ {QUICK_H} at d_h = 1 (quick); H = 1…16 at d_h = 1 and 1…8 at d_h = 2 (full); "
                     f"d = H·d_h; {SIZES}",
-            controls=(control("the ratio 1/H (a whole GL(d_h) per head less)",
+            controls=(control("the ratio 1/H (a whole GL(d_h) per head less)", contrast="prediction",
                               evaluate=lambda case: ratio_sides(case, lambda h: 1.0 / h)),)),
         Relation(
             name="deficiency-equals-2hdh2", lhs="P − rank J", rel="==", rhs="H·2·d_h²",
             evaluate=count_sides, sample=_sample_counts, tolerance=EXACT,
             sampler=f"(H, d, d_h) ∈ {OFF_SPLIT} (head sizes other than d/H); {SIZES}",
             controls=(control("one GL(d_h) per head (H·d_h²: the value–output symmetry forgotten)",
+                              contrast="prediction",
                               evaluate=lambda case: count_sides(case, lambda d_h: d_h * d_h)),)),
         Relation(
             name="ratio-at-fixed-head-size", lhs="(P − rank J)/P", rel="==", rhs="1/(2H)",
