@@ -5,10 +5,14 @@ is the negative control."""
 
 from __future__ import annotations
 
-import sympy as sp
+import math
 
-from attnaudit.checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
-from attnaudit.checks.context import single_threaded
+import sympy as sp
+import torch
+
+from attnaudit import operators
+from attnaudit.checks import Claim, Clause, Kind, Relation, control, sampling, symbolic, tolerances
+from attnaudit.claims.georesolver import _geometric as G
 
 X, Y, s_, a1, a2, w1 = sp.symbols("x y s a_1 a_2 w_1", real=True)
 STOP = 1e-10  # the stopping tolerance of the descent (operators.poincare_karcher_mean's rule)
@@ -25,13 +29,13 @@ def derivation():
     f = w1 * (s_ - a1) ** 2 + (1 - w1) * (s_ - a2) ** 2  # F along one geodesic, arclength s
     return [
         symbolic.exact("the Poincaré disc λ²|dx|², λ = 2/(1−‖x‖²), has Gaussian curvature −1 (so the ball "
-                       "is CAT(−1) ⊂ CAT(0))", sp.Integer(-1), curvature, role="proof"),
+                       "is CAT(−1) ⊂ CAT(0))", sp.Integer(-1), curvature, role="derivation"),
         symbolic.exact("on one geodesic (arclength s) F = Σ w_i(s − a_i)² has F″ = 2 > 0 (weights sum "
                        "to 1): strictly convex, one minimiser", sp.Integer(2), sp.diff(f, s_, 2),
-                       role="proof", note="CAT(0) makes s ↦ d(γ(s), x)² at least this convex on every "
+                       role="derivation", note="CAT(0) makes s ↦ d(γ(s), x)² at least this convex on every "
                                           "geodesic γ, hence F strongly convex with modulus 2"),
         symbolic.exact("the minimiser on a geodesic: s* = w₁a₁ + (1−w₁)a₂", w1 * a1 + (1 - w1) * a2,
-                       sp.solve(sp.diff(f, s_), s_)[0], role="statement"),
+                       sp.solve(sp.diff(f, s_), s_)[0], role="derivation"),
     ]
 
 
@@ -39,10 +43,6 @@ def derivation():
 
 
 def _ball_ops():
-    import torch
-
-    from attnaudit import operators
-
     def log(mu, x):
         return operators.poincare_logmap(mu, x)
 
@@ -57,10 +57,6 @@ def _ball_ops():
 
 
 def _sphere_ops():
-    import torch
-
-    from attnaudit import operators
-
     def exp(mu, v):
         nv = torch.linalg.vector_norm(v, dim=-1, keepdim=True)
         safe = torch.where(nv > 0, nv, 1.0)
@@ -78,14 +74,11 @@ def _sphere_ops():
                 curv=lambda t: torch.ones_like(t))
 
 
-@single_threaded
 def descend(x, starts, ops, tol=STOP, max_iter=MAX_ITER):
     """μ ← exp_μ(η Σ_i w_i log_μ x_i) from every start (uniform weights), η = 2/(1 + Σ w t coth t) on the
     ball (the optimal step for Hessian eigenvalues in [1, L]), 1/2 on the sphere; a step that raises
     F is retried at half length. Stops when every λ_μ‖Σ w log_μ x_i‖ ≤ tol·(1 + max_i d(μ, x_i)).
     Returns the end points (B, S, d) and max_i d(μ, x_i) (B, S)."""
-    import torch
-
     xs = x[:, None, :, :]
 
     def state(mu):
@@ -115,7 +108,6 @@ def descend(x, starts, ops, tol=STOP, max_iter=MAX_ITER):
 
 
 def _spread(ops_name):
-    @single_threaded
     def evaluate(case):
         """max over pairs of starts of d(μ_s, μ_s′) against 2·tol·(1 + max_i d(μ, x_i)): Hessian(F/2) ≥ 1
         puts each end point within tol·(1 + max_i d) of the minimiser."""
@@ -129,11 +121,8 @@ def _spread(ops_name):
     return evaluate
 
 
-@single_threaded
 def operator_gap(case):
     """d_H(μ from the first start, operators.poincare_karcher_mean(x, tol)) against 2·tol·(1 + max d)."""
-    from attnaudit import operators
-
     mu, far = descend(case["x"], case["starts"][:, :1], _ball_ops())
     ref = operators.poincare_karcher_mean(case["x"], tol=STOP, max_iter=MAX_ITER)
     gap = operators.poincare_distance(mu[:, 0], ref)
@@ -142,18 +131,11 @@ def operator_gap(case):
 
 
 def _radii(ctx, gen, batch, high=2.0):
-    import math
-
-    import torch
-
     s = 0.3 + (high - 0.3) * torch.rand(batch, generator=gen, dtype=ctx.dtype, device=ctx.device)
     return -torch.expm1(-s * math.log(10.0))
 
 
-@single_threaded
 def sample_ball(ctx, gen):
-    from attnaudit.claims.georesolver import _geometric as G
-
     batch = ctx.pick(quick=24, full=200)
     for count, dim in SHAPES:
         x = G.ball_points(ctx, gen, batch, count, dim, _radii(ctx, gen, batch))
@@ -161,16 +143,9 @@ def sample_ball(ctx, gen):
         yield {"x": x, "starts": starts}
 
 
-@single_threaded
 def sample_sphere(ctx, gen):
     """Points spread evenly round a great circle of S^d (angles 2πi/n plus N(0, 0.05²) jitter, other
     coordinates N(0, 0.05²)), n ≥ 3: near both poles F has a minimum. Starts: normalised Gaussians."""
-    import math
-
-    import torch
-
-    from attnaudit import operators
-
     batch = ctx.pick(quick=24, full=200)
     for count, dim in SHAPES:
         count = max(count, 3)
@@ -193,6 +168,9 @@ CLAIMS = (
         id="georesolver/section-4/karcher-mean", label="§4 (Hyperbolic Geometry Setup), Karcher mean",
         section="§4",
         statement=r"\text{The Karcher mean exists uniquely in CAT(0) spaces.}",
+        clauses=(Clause("unique", "The Karcher mean exists uniquely in CAT(0) spaces."),),
+        proof_absent=("a cited fact (Cartan; Karcher 1977; Sturm 2003 for CAT(0)): the paper gives no "
+                      "argument; the steps shown are the suite's own"),
         reading=("For every finite set x_1..x_n of the Poincaré ball (curvature −1) with uniform weights, "
                  "F(μ) = Σ_i d_H(μ, x_i)² has exactly one minimiser: Riemannian gradient descent "
                  f"started from {STARTS} independent points ends, for every start, within the stopping "
@@ -205,16 +183,17 @@ CLAIMS = (
             Relation(name="starts-agree", lhs="max_{s,s′} d_H(μ_s, μ_s′)", rel="<=",
                      rhs="2·tol·(1 + max_i d_H(μ, x_i))", evaluate=_spread("ball"), sample=sample_ball,
                      tolerance=TOL, sampler=SAMPLER,
-                     controls=(control(SPHERE, evaluate=_spread("sphere"), sample=sample_sphere),)),
+                     controls=(control(SPHERE, contrast="hypothesis", hypothesis="CAT(0): curvature ≤ 0",
+                                       evaluate=_spread("sphere"), sample=sample_sphere),)),
             Relation(name="operator-agrees", lhs="d_H(μ, operators.poincare_karcher_mean(x))", rel="<=",
                      rhs="2·tol·(1 + max_i d_H(μ, x_i))", evaluate=operator_gap, sample=sample_ball,
                      tolerance=TOL, sampler=SAMPLER + "; the first start only"),
         ),
         time_limit_s=60.0,
         notes=("The sentence is a cited fact (Cartan; Karcher 1977; Sturm 2003 for CAT(0)), not proved in "
-               "the paper: the steps check the two facts it rests on for the ball (curvature −1, convexity "
-               "of F along geodesics). On the sphere (curvature +1) F has a minimum near each pole for "
-               "points spread "
-               "round a great circle, and the same descent ends at different points: the control."),
+               "the paper (proof absent): the suite's derivation checks two facts it rests on for the ball "
+               "(curvature −1, convexity of F along geodesics). On the sphere (curvature +1) F has a "
+               "minimum near each pole for points spread round a great circle, and the same descent ends "
+               "at different points: the control."),
     ),
 )

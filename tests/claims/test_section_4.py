@@ -18,12 +18,13 @@ def record():
     return run(CLAIM)
 
 
-def test_confirmed_with_a_failing_sphere_control(record):
-    assert record["verdict"] == "confirmed" and record["proof"]["status"] == "sound"
+def test_unique_behind_a_failing_sphere_control(record):
     ev = evidence(record, "starts-agree")
     assert ev["status"] == "agrees" and ev["violations"] == 0
     control = ev["controls"][0]
-    assert control["failed"] and control["status"] == "disagrees"
+    assert control["failed"] and control["status"] == "disagrees" and control["contrast"] == "hypothesis"
+    # the paper cites the fact; the suite's steps are its own derivation
+    assert {s["role"] for s in record["derivation"]["steps"]} == {"derivation"}
     assert evidence(record, "operator-agrees")["status"] == "agrees"
 
 
