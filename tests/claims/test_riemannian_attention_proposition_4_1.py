@@ -17,8 +17,10 @@ def record():
     return run(CLAIM)
 
 
-def test_confirmed(record):
-    assert record["verdict"] == "confirmed"
+def test_both_clauses_confirmed_as_an_identity(record):
+    clauses = {c["id"]: c["verdict"] for c in record["clauses"]}
+    assert clauses == {"woodbury": "confirmed", "cost": "confirmed"}
+    assert record["identity"]
     assert all(s["status"] == "agrees" for s in record["derivation"]["steps"])
     for name in ("woodbury-is-inverse", "flops-vs-d", "flops-vs-r"):
         assert [c["failed"] for c in evidence(record, name)["controls"]] == [True]
