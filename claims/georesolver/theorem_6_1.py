@@ -9,13 +9,28 @@ reach √d_h·h: the proof's ‖u − û‖ ≤ 2·2^{−b} ignores the dimensio
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
-from attnaudit.checks import Claim, Kind, Reading, Relation, control, symbolic, tolerances
+import attnaudit.operators.hcc as H
+from attnaudit.checks import Claim, Clause, Kind, ProofStep, Reading, Relation, control, symbolic, tolerances
 
 STATEMENT = (
     r"k = r\cdot u,\ \hat u=\frac{\mathrm{round}\left(\frac{u+1}{2}(2^b-1)\right)}{2^b-1}\cdot 2-1,\ "
     r"\hat r=\frac{\mathrm{round}(r\cdot 2^{b_r})}{2^{b_r}}:\quad "
     r"\|k-\tilde k\|_2^2\le 4(2^{-b}+2^{-b_r})."
+)
+
+CLAUSES = (Clause("bound", "The reconstruction error satisfies: ‖−~‖22≤4(2−b+2−br)."),)
+PROOF = (
+    ProofStep("direction", "For the directional component, the quantization error is bounded by: "
+                           "‖−^‖2≤2⋅2−b."),
+    ProofStep("covering", "This follows from the covering radius of the uniform grid on "
+                          "[−1,1]dh−1[-1,1]^d_h-1 "
+                          "restricted to the sphere."),
+    ProofStep("radius", "For the radius component: |r−r^|≤2−br,|r- r|≤ 2^-b_r, since the rounding error is "
+                        "at most half the bin width."),
+    ProofStep("triangle", "Combining via the triangle inequality: ‖r−r^^‖2≤r‖−^‖2+|r−r^|‖^‖2≤2⋅2−b+2−br."),
+    ProofStep("squaring", "Squaring gives: ‖−~‖22≤(2⋅2−b+2−br)2≤4(2−b+2−br)."),
 )
 
 DIMS = (4, 16, 64, 256, 1024, 4096)
@@ -32,23 +47,21 @@ def derivation():
     return [
         symbolic.exact("4(x + y) − (2x + y)² = 4x(1 − x − y) + y(4 − y), each term ≥ 0 for x + y ≤ 1 "
                        "(the squaring step, x = 2^{−b}, y = 2^{−b_r})",
-                       4 * (x + y) - (2 * x + y) ** 2, 4 * x * (1 - x - y) + y * (4 - y), role=P),
+                       4 * (x + y) - (2 * x + y) ** 2, 4 * x * (1 - x - y) + y * (4 - y), role=P,
+                       step="squaring"),
         symbolic.holds("one coordinate's rounding error h = 1/(2^b − 1) exceeds 2^{−b}",
-                       sp.StrictGreaterThan(h - 2**-bb, 0), role=P,
+                       sp.StrictGreaterThan(h - 2**-bb, 0), role=P, step="covering",
                        note="the grid has 2^b − 1 steps of width 2/(2^b − 1) on [−1, 1]"),
         symbolic.exact("worst direction error over d_h coordinates at bin midpoints: ‖u − û‖ = √d_h·h, "
                        "vs the proof's 2·2^{−b} (d_h = 64, b = 4)",
                        sp.Integer(2) * sp.Integer(2) ** -4, sp.sqrt(64) * sp.Rational(1, 2**4 - 1),
-                       role=P, note="√64/15 = 8/15 vs 1/8: the proof's covering-radius step has no "
+                       role=P, step="covering",
+                       note="√64/15 = 8/15 vs 1/8: the proof's covering-radius step has no "
                                     "dimension factor"),
     ]
 
 
 def _quantities(case):
-    import torch
-
-    import attnaudit.operators.hcc as H
-
     k, b, b_r = case["k"], case["b"], case["b_r"]
     out = {}
     for bits in b.unique().tolist():
@@ -133,8 +146,6 @@ def sample(ctx, gen):
     (every coordinate of u at a bin midpoint of the b-bit grid as nearly as the sphere allows:
     ±1/√d_h rounded to a midpoint, renormalised; radius 1 − 2^{−b_r−1} − tiny, the clamp's edge),
     each with b, b_r drawn from the bit grid."""
-    import torch
-
     batch = ctx.pick(quick=64, full=512)
     bits = torch.tensor(BITS, device=ctx.device)
     for d in DIMS:
@@ -174,6 +185,7 @@ CLAIMS = (
     Claim(
         id="georesolver/theorem-6.1", label="Theorem 6.1 (HCC Reconstruction Error)", section="§6",
         statement=STATEMENT, kind=Kind.INEQUALITY, derivation=derivation, correction=correction,
+        clauses=CLAUSES, proof_steps=PROOF,
         reading=("For every d_h (tested 4 … 4096), bit widths b, b_r (tested 2 … 8) and every key k with "
                  "‖k‖ < 1: the §6 quantiser as written (each coordinate of u rounded to 2^b levels, the "
                  "radius to 2^{b_r} levels, top code clamped to fit b_r bits) reconstructs k̃ = r̂û with "
@@ -190,29 +202,35 @@ CLAIMS = (
             Relation(
                 name="reconstruction-error-bound", lhs="‖k − k̃‖²", rel="<=", rhs="4(2^{−b} + 2^{−b_r})",
                 evaluate=error_vs_bound(), sample=sample, tolerance=TOL, sampler=SAMPLER,
-                controls=(control("the bound divided by 64", evaluate=error_vs_bound(1 / 64),
+                controls=(control("the bound divided by 64", contrast="prediction",
+                                  evaluate=error_vs_bound(1 / 64),
                                   rhs="4(2^{−b} + 2^{−b_r})/64"),)),
             Relation(
                 name="dimension-aware-bound", lhs="‖k − k̃‖²", rel="<=",
                 rhs="(√d_h·h + 2^{−b_r}(1 + √d_h·h))², h = 1/(2^b − 1)", reading="dimension-aware",
                 evaluate=corrected, sample=sample, tolerance=TOL, sampler=SAMPLER,
-                controls=(control("the paper's dimension-free bound in its place",
+                controls=(control("the paper's dimension-free bound in its place", contrast="prediction",
                                   evaluate=error_vs_bound(), rhs="4(2^{−b} + 2^{−b_r})"),)),
             Relation(
                 name="direction-step", lhs="‖u − û‖", rel="<=", rhs="2·2^{−b}", role="proof",
+                step="direction",
                 evaluate=direction_step, sample=sample, tolerance=TOL, sampler=SAMPLER),
             Relation(
                 name="triangle-step", lhs="‖k − k̃‖", rel="<=", rhs="r‖u − û‖ + |r − r̂|‖û‖", role="proof",
+                step="triangle",
                 evaluate=triangle_step(), sample=sample, tolerance=TOL, sampler=SAMPLER,
-                controls=(control("the radius term left out", evaluate=triangle_step(True),
+                controls=(control("the radius term left out", contrast="prediction",
+                                  evaluate=triangle_step(True),
                                   rhs="r‖u − û‖"),)),
             Relation(
                 name="unit-u-hat", lhs="‖û‖", rel="<=", rhs="1 (used to bound |r − r̂|‖û‖ by 2^{−b_r})",
-                role="proof", evaluate=unit_u_hat, sample=sample, tolerance=TOL, sampler=SAMPLER),
+                role="proof", step="triangle", evaluate=unit_u_hat, sample=sample, tolerance=TOL,
+                sampler=SAMPLER),
             Relation(
-                name="radius-step", lhs="|r − r̂|", rel="<=", rhs="2^{−b_r}", role="proof",
+                name="radius-step", lhs="|r − r̂|", rel="<=", rhs="2^{−b_r}", role="proof", step="radius",
                 evaluate=radius_step(), sample=sample, tolerance=TOL, sampler=SAMPLER,
-                controls=(control("a quarter of the bin width 2^{−b_r−2}", evaluate=radius_step(0.25),
+                controls=(control("a quarter of the bin width 2^{−b_r−2}", contrast="prediction",
+                                  evaluate=radius_step(0.25),
                                   rhs="2^{−b_r−2}"),)),
         ),
         time_limit_s=60.0,
