@@ -39,8 +39,8 @@ def test_error_flat_under_resolution_decreasing_in_m(record):
     assert evidence(record, "error-at-most-one")["status"] == "agrees"
 
 
-def test_growing_error_prediction_is_refuted():
-    law = dataclasses.replace(CLAIM.check("error-vs-n"), exponent=-0.5, controls=())
+def test_a_bounded_prediction_is_refuted():
+    law = dataclasses.replace(CLAIM.check("error-vs-n"), order="O", exponent=-0.5, controls=())
     rec = run(dataclasses.replace(CLAIM, checks=(law,)))
     assert evidence(rec, "error-vs-n")["status"] == "disagrees"
 
