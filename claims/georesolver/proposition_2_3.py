@@ -3,11 +3,15 @@ r² = Θ(d_hσ²n^(−2/d_h)) for Gaussian keys (nearest-neighbour distances fro
 
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
+import torch
 
 from attnaudit.checks import (
     Claim,
+    Clause,
     Kind,
+    ProofStep,
     Reading,
     Relation,
     ScalingLaw,
@@ -16,7 +20,6 @@ from attnaudit.checks import (
     symbolic,
     tolerances,
 )
-from attnaudit.checks.context import single_thread
 from attnaudit.claims.georesolver import property_2_2_4
 
 STATEMENT = (
@@ -38,15 +41,15 @@ def derivation():
     paper_chain = eps**-1 / (eps**-1 + 2 / (r**2 + eps))
     y = sp.Symbol("y", positive=True)
     return [
-        symbolic.exact("D_jj = ε (q = k_j, zero distance)", eps, (d - d) ** 2 + eps, role="proof"),
+        symbolic.exact("D_jj = ε (q = k_j, zero distance)", eps, (d - d) ** 2 + eps, role="derivation"),
         symbolic.holds("D_jm⁻¹ = (d_jm²+ε)⁻¹ ≤ (r²+ε)⁻¹ for d_jm² = r² + g, g > 0 (g = 0: equality)",
                        sp.LessThan(1 / (r**2 + g[0] + eps), 1 / (r**2 + eps), evaluate=False),
-                       role="proof"),
+                       role="proof", step="inverse-bound"),
         symbolic.holds("W_jj = ε⁻¹/(ε⁻¹ + y) decreases in y = Σ_{m≠j} D_jm⁻¹",
                        sp.StrictLessThan(sp.diff(eps**-1 / (eps**-1 + y), y), 0, evaluate=False),
-                       role="proof"),
+                       role="proof", step="chain"),
         symbolic.exact("ε⁻¹/(ε⁻¹ + (n−1)(r²+ε)⁻¹) = 1/(1 + ε(n−1)/(r²+ε)) (n = 3)",
-                       1 / (1 + eps * 2 / (r**2 + eps)), paper_chain, role="proof"),
+                       1 / (1 + eps * 2 / (r**2 + eps)), paper_chain, role="proof", step="chain"),
         symbolic.holds("W_jj ≥ 1/(1 + ε(n−1)/(r²+ε)) for d_jm² = r² + g_m, g_m > 0 (n = 3)",
                        # the difference as one fraction, whose sign SymPy decides
                        sp.GreaterThan(sp.together(w_jj(g) - paper_chain), 0, evaluate=False),
@@ -56,7 +59,6 @@ def derivation():
     ]
 
 
-@single_thread()
 def bound_sides(case, power=1.0):
     """W_jj (query q = k_j) of the kernel D^(−power) (IDA for power 1, through the operator) and
     the bound with r = min_{m≠j} ‖k_j − k_m‖ (the largest admissible r: the bound grows with r)."""
@@ -71,7 +73,6 @@ def bound_sides(case, power=1.0):
 
 def _regular_simplex(ctx, gen, batch, n, d):
     """n equidistant points (pairwise distance s, log-uniform) in R^d, d ≥ n, reflected and moved."""
-    import torch
     side = sampling.log_uniform(ctx, gen, batch, 1, 1, low=1e-3, high=1e3)
     basis = torch.eye(n, d, dtype=ctx.dtype, device=ctx.device) * side / 2**0.5
     v = sampling.unit_vectors(ctx, gen, batch, 1, d)
@@ -80,7 +81,6 @@ def _regular_simplex(ctx, gen, batch, n, d):
 
 
 def _sample(ctx, gen):
-    import torch
     batch = ctx.pick(quick=2000, full=20000)
 
     def case(k):
@@ -141,26 +141,26 @@ def gaussian_derivation():
     paper_order = -2 / dim
     return [
         symbolic.exact("per key: E‖k‖² = d_hσ² (a key lies at radius ~ √d_hσ)", (sp.sqrt(dim) * sig) ** 2,
-                       dim * sp.integrate(y**2 * phi, (y, -sp.oo, sp.oo)), role="proof"),
+                       dim * sp.integrate(y**2 * phi, (y, -sp.oo, sp.oo)), role="proof", step="ball"),
         symbolic.leading_order(
             "all n keys lie in a ball of radius O(√d_hσ) w.h.p. (d_h = 2, n → ∞)", top_quantile, n,
-            (sp.sqrt(2) * sig) ** 2, role="proof",
+            (sp.sqrt(2) * sig) ** 2, role="proof", step="ball",
             note="'O(d_hσ)' read as O(√d_hσ) (the squaring step needs it). The largest of n keys has "
                  "‖k‖² ≈ 2σ² ln n; the packing bound survives for the keys inside such a ball"),
         symbolic.exact(
             "packing: n disjoint balls of radius r/2 inside radius R + r/2 give r ≤ 2R/(n^(1/d_h)−1)",
-            2 * big_r / (n ** (1 / dim) - 1), packing, role="proof"),
+            2 * big_r / (n ** (1 / dim) - 1), packing, role="derivation"),
         symbolic.leading_order(
             "r = O(σ√d_h n^(−1/d_h)) (packing bound with R = √d_hσ)", packing.subs(big_r, sp.sqrt(dim) * sig),
-            n, sig * sp.sqrt(dim) * n ** (-1 / dim), role="proof",
+            n, sig * sp.sqrt(dim) * n ** (-1 / dim), role="proof", step="covering",
             note="an upper bound on a separation that holds for every pair of keys"),
         symbolic.exact(
             "squaring gives r² = Θ(d_hσ²n^(−2/d_h)) for the packing argument's r: exponent of n",
-            paper_order, order_of(min_separation), role="proof",
+            paper_order, order_of(min_separation), role="proof", step="squaring",
             note="the packing needs ‖k_j − k_m‖ ≥ r for every pair (the minimum separation): "
                  "E[r_min²] ∝ (n(n−1)/2)^(−2/d_h) ∝ n^(−4/d_h). Squaring an O-bound gives O, not Θ"),
         symbolic.exact("Poisson limit: ∫₀^∞ exp(−M s^(d_h/2)) ds = Γ(1+2/d_h) M^(−2/d_h)",
-                       sp.gamma(1 + 2 / dim) * m ** (-2 / dim), poisson, role="statement"),
+                       sp.gamma(1 + 2 / dim) * m ** (-2 / dim), poisson, role="derivation"),
         symbolic.exact(
             "r = k_j's nearest-neighbour distance: exponent of n in E[r_j² | k_j]", paper_order,
             order_of(poisson.subs(m, area * (n - 1))), role="statement",
@@ -191,29 +191,26 @@ MIN_SEP_TOL = tolerances.FitBias(-0.0244, "the Poisson-limit E[min_{j≠m}‖k_j
 
 def separation_n_grid(ctx):
     """n from 10 to 10⁴ (quick) or 10^4.5 (full), two points a decade."""
-    import numpy as np
     top = ctx.pick(quick=4.0, full=4.5)
     return np.unique(np.round(np.logspace(1, top, int(round(2 * (top - 1))) + 1)))
 
 
 def _nn_statistics(ctx, d_h: int):
-    """Per n of the grid, over repetitions of n keys ~ N(0, I_d) (σ = 1; r² ∝ σ² exactly), r_j being
-    key j's nearest-neighbour distance from a KD-tree (exact): min_j r_j² per repetition (global
-    reading) and the median of r_j² per group of repetitions (per-key reading), as means with
-    their standard errors."""
-    import numpy as np
+    """One replicate (one group of repetitions; the engine draws SEPARATION_GROUPS of them, each with
+    its own generator): per n of the grid, n keys ~ N(0, I_d) (σ = 1; r² ∝ σ² exactly), r_j being key
+    j's nearest-neighbour distance from a KD-tree (exact): the mean over the group's repetitions of
+    min_j r_j² (global reading) and the median of the group's r_j² (per-key reading)."""
     from scipy.spatial import cKDTree
 
-    from attnaudit.checks import montecarlo
     rng = ctx.numpy_rng(f"gaussian-keys-d{d_h}")
     smallest, medians = [], []
     for count in separation_n_grid(ctx).astype(int):
         per_group = max(ctx.pick(quick=3, full=8), -(-MIN_GROUP_VALUES // count))
-        keys = rng.standard_normal((SEPARATION_GROUPS * per_group, count, d_h))
+        keys = rng.standard_normal((per_group, count, d_h))
         nn2 = np.stack([cKDTree(x).query(x, k=2)[0][:, 1] ** 2 for x in keys])
-        smallest.append(nn2[: ctx.pick(quick=24, full=64)].min(axis=1))  # a mean: needs no more
-        medians.append([np.median(g) for g in np.array_split(nn2, SEPARATION_GROUPS)])
-    return {"min": montecarlo.means_and_errors(smallest), "median": montecarlo.means_and_errors(medians)}
+        smallest.append(nn2.min(axis=1).mean())
+        medians.append(np.median(nn2))
+    return {"min": np.array(smallest), "median": np.array(medians)}
 
 
 def _separation_law(d_h: int, per_key: bool) -> ScalingLaw:
@@ -229,6 +226,7 @@ def _separation_law(d_h: int, per_key: bool) -> ScalingLaw:
             "median" if per_key else "min"],
         family=f"typical: n keys ~ N(0, I_{d_h}), {what}; σ = 1 (r² ∝ σ² exactly); KD-tree",
         tolerance=MEDIAN_TOL if per_key else MIN_SEP_TOL, predicted=f"Θ(n^(-2/{d_h}))",
+        replicates=SEPARATION_GROUPS,
         reading=None if per_key else GLOBAL,
         controls=(control(f"exponent −4/{d_h} (the minimum separation's) in place of −2/{d_h}",
                           exponent=-4.0 / d_h),) if per_key else ())
@@ -253,6 +251,13 @@ GAUSSIAN = Claim(
         "d_h ∈ {1, 2, 3, 4}."
     ),
     reading_why="the proposition defines r 'from k_j', per key; the Gaussian part names no other r",
+    clauses=(Clause("gaussian-radius", "For Gaussian keys with covariance σ2Iσ^2I, r2=Θ(dhσ2n−2/dh)"),),
+    proof_steps=(
+        ProofStep("ball",
+                  "the keys are distributed in a ball of radius O(dhσ)O( d_hσ) with high probability"),
+        ProofStep("covering", "The covering radius of n points in dimension dhd_h scales as r=O(σdhn−1/dh)"),
+        ProofStep("squaring", "Squaring gives r2=Θ(dhσ2n−2/dh)"),
+    ),
     alternatives=(
         Reading(GLOBAL, "r = min_{j≠m}‖k_j − k_m‖, the minimum separation of the whole key set "
                         "(the largest r for which the first part's hypothesis holds for every j).",
@@ -281,6 +286,14 @@ CLAIMS = (
             "'covering radius'; the condition it states is a separation (packing) radius."
         ),
         reading_why="the literal condition ‖k_j − k_m‖ ≥ r, with the query of the paper's own proof",
+        clauses=(Clause("separation-bound",
+                        "If keys have covering radius r from jk_j (i.e., ‖j−m‖≥r\\|k_j-k_m\\|≥ "
+                        "r for all m≠jm≠ j), then Wjj≥11+ε(n−1)/(r2+ε)."),),
+        proof_steps=(
+            ProofStep("inverse-bound", "Therefore: jm−1=(djm2+ε)−1≤(r2+ε)−1."),
+            ProofStep("chain", "The attention weight for the exact match is: Wjj=ε−1ε−1+∑m≠jm−1≥ε−1ε−1+(n−1)"
+                               "(r2+ε)−1=11+ε(n−1)/(r2+ε)."),
+        ),
         derivation=derivation,
         checks=(
             Relation(
@@ -290,7 +303,8 @@ CLAIMS = (
                         "4 centres, spread 1e-6 … 1e-1); regular simplices (n, d) ∈ {(2,2), (4,4), "
                         "(16,16), (64,64), (16,40)}, exact and with relative jitter 1e-12 … 1e-2; "
                         "random j; ε log-uniform in [1e-10, 1e4]",
-                controls=(control(property_2_2_4.HEAVY, evaluate=lambda case: bound_sides(case, 0.5)),)),
+                controls=(control(property_2_2_4.HEAVY, contrast="operator",
+                                  evaluate=lambda case: bound_sides(case, 0.5)),)),
         ),
     ),
     GAUSSIAN,
