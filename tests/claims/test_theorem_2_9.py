@@ -26,10 +26,13 @@ def record():
 
 
 def test_statement_refuted_proof_flawed_at_the_multiclass_bayes_error(record):
-    assert record["verdict"] == "refuted"
-    assert record["proof"]["status"] == "flawed"
+    assert {c["id"]: c["verdict"] for c in record["clauses"]} == {
+        "zero-training-error": "confirmed", "test-error": "refuted"}
+    assert record["proof"]["first_false_step"] == "bayes-multiclass"
+    quoted = {q["id"]: q["status"] for q in record["proof"]["steps"]}
+    assert quoted["bayes-binary"] == "agrees" and quoted["memorised"] == "unchecked"
     steps = {s["name"]: s for s in record["derivation"]["steps"]}
-    first = steps[record["proof"]["first_false_step"]]
+    first = next(s for s in steps.values() if s.get("step") == "bayes-multiclass")
     assert (first["role"], first["paper"], first["derived"]) == ("proof", "2*eta", "eta")
     false = [s for s in steps.values() if s["status"] == "disagrees" and s["reading"] is None]
     assert {s["role"] for s in false} == {"statement", "proof"}  # the statement's 2η is false too
@@ -42,6 +45,8 @@ def test_zero_training_error_above_the_exact_threshold(record):
     for name in ("train-error-threshold", "train-error-zero-random-labels"):
         ev = evidence(record, name)
         assert (ev["status"], ev["role"], ev["violations"]) == ("agrees", "statement", 0)
+    controls = evidence(record, "train-error-threshold")["controls"]
+    assert [(c["contrast"], c["failed"]) for c in controls] == [("prediction", True)]
 
 
 def test_clean_label_error_is_eta_not_two_eta(record):
@@ -49,9 +54,10 @@ def test_clean_label_error_is_eta_not_two_eta(record):
         witness = assert_witnessed(record, name, CLAIM)
         eta = witness["inputs"]["eta"]["data"][0]
         assert abs(witness["lhs"] - eta) < witness["tol"] < eta  # measured η, interval excludes 2η
-    for name in ("clean-error-vs-eta", "fresh-clean-error-vs-eta", "multiclass-clean-error-vs-eta"):
+    for name, role in (("clean-error-vs-eta", "proof"), ("fresh-clean-error-vs-eta", "proof"),
+                       ("multiclass-clean-error-vs-eta", "derivation")):
         ev = evidence(record, name)
-        assert (ev["status"], ev["role"]) == ("agrees", "proof")
+        assert (ev["status"], ev["role"]) == ("agrees", role)
 
 
 def test_witness_replays_from_its_seed(record):
@@ -69,7 +75,7 @@ def test_noisy_test_labels_first_order_only(record):
     for name in ("fresh-noisy-error-vs-derived", "multiclass-noisy-error-vs-derived"):
         ev = evidence(record, name)
         assert ev["status"] == "agrees" and ev["reading"] == "first-order"
-        assert [c["failed"] for c in ev["controls"]] == [True]
+        assert [(c["contrast"], c["failed"]) for c in ev["controls"]] == [("hypothesis", True)]
 
 
 def test_effective_rank_at_the_threshold_is_n_minus_one(record):
@@ -79,7 +85,7 @@ def test_effective_rank_at_the_threshold_is_n_minus_one(record):
     for profile in ("quick", "full"):
         grid = spec._rank_grid(Context("x", seed=0, profile=profile))
         assert math.log10(grid.max() / grid.min()) >= 3
-        assert abs(closed_form_bias(grid, grid - 1, 1.0)) < spec.RANK_TOL.value
+        assert 2 * abs(closed_form_bias(grid, grid - 1, 1.0)) <= spec.RANK_TOL.value
 
 
 def test_threshold_is_sharp_for_the_worst_labelling():
