@@ -24,3 +24,5 @@ def test_refuted_by_the_per_pair_exponent(record):
         e = evidence(record, name)
         assert e["status"] == "agrees" and [c["failed"] for c in e["controls"]] == [True]
     assert record["derivation"]["steps"][0]["status"] == "agrees"
+    assert {c["id"]: c["verdict"] for c in record["clauses"]} == {"per-token": "confirmed",
+                                                                  "per-pair": "refuted"}

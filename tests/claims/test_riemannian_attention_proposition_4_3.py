@@ -29,3 +29,26 @@ def test_overhead_ratio_is_about_r():
 
     ratio = score_flops(1024, 4096, 8, "correction") / score_flops(1024, 4096, 8, "standard")
     assert 7.5 < ratio < 8.5
+
+
+def test_closed_form_is_the_counters_on_every_grid_point():
+    from attnaudit.claims.riemannian_attention._flops import score_flops
+    from attnaudit.claims.riemannian_attention.proposition_4_3 import (
+        D_FOR_R,
+        D_GRID,
+        N_GRID,
+        R_GRID,
+        D,
+        N,
+        R,
+        correction_closed_form,
+    )
+
+    for n, d, r in ([(N, d, R) for d in D_GRID] + [(N, D_FOR_R, r) for r in R_GRID]
+                    + [(n, D, R) for n in N_GRID]):
+        assert score_flops(n, d, r, "correction") == correction_closed_form(n, d, r)
+
+
+def test_clauses(record):
+    assert {c["id"]: c["verdict"] for c in record["clauses"]} == {"pairwise-cost": "refuted",
+                                                                  "overhead": "refuted"}
