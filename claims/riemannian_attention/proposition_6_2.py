@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attnaudit.checks import Claim, Kind
+from attnaudit.checks import Claim, Clause, Kind
 
 CLAIMS = (Claim(
     id="riemannian-attention/proposition-6.2", label="Proposition 6.2", section="§6",
@@ -17,4 +17,8 @@ CLAIMS = (Claim(
         "non-degeneracy condition and which bound are not stated, so no checkable reading can be "
         "written without inventing the proposition"),
     proof_absent="the review names the implicit function theorem as the tool; no argument is quoted",
+    clauses=(Clause("sensitivity", "Proposition 6.2 is a local implicit-function-theorem sensitivity "
+                                   "statement",
+                    undefined="the map, the variables, the non-degeneracy condition and the bound "
+                              "it asserts (none is stated in the sources)"),),
 ),)
