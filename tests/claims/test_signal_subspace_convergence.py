@@ -1,6 +1,7 @@
-"""signal-subspace/convergence: in the stated model the query aligns with ±θ* at about the 1/t
-rate for both dimensions (d = 32 below 1 in this window); a constant step (the hypothesis control)
-does not close the gap at that rate; every run recovers ±θ*, and about half −θ*."""
+"""signal-subspace/convergence: in the stated model the gap 1 − |⟨w_t, θ*⟩| closes (its inverse
+grows at every scale) for d = 8 and 32, and does not when a nuisance token's weight is the reward
+(the hypothesis control); the suite's 1/t rate holds at d = 8 (a derivation); every run recovers
+±θ*, and the signed alignment does not (the sign ambiguity)."""
 
 import dataclasses
 
@@ -19,9 +20,12 @@ def record():
 
 
 def test_controls_by_contrast(record):
-    by = {(c["check"], c["contrast"]): c["failed"] for c in record["controls"]}
-    assert by[("alignment-d8", "hypothesis")] and by[("recovered-up-to-sign", "prediction")]
-    assert {c["id"]: c["verdict"] for c in record["clauses"]}["sign"] == "confirmed"
+    nuisance = [c for c in record["controls"] if c["variant"].startswith("a nuisance token")]
+    assert len(nuisance) == 2 and all(c["failed"] for c in nuisance)
+    signed = [c for c in record["controls"] if c["check"] == "recovered-up-to-sign"]
+    assert [(c["contrast"], c["failed"]) for c in signed] == [("prediction", True)]
+    for name in ("gap-vanishes-d8", "gap-vanishes-d32"):
+        assert all(w["exponent"] > 0 for w in evidence(record, name)["fit"]["local_exponents"])
 
 
 def test_gap_closes_at_rate_near_one(record):
@@ -29,6 +33,7 @@ def test_gap_closes_at_rate_near_one(record):
         ev = evidence(record, name)
         assert ev["final_gap"] < 0.01
         assert 0.8 < ev["fit"]["exponent"] < 1.2
+    assert evidence(record, "alignment-d8")["status"] == "agrees"
 
 
 def test_a_wrong_rate_is_refuted():
