@@ -40,7 +40,11 @@ def fp_width(ctx, n: int) -> int:
 
 
 def fp_flops(ctx, n: int, d: int = D_H) -> int:
-    width = fp_width(ctx, n)
+    return fp_flops_at_width(n, fp_width(ctx, n), d)
+
+
+def fp_flops_at_width(n: int, width: int, d: int = D_H) -> int:
+    """FLOPs of FP-HIDA's gather over index sets of ``width`` entries per row."""
     idx, mask = meta(n, width).to(torch.int64), meta(n, width).to(torch.bool)
     return count_flops(lambda: fp_hida_attention(meta(n, d), meta(n, d), meta(n, d), eps=1e-2,
                                                  index=(idx, mask)))

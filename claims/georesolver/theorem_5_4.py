@@ -10,14 +10,45 @@ from __future__ import annotations
 import functools
 import math
 
+import numpy as np
 import sympy as sp
+import torch
 
-from attnaudit.checks import Claim, Kind, Relation, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import (
+    Claim,
+    Clause,
+    Kind,
+    ProofStep,
+    Relation,
+    ScalingLaw,
+    control,
+    symbolic,
+    tolerances,
+)
+from attnaudit.claims.georesolver import _hida_cost as C
+from attnaudit.operators.hida import fp_default_width, fp_hida_set_sizes
 
 STATEMENT = (
     r"S_i=\{j:|i-j|\le w\}\cup\{0,\lfloor n/g\rfloor,\lfloor 2n/g\rfloor,\dots\}\cup\{i\pm 2^k\}_{k=0}"
     r"^{\lceil\log_2 n\rceil}\cup\{i\},\ w,g=\Theta(\log n):\ |S_i|\le(2w+1)+g+2(\lceil\log_2 n\rceil+1)+1;"
     r"\ \text{FP-HIDA requires } O(n\log n\cdot d_h) \text{ operations and } O(n\log n) \text{ memory.}"
+)
+
+CLAUSES = (
+    Clause("operations", "FP-HIDA requires (nlogn⋅dh)O(n n· d_h) operations"),
+    Clause("memory", "and (nlogn)O(n n) memory."),
+)
+PROOF = (
+    ProofStep("parts", "The local window contributes at most 2w+12w+1 indices. The global anchors contribute "
+                       "exactly g indices. The dyadic offsets contribute at most 2(⌈log2n⌉+1)2( _2n +1) "
+                       "indices."),
+    ProofStep("set-bound", "Therefore: |i|≤(2w+1)+g+2(⌈log2n⌉+1)+1."),
+    ProofStep("log", "Since w=Θ(logn)w= ( n) and g=Θ(logn)g= ( n), we have |i|=(logn)|S_i|=O( n)."),
+    ProofStep("sum", "Summing over all i: ∑i=1n|i|≤n⋅(logn)=(nlogn)."),
+    ProofStep("per-entry", "Each entry in the sparse index set requires Θ(dh) (d_h) operations to compute "
+                           "the distance and attention weight."),
+    ProofStep("total", "Thus the total computational complexity is (nlogn⋅dh)O(n n· d_h)."),
+    ProofStep("memory", "The memory complexity is (nlogn)O(n n) for storing the sparse attention pattern."),
 )
 
 EXACT = tolerances.Exact("index-set sizes are integers, counted exhaustively")
@@ -35,21 +66,22 @@ def derivation():
     L = sp.log(n, 2)
     bound = (2 * w + 1) + g + 2 * (L + 1) + 1
     at_log = bound.subs({w: L, g: L})
-    P, S = "proof", "statement"
+    P = "proof"
     return [
+        symbolic.bounded_by("with w = g = log₂ n the bound is O(log n)", at_log, n, sp.log(n), role=P,
+                            step="log"),
         symbolic.bounded_by("Σ_i |S_i| ≤ n·O(log n) (the proof's sum over i)", n * at_log, n,
-                            n * sp.log(n), role=P),
-        symbolic.bounded_by("with w = g = log₂ n the bound is O(log n)", at_log, n, sp.log(n), role=S),
+                            n * sp.log(n), role=P, step="sum"),
         symbolic.bounded_by("total work n·|S_i|·d_h is O(n log n · d_h) (per d_h)", n * at_log, n,
-                            n * sp.log(n), role=S),
+                            n * sp.log(n), role=P, step="total"),
+        symbolic.bounded_by("the pattern stores Σ_i |S_i| = O(n log n) entries", n * at_log, n,
+                            n * sp.log(n), role=P, step="memory"),
     ]
 
 
 @functools.lru_cache(maxsize=64)
 def size_stats(n: int, w: int, g: int) -> tuple[int, int]:
     """(max_i |S_i|, Σ_i |S_i|), exhaustive over i (a pure function of (n, w, g))."""
-    from attnaudit.operators.hida import fp_hida_set_sizes
-
     sizes = fp_hida_set_sizes(n, w=w, g=g)
     return int(sizes.max()), int(sizes.sum())
 
@@ -59,24 +91,18 @@ def stated_bound(n: int, w: int, g: int) -> int:
 
 
 def grid(ctx):
-    import numpy as np
-
     return np.array(ctx.pick(quick=[16, 64, 256, 1024, 4096, 16384, 65536, 100000],
                              full=[16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768,
                                    65536, 100000]), dtype=float)
 
 
 def _log_width(n: int) -> int:
-    from attnaudit.operators.hida import fp_default_width
-
     return fp_default_width(n)
 
 
 def sample_sizes(ctx, gen):
     """The n of the scaling grid at w = g = ⌈log₂ n⌉, plus small n exhaustively (1 … 40) and a few
     other (w, g), every i of every n counted."""
-    import torch
-
     rows = [(int(n), _log_width(int(n)), min(_log_width(int(n)), int(n))) for n in grid(ctx)]
     rows += [(n, _log_width(n), min(_log_width(n), n)) for n in range(1, ctx.pick(quick=41, full=257))]
     rows += [(1, 0, 1), (3, 0, 3), (100, 0, 1), (1000, 50, 7), (4097, 3, 64), (20000, 1, 1)]
@@ -85,8 +111,6 @@ def sample_sizes(ctx, gen):
 
 def sizes_vs_bound(drop_dyadic: bool = False):
     def evaluate(case):
-        import torch
-
         lhs, rhs = [], []
         for n, w, g in zip(case["n"].tolist(), case["w"].tolist(), case["g"].tolist(), strict=True):
             lhs.append(size_stats(n, w, g)[0])
@@ -103,8 +127,6 @@ def sizes_vs_bound(drop_dyadic: bool = False):
 def part_counts(case):
     """Per case: the largest of (|window_i| − (2w+1), |dyadic_i| − 2(⌈log₂n⌉+1)) and |global| − g, each
     counted by Python sets over every i (the proof's three counts), against 0."""
-    import torch
-
     lhs = []
     for n, w, g in zip(case["n"].tolist(), case["w"].tolist(), case["g"].tolist(), strict=True):
         top = math.ceil(math.log2(n)) if n > 1 else 0
@@ -120,32 +142,39 @@ def part_counts(case):
 
 
 def sample_parts(ctx, gen):  # noqa: ARG001 - small n, where the global tokens could collide
-    import torch
-
     rows = [(n, w, g) for n in (1, 2, 3, 5, 8, 13, 64, 1000) for w in (0, 2)
             for g in sorted({1, min(n, 3), n})]
     yield {key: torch.tensor([r[i] for r in rows]) for i, key in enumerate(("n", "w", "g"))}
 
 
+def per_entry(case):
+    """FLOPs of the gather / (n · S), S = max_i |S_i| its real width, against 2(d_h + d_v) (d_h = d_v = 16):
+    the work per index-set entry, counted by FlopCounterMode on meta tensors."""
+    lhs = []
+    for n in case["n"].tolist():
+        width = size_stats(n, _log_width(n), min(_log_width(n), n))[0]
+        lhs.append(C.fp_flops_at_width(n, width) / (n * width))
+    lhs = torch.tensor(lhs, dtype=torch.float64)
+    return lhs, torch.full_like(lhs, 2.0 * (C.D_H + C.D_H)), 0.0
+
+
+def sample_entries(ctx, gen):  # noqa: ARG001 - the scaling grid itself
+    """The n of the scaling grid (16 … 10⁵)."""
+    yield {"n": torch.tensor([int(n) for n in grid(ctx)])}
+
+
 def measure_flops(ctx, grid_):
-    import numpy as np
-
-    from attnaudit.claims.georesolver import _hida_cost as C
-
+    """FLOPs / (d_h log₂ n) of FP-HIDA's gather (FlopCounterMode, meta tensors, real width)."""
     return np.array([C.fp_flops(ctx, int(n)) / (C.D_H * math.log2(n)) for n in grid_])
 
 
 def measure_dense_flops(ctx, grid_):  # the control: Dense-HIDA's count in its place
-    import numpy as np
-
-    from attnaudit.claims.georesolver import _hida_cost as C
-
+    """FLOPs / (d_h log₂ n) of Dense-HIDA."""
     return np.array([C.dense_flops(int(n)) / (C.D_H * math.log2(n)) for n in grid_])
 
 
 def measure_memory(ctx, grid_):
-    import numpy as np
-
+    """Σ_i |S_i| / log₂ n, exhaustive over i."""
     return np.array([size_stats(int(n), _log_width(int(n)), min(_log_width(int(n)), int(n)))[1]
                      / math.log2(n) for n in grid_])
 
@@ -154,8 +183,6 @@ def info_memory(ctx, grid_):
     """Bytes of the sparse pattern (int64 index + bool mask, n·S·9) and of the gathered keys and values
     (n·S·2d_h·8) at every n, from the real gather width S: informational (deterministic; wall time
     stays out of the record, which must be byte-identical for a seed)."""
-    from attnaudit.claims.georesolver import _hida_cost as C
-
     widths = [C.fp_width(ctx, int(n)) for n in grid_]
     return {"columns": {
         "index-set bytes (n·S·9)": [int(n) * s * 9 for n, s in zip(grid_, widths, strict=True)],
@@ -170,10 +197,10 @@ FAMILY = ("w = g = ⌈log₂ n⌉ (Θ(log n), as the definition requires), d_h =
 CLAIMS = (
     Claim(
         id="georesolver/theorem-5.4", label="Theorem 5.4 (FP-HIDA Complexity)", section="§5.4",
-        statement=STATEMENT, kind=Kind.COMPLEXITY, derivation=derivation,
+        statement=STATEMENT, kind=Kind.COMPLEXITY, derivation=derivation, clauses=CLAUSES, proof_steps=PROOF,
         reading=("With S_i exactly as in Definition 5.2 (0-based indices restricted to [0, n); the global "
-                 "tokens ⌊tn/g⌋ for t = 0 … g−1): (i) |S_i| ≤ (2w+1) + g + 2(⌈log₂n⌉+1) + 1 for every n, "
-                 "w, g and i; (ii) with w = g = ⌈log₂ n⌉, FP-HIDA run as a gather of the sets costs "
+                 "tokens ⌊tn/g⌋ for t = 0 … g−1) and w = g = ⌈log₂ n⌉, FP-HIDA run as a gather of the sets "
+                 "costs "
                  "O(n log n · d_h) FLOPs (FLOPs/(d_h log₂ n) grows at most like n) and stores O(n log n) "
                  "pattern entries (Σ_i|S_i|/log₂ n grows at most like n)."),
         reading_why=("the literal statement with the definition's Θ(log n) made concrete as ⌈log₂ n⌉; "
@@ -181,28 +208,37 @@ CLAIMS = (
         checks=(
             Relation(
                 name="index-set-size-bound", lhs="max_i |S_i| (exhaustive over i)", rel="<=",
-                rhs="(2w+1) + g + 2(⌈log₂n⌉+1) + 1", evaluate=sizes_vs_bound(),
+                rhs="(2w+1) + g + 2(⌈log₂n⌉+1) + 1", evaluate=sizes_vs_bound(), role="proof",
+                step="set-bound",
                 sample=sample_sizes, tolerance=EXACT,
                 sampler=("n on the scaling grid (16 … 10⁵) and n = 1 … 40 (full 256) at w = g = ⌈log₂n⌉, "
                          "plus (n, w, g) ∈ {(1,0,1), (3,0,3), (100,0,1), (1000,50,7), (4097,3,64), "
                          "(20000,1,1)}"),
                 controls=(control("the dyadic term 2(⌈log₂n⌉+1) left out of the bound",
+                                  contrast="prediction",
                                   evaluate=sizes_vs_bound(drop_dyadic=True), rhs="(2w+1) + g + 1"),)),
             Relation(
-                name="proof-part-counts", role="proof", lhs="max(|window| − (2w+1), |dyadic| − 2(⌈log₂n⌉+1), "
+                name="proof-part-counts", role="proof", step="parts",
+                lhs="max(|window| − (2w+1), |dyadic| − 2(⌈log₂n⌉+1), "
                 "|global| − g)", rel="<=", rhs="0 (the window ≤ 2w+1, the dyadic offsets ≤ 2(⌈log₂n⌉+1), "
                 "exactly g global tokens)", evaluate=part_counts, sample=sample_parts, tolerance=EXACT,
                 sampler="n ∈ {1, 2, 3, 5, 8, 13, 64, 1000} × w ∈ {0, 2} × g ∈ {1, 3, n}; 64 rows i per n"),
+            Relation(
+                name="per-entry-flops", role="proof", step="per-entry", lhs="FLOPs / (n·max_i|S_i|)",
+                rel="==", rhs="2(d_h + d_v) = 64", evaluate=per_entry, sample=sample_entries, tolerance=EXACT,
+                sampler="n on the scaling grid, w = g = ⌈log₂ n⌉, d_h = d_v = 16"),
             ScalingLaw(
                 name="flops-vs-n", quantity="FLOPs / (d_h log₂ n) of FP-HIDA", variable="n",
                 exponent=1.0, order="O", grid=grid, measure=measure_flops, family=FAMILY,
                 tolerance=DRIFT, predicted="O(n log n · d_h): FLOPs/(d_h log₂ n) = O(n)", info=info_memory,
-                controls=(control("Dense-HIDA's FLOPs in place of FP-HIDA's", measure=measure_dense_flops),)),
+                clause="operations",
+                controls=(control("Dense-HIDA's FLOPs in place of FP-HIDA's", contrast="operator",
+                                  measure=measure_dense_flops),)),
             ScalingLaw(
                 name="pattern-memory-vs-n", quantity="Σ_i |S_i| / log₂ n (sparse pattern entries)",
                 variable="n", exponent=1.0, order="O", grid=grid, measure=measure_memory,
                 family="w = g = ⌈log₂ n⌉, every i counted, n = 16 … 10⁵", tolerance=DRIFT,
-                predicted="O(n log n) memory: Σ|S_i|/log₂ n = O(n)",
+                predicted="O(n log n) memory: Σ|S_i|/log₂ n = O(n)", clause="memory",
                 controls=(control("a sub-linear O(√n log n) pattern predicted", exponent=0.5),)),
         ),
         time_limit_s=60.0,

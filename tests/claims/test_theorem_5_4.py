@@ -1,5 +1,7 @@
-"""Theorem 5.4: Definition 5.2's index sets obey the stated bound for every counted (n, w, g, i) and
-FP-HIDA's FLOPs and pattern memory are O(n log n); confirmed behind failing controls."""
+"""Theorem 5.4: the proof's steps check out (Definition 5.2's index sets obey its bound for every
+counted (n, w, g, i); the gather does 2(d_h + d_v) FLOPs per entry); FP-HIDA's FLOPs and pattern
+memory fit n log n with exponents just above 1 on 16 … 10⁵ (|S|/log n still rising), which only the
+hand-set prefactor tolerance turns into agreement: the clauses read undecided."""
 
 from __future__ import annotations
 
@@ -18,13 +20,18 @@ def record():
     return run(CLAIM)
 
 
-def test_confirmed_with_failing_controls(record):
-    assert record["verdict"] == "confirmed"
-    assert record["proof"]["status"] == "sound"
-    for name in ("index-set-size-bound", "flops-vs-n", "pattern-memory-vs-n"):
+def test_proof_steps_check_out(record):
+    assert {s["id"]: s["status"] for s in record["proof"]["steps"]} == dict.fromkeys(
+        ("parts", "set-bound", "log", "sum", "per-entry", "total", "memory"), "agrees")
+    ev = evidence(record, "index-set-size-bound")
+    assert ev["status"] == "agrees" and [c["failed"] for c in ev["controls"]] == [True]
+
+
+def test_fits_rest_on_the_hand_set_tolerance(record):
+    for name in ("flops-vs-n", "pattern-memory-vs-n"):
         ev = evidence(record, name)
-        assert ev["status"] == "agrees"
-        assert [c["failed"] for c in ev["controls"]] == [True]
+        assert ev["status"] == "undecided" and ev["decided_by_tolerance"], name
+        assert ev["fit"]["ci"][0] > 1.0, name  # the bare interval lies just above 1
 
 
 def test_sizes_counted_up_to_1e5_and_fit_is_near_one(record):
