@@ -1,17 +1,31 @@
 """``attnaudit new``: a claim module and its test, written from a template.
 
+The module follows the claim model of docs/writing-a-claim.md: the statement quoted clause by
+clause (``Clause``), the paper's argument quoted step by step (``ProofStep``; the proof item that
+checks a step names it with ``step=``), one check naming the clause it decides, and a negative
+control with a declared contrast. It imports torch (and may import ``attnaudit.operators``) at
+module level: discovery defers both, so listing the catalogue loads neither. The engine runs the
+claim on one torch thread and derives every seed from the run's; a spec sets neither.
+
 The module runs at once and reads ``inconclusive``, never ``confirmed``: its statement step is a
 relation SymPy cannot decide (an undefined function stands for the paper's expression), so the
-summary names it as what would decide the claim, and its one check has no negative control, so it
-cannot carry a confirmation. Filling in the placeholders is the author's work (see
-docs/writing-a-claim.md). Existing files are never overwritten.
+summary names it as what would decide the claim; its proof step is undecided too (proof
+``incomplete``); and its control is a placeholder that compares the check with itself, which
+cannot fail, so the check cannot back a confirmation until the author writes a real contrast.
+Filling in the placeholders is the author's work. Existing files are never overwritten.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 import textwrap
+import types
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from attnaudit.checks.discovery import Catalogue
 
 KINDS = ("identity", "inequality", "asymptotic", "limit", "complexity", "construction", "conjecture",
          "definition-consistency")
@@ -23,170 +37,242 @@ _REL = {"identity": ("==", "equals"), "inequality": ("<=", "is at most"),
         "definition-consistency": ("==", "equals")}
 
 PAPER_TEMPLATE = '''\
-"""{key}: TITLE OF THE PAPER (replace). Source text: where the paper lives."""
+"""{key}: TITLE OF THE PAPER (replace).
+
+Source text: papers/{key}.txt
+(in a pack, under the pack folder's papers/: the pack's test finds every quote in it).
+"""
 
 from attnaudit import Paper
 
-PAPER = Paper(key="{key}", title="TITLE OF THE PAPER", authors=("AUTHOR",), arxiv=None,
-              source_file="papers/{key}.txt")
+PAPER = Paper(key="{key}", title="TITLE OF THE PAPER", authors=("AUTHOR",),
+              arxiv=None, source_file="papers/{key}.txt")
 '''
 
-CLAIM_TEMPLATE = '''\
-"""{label} of {key} (written by 'attnaudit new'; replace every TODO)."""
+# What every template shares: the quoted statement and argument, and how a spec imports.
+_HEAD = '''\
+"""{label} of {key}.
+
+Written by 'attnaudit new': replace every TODO (docs/writing-a-claim.md says how).
+"""
 
 from __future__ import annotations
 
-import sympy as sp
+# torch (and the operators: 'from attnaudit import operators', then operators.<name>(...)) import
+# at module level: discovery defers both until a check runs, so listing the catalogue loads
+# neither. Not 'from attnaudit.operators.x import y' at module level: that loads torch at listing.
+{imports}
+# TODO: the statement exactly as the paper gives it, in LaTeX (printed beside the reading tested).
+STATEMENT = r"{statement_tex}"
 
-from attnaudit import Claim, Kind, Relation, symbolic, tolerances
+# The statement clause by clause, each quoted verbatim from the source text. The primary reading is
+# the conjunction of every clause, "in particular" and "hence" clauses inside the statement
+# included; each statement item names the clause it decides (clause=). A clause undefined as
+# written: Clause(id, quote, undefined="what it would have to state") reads unverifiable.
+CLAUSES = (Clause("main", "TODO: quote the clause verbatim"),)
+{proof_block}'''
 
-# TODO: the statement exactly as the paper gives it, in LaTeX.
-STATEMENT = r"f(x) {rel_tex} g(x) \\text{{ for all real }} x"
+_PROOF_STEPS = '''
+# The paper's own argument, step by step, quoted verbatim in the order the steps stand in the
+# source; a proof item (role="proof") names the step it checks (step=). Steps the suite adds to
+# make the argument checkable are role="derivation": shown, never making the proof sound.
+PROOF = (ProofStep("step-1", "TODO: quote the first step of the paper's proof verbatim"),)
+'''
 
+_NO_PROOF = '''
+# A conjecture: the source gives no argument (proof_absent below says so).
+'''
+
+_CLAIM_FIELDS = '''\
+    id="{cid}", label="{label}", section="§TODO",
+    statement=STATEMENT, clauses=CLAUSES, {proof_field}
+    reading="TODO: the precise proposition tested: which quantity, which family, which variable, "
+            "with its hypotheses and quantifiers",
+    reading_why="TODO: why this is the primary reading (the literal statement, or, where the text "
+                "is ambiguous, the setting of the paper's own proof)",
+    kind="{kind}",
+    derivation=derivation,
+    # identity="why": the statement holds by construction of the operator (the confirmation is
+    # counted as an identity, apart from empirical ones). proof_gap="what": the quoted steps do not
+    # reach the conclusion (the proof reads incomplete).'''
+
+CLAIM_TEMPLATE = _HEAD + '''
 # TODO: the error model behind the tolerance, in words, from the operations actually performed.
 TOL = tolerances.Roundoff(condition="1: TODO the condition number of evaluating both sides")
 
 x = sp.Symbol("x", real=True)
-f, g = sp.Function("f"), sp.Function("g")  # TODO: the paper's expressions
+f, g, h = sp.Function("f"), sp.Function("g"), sp.Function("h")  # TODO: the paper's expressions
 
 
 def derivation():
-    # Each step names its role: "statement" (the claimed relation itself) or "proof" (an
-    # intermediate result the paper's argument states). With f and g undefined SymPy cannot decide
-    # the relation, so the step is undecided and the claim inconclusive until they are written out.
-    return [symbolic.holds("the claimed relation", {sympy_rel}(f(x), g(x)), role="statement")]
-
-
-def evaluate(case):
-    """(lhs, rhs, tol) per case. TODO: evaluate both sides on the operators."""
-    import torch  # inside the function: importing a spec runs nothing and loads no torch
-
-    t = case["x"]
-    lhs = torch.zeros_like(t)  # TODO: f(x)
-    rhs = torch.zeros_like(t)  # TODO: g(x)
-    return lhs, rhs, torch.full_like(t, TOL(dtype=t.dtype))
+    # role="statement" decides a clause; role="proof" checks a quoted step; role="vacuity" shows a
+    # clause holds for every operator of its kind (it then reads inconclusive, "vacuous"). With
+    # f, g, h undefined SymPy decides nothing: the claim reads inconclusive until they are written.
+    return [{proof_item}
+        symbolic.holds("the claimed relation", {sympy_rel}(f(x), g(x)), role="statement",
+                       clause="main"),
+    ]
 
 
 def sample(ctx, gen):
-    import torch
+    """Standard normal x (TODO: the family the statement quantifies over, in words)."""
+    # gen is seeded by the engine; ctx.pick sizes the batch per profile (both reach one verdict).
+    yield {{"x": torch.randn(ctx.pick(quick=1000, full=20000), generator=gen, dtype=ctx.dtype,
+                            device=ctx.device)}}
 
-    yield {{"x": torch.randn(1000, generator=gen, dtype=ctx.dtype)}}
+
+def evaluate(case):
+    """(lhs, rhs, tol): both sides per case, shape (batch,); tol a scalar or one per case.
+    TODO: evaluate both sides on the operators."""
+    t = case["x"]
+    lhs = torch.zeros_like(t)  # TODO: f(x)
+    rhs = torch.zeros_like(t)  # TODO: g(x)
+    return lhs, rhs, TOL(dtype=t.dtype)
+
+
+def contrast(case):
+    """TODO: the same two sides for another operator of the same kind for which the relation fails
+    (contrast="operator"), or with one named hypothesis broken (contrast="hypothesis",
+    hypothesis="which one"). Until then it is the check itself, which cannot fail: the control
+    passes and the check cannot back a confirmation."""
+    return evaluate(case)
 
 
 CLAIMS = (Claim(
-    id="{cid}", label="{label}", section="§TODO", statement=STATEMENT,
-    reading="TODO: the precise proposition tested, with its hypotheses and quantifiers",
-    reading_why="TODO: why this is the primary reading (the literal statement, or the setting "
-                "of the paper's own proof)",
-    kind=Kind.{kind_enum},
-    derivation=derivation,
-    # TODO: add controls=(control("what is changed", evaluate=...),) for which the relation fails;
-    # without a failing control this check cannot carry a confirmation.
+''' + _CLAIM_FIELDS + '''
     checks=(Relation(name="{check}", lhs="f(x)", rel="{rel}", rhs="g(x)", evaluate=evaluate,
-                     sample=sample, tolerance=TOL, sampler="standard normal x"),),
+                     sample=sample, sampler=sample.__doc__, tolerance=TOL, clause="main",
+                     controls=(control("TODO: what is swapped in", contrast="operator",
+                                       evaluate=contrast),)),),
 ),)
 '''
 
-ASYMPTOTIC_TEMPLATE = '''\
-"""{label} of {key} (written by 'attnaudit new'; replace every TODO)."""
-
-from __future__ import annotations
-
-import sympy as sp
-
-from attnaudit import Claim, Kind, ScalingLaw, symbolic, tolerances
-
-# TODO: the statement exactly as the paper gives it, in LaTeX.
-STATEMENT = r"f(n) = \\Theta(n^2)"
-
+ASYMPTOTIC_TEMPLATE = _HEAD + '''
 n = sp.Symbol("n", positive=True)
-f = sp.Function("f")  # TODO: the paper's expression
+f, h = sp.Function("f"), sp.Function("h")  # TODO: the paper's expressions
+
+GRID = np.logspace(1, 4, 7)  # TODO: n over at least three decades (7 points: two local fits)
+
+
+def leading(n):
+    """TODO: the paper's closed form for f(n) (placeholder: n²)."""
+    return n**2
+
+
+# The exponent tolerance: the bias that the closed form's own pre-asymptotic curvature puts into a
+# power fit on GRID (computed when the check first runs). A hand-set tolerances.Systematic that
+# alone decides a confirmation leaves it inconclusive.
+TOL = tolerances.FitBias(lambda: closed_form_bias(GRID, leading(GRID), 2.0),
+                         "TODO: which closed form, on GRID")
 
 
 def derivation():
-    # role="statement": the claimed order itself; role="proof": a step of the paper's argument.
-    # With f undefined SymPy cannot decide the order, so the claim is inconclusive until it is.
-    return [symbolic.holds("the claimed order", sp.Le(f(n), n**2), role="statement")]
+    # role="statement": the claimed order itself; role="proof": a quoted step of the argument.
+    # With f, h undefined SymPy decides nothing: the claim reads inconclusive until they are
+    # written out.
+    return [{proof_item}
+        symbolic.holds("the claimed order", sp.Le(f(n), n**2), role="statement", clause="main"),
+    ]
 
 
 def grid(ctx):
-    """Values of n over at least three decades. TODO: the sweep (ctx.pick(quick=..., full=...))."""
-    import numpy as np
-
-    return np.logspace(1, 4, 7)
+    """The values of n (TODO: sizes per profile with ctx.pick(quick=..., full=...))."""
+    return GRID
 
 
 def measure(ctx, grid):
-    """f(n) at each grid value. TODO: measure it on the operators (this placeholder is n²)."""
-    import numpy as np
+    """f(n) at each grid value: one draw. TODO: measure it on the operators (placeholder: n²).
+    Random draws come from ctx only (ctx.generator(tag), ctx.numpy_rng(tag), ctx.case_seeds(tag,
+    k)); with replicates=R the engine calls measure(ctx.replicate(r), grid) for r < R and takes
+    the error bars from those draws: a measure never returns its own."""
+    return torch.as_tensor(grid, dtype=ctx.dtype) ** 2
 
-    return np.asarray(grid, dtype=float) ** 2
+
+def contrast(ctx, grid):
+    """TODO: f(n) for another operator of the same kind, or with one hypothesis broken, for which
+    the order fails. Until then it is the measurement itself, which cannot fail: the control
+    passes and the law cannot back a confirmation."""
+    return measure(ctx, grid)
 
 
 CLAIMS = (Claim(
-    id="{cid}", label="{label}", section="§TODO", statement=STATEMENT,
-    reading="TODO: the precise proposition tested: which quantity, which family, which variable",
-    reading_why="TODO: why this is the primary reading",
-    kind=Kind.{kind_enum},
-    derivation=derivation,
-    # TODO: add controls=(control("the exponent moved", exponent=...),) that must fail;
-    # without a failing control this check cannot carry a confirmation.
+''' + _CLAIM_FIELDS + '''
+    # order: "Θ", "O" or "Ω" (a bound is tested one-sided), "unbounded" or "subpolynomial";
+    # law: "power", "exponential" or "polylog". The predicted text is generated from them.
     checks=(ScalingLaw(name="{check}", quantity="f(n)", variable="n", exponent=2.0, order="Θ",
-                       grid=grid, measure=measure, predicted="Θ(n²)",
+                       grid=grid, measure=measure, replicates=1, tolerance=TOL, clause="main",
                        family="TODO: typical or worst case, and which instances",
-                       tolerance=tolerances.Systematic(0.05, "TODO: the fit's systematic error")),),
+                       controls=(control("TODO: what is swapped in", contrast="operator",
+                                         measure=contrast),)),),
 ),)
 '''
 
-LIMIT_TEMPLATE = '''\
-"""{label} of {key} (written by 'attnaudit new'; replace every TODO)."""
-
-from __future__ import annotations
-
-import sympy as sp
-
-from attnaudit import Claim, Kind, Limit, symbolic, tolerances
-
-# TODO: the statement exactly as the paper gives it, in LaTeX.
-STATEMENT = r"\\lim_{{\\varepsilon \\to 0^+}} f(\\varepsilon) = 1"
-
+LIMIT_TEMPLATE = _HEAD + '''
 eps = sp.Symbol("epsilon", positive=True)
-f = sp.Function("f")  # TODO: the paper's expression
+f, h = sp.Function("f"), sp.Function("h")  # TODO: the paper's expressions
+
+GRID = np.logspace(-6, -2, 5)  # TODO: ε approaching 0 over at least three decades
+
+
+def leading_gap(e):
+    """TODO: the closed form of |f(ε) − 1| to leading order (placeholder: ε)."""
+    return e
+
+
+# The rate tolerance: the bias the closed form's curvature puts into the rate fit on GRID.
+TOL = tolerances.FitBias(lambda: closed_form_bias(GRID, leading_gap(GRID), 1.0),
+                         "TODO: which closed form, on GRID")
 
 
 def derivation():
-    # role="statement": the claimed limit itself; role="proof": a step of the paper's argument.
-    # With f undefined SymPy cannot decide the limit, so the claim is inconclusive until it is.
-    return [symbolic.holds("the claimed limit", sp.Le(sp.Abs(f(eps) - 1), eps), role="statement")]
+    # role="statement": the claimed limit itself; role="proof": a quoted step of the argument.
+    # With f, h undefined SymPy decides nothing: the claim reads inconclusive until they are
+    # written out.
+    return [{proof_item}
+        symbolic.holds("the claimed limit", sp.Le(sp.Abs(f(eps) - 1), eps), role="statement",
+                       clause="main"),
+    ]
 
 
 def grid(ctx):
-    """Values of ε approaching 0 over at least three decades. TODO: the sweep."""
-    import numpy as np
-
-    return np.logspace(-6, -2, 5)
+    """The values of ε (TODO: per profile with ctx.pick(quick=..., full=...))."""
+    return GRID
 
 
 def gap(ctx, grid):
-    """|f(ε) − 1| at each grid value. TODO: measure it on the operators (placeholder: ε)."""
-    import numpy as np
+    """|f(ε) − 1| at each grid value: one draw. TODO: measure it on the operators (placeholder:
+    ε). Random draws come from ctx only; replicates=R makes the engine draw R of them."""
+    return torch.as_tensor(grid, dtype=ctx.dtype)
 
-    return np.asarray(grid, dtype=float)
+
+def contrast(ctx, grid):
+    """TODO: the gap for another operator, or one hypothesis broken, for which the limit fails
+    (or control("a wrong limit value", value=...) moves the prediction). Until then it is the
+    gap itself, which cannot fail: the control passes and cannot back a confirmation."""
+    return gap(ctx, grid)
 
 
 CLAIMS = (Claim(
-    id="{cid}", label="{label}", section="§TODO", statement=STATEMENT,
-    reading="TODO: the precise proposition tested: which quantity, which family, which variable",
-    reading_why="TODO: why this is the primary reading",
-    kind=Kind.LIMIT,
-    derivation=derivation,
-    # TODO: add controls=(control("a wrong limit value", gap=...),) that must fail;
-    # without a failing control this check cannot carry a confirmation.
+''' + _CLAIM_FIELDS + '''
     checks=(Limit(name="{check}", quantity="f(ε)", variable="ε", value="1", point="0", rate=1.0,
-                  grid=grid, gap=gap, family="TODO: which instances",
-                  tolerance=tolerances.Systematic(0.05, "TODO: the rate fit's systematic error")),),
+                  grid=grid, gap=gap, replicates=1, tolerance=TOL, clause="main",
+                  family="TODO: which instances",
+                  controls=(control("TODO: what is swapped in", contrast="operator",
+                                    gap=contrast),)),),
 ),)
 '''
+
+_IMPORTS = {
+    "relation": "import sympy as sp\nimport torch\n\n"
+                "from attnaudit import Claim, Clause, {proof_import}Relation, control, symbolic, "
+                "tolerances\n",
+    "scaling": "import numpy as np\nimport sympy as sp\nimport torch\n\n"
+               "from attnaudit import Claim, Clause, {proof_import}ScalingLaw, control, symbolic, "
+               "tolerances\nfrom attnaudit.checks.fitting import closed_form_bias\n",
+    "limit": "import numpy as np\nimport sympy as sp\nimport torch\n\n"
+             "from attnaudit import Claim, Clause, Limit, {proof_import}control, symbolic, "
+             "tolerances\nfrom attnaudit.checks.fitting import closed_form_bias\n",
+}
 
 BUILTIN_TEST_TEMPLATE = '''\
 """{cid}: written by 'attnaudit new'; state the verdict you expect once the claim is written."""
@@ -202,22 +288,83 @@ def test_{func}_runs():
 '''
 
 PACK_TEST_TEMPLATE = '''\
-"""{cid}: written by 'attnaudit new'; state the verdict you expect once the claim is written."""
+"""{cid}: written by 'attnaudit new'.
 
+State the verdict you expect once the claim is written. Run with pytest (an environment with
+only attnaudit needs pip install 'attnaudit[test]'). Only this pack's claims are loaded.
+"""
+
+from functools import cache
 from pathlib import Path
 
-from attnaudit.checks.discovery import discover
-from attnaudit.checks.runner import run_claim
+import pytest
 
-PAPER = Path(__file__).resolve().parents[1] / "{paper_mod}"
+from attnaudit.checks.context import Context
+from attnaudit.checks.mutation import mutate
+from attnaudit.checks.quotes import position, source_text
+from attnaudit.checks.runner import run_check, run_claim
+from attnaudit.checks.scaffold import discover_pack
+
+PACK = Path(__file__).resolve().parents[1]
+CLAIM_ID = "{cid}"
+
+
+@cache
+def _loaded():
+    cat = discover_pack(PACK)  # this pack alone: no built-in claim is imported
+    assert not cat.errors, [f"{{e.file}}: {{e.reason}}" for e in cat.errors]
+    claim = next(c for c in cat.claims if c.id == CLAIM_ID)
+    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
+    return claim, cat.papers[claim.paper], record
 
 
 def test_{func}_runs():
-    cat = discover(folders=(PAPER,), entry_points=False)
-    claim = next(c for c in cat.claims if c.id == "{cid}")
-    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
+    _, _, record = _loaded()
     assert record["verdict"] == "inconclusive", record["summary"]  # TODO: the expected verdict
+
+
+def test_{func}_quotes_stand_in_the_source():
+    claim, paper, _ = _loaded()
+    text = source_text(paper.source_file, PACK / "papers")
+    if text is None:
+        pytest.skip(f"no source text: put the paper's text at {{PACK / 'papers'}}/")
+    quotes = [("clause", c.id, c.quote) for c in claim.clauses]
+    quotes += [("proof step", s.id, s.quote) for s in claim.proof_steps]
+    missing = [f"{{kind}} {{qid}}" for kind, qid, q in quotes if position(text, q) is None]
+    assert not missing, f"quotes not found in the source: {{missing}}"
+    at = [position(text, s.quote) for s in claim.proof_steps]
+    assert at == sorted(at), "proof steps are listed out of the source's order"
+
+
+def test_{func}_every_check_can_fail():
+    """The engine's mutation test: each check with its prediction moved flips its outcome (an
+    agreeing check then disagrees; a disagreeing one agrees once moved to what it measured)."""
+    claim, _, record = _loaded()
+    ctx = Context(claim.id, seed=0, profile="quick", device="cpu", dtype_name=claim.dtype)
+    for check in claim.checks:
+        original = next(e for e in record["evidence"] if e["name"] == check.name)
+        assert original["status"] != "undecided", f"{{check.name}}: {{original['summary']}}"
+        mutant, change = mutate(check, original, ctx)
+        flipped = "disagrees" if original["status"] == "agrees" else "agrees"
+        assert run_check(mutant, ctx)["status"] == flipped, f"{{check.name}}: {{change}}"
 '''
+
+
+def discover_pack(folder: str | Path) -> Catalogue:
+    """The claims of the pack folder ``folder`` alone (what a pack's own tests load): neither the
+    built-in claims nor installed packs are imported, unlike ``discover(folders=...)``, which
+    loads the built-in catalogue beside them."""
+    from attnaudit.checks.discovery import discover
+
+    # discover() replaces the built-in package by the one it is given; this one holds no paper.
+    name = "attnaudit_no_builtin_claims"
+    if name not in sys.modules:
+        empty = types.ModuleType(name, "A package of no claims: discover_pack loads a pack alone.")
+        empty.__path__ = []
+        sys.modules[name] = empty
+    return discover(name, folders=(Path(folder),), entry_points=False)
+
+_REL_TEX = {"==": "=", "<=": r"\le"}
 
 
 class ScaffoldError(Exception):
@@ -247,9 +394,20 @@ def write_claim(paper: str, claim: str, kind: str, *, claims: Path | None = None
             raise ScaffoldError(f"{path} exists; 'attnaudit new' never overwrites a file")
     cid = f"{paper}/{claim}"
     rel, verb = _REL[kind]
-    fields = dict(key=paper, cid=cid, label=claim.replace("-", " ").capitalize(), rel=rel,
-                  rel_tex={"==": "=", "<=": r"\le", "": "", "lim": ""}[rel],
-                  kind_enum=kind.upper().replace("-CONSISTENCY", ""),
+    shape = {"": "scaling", "lim": "limit"}.get(rel, "relation")
+    var = {"relation": "x", "scaling": "n", "limit": "eps"}[shape]
+    proof = kind != "conjecture"
+    fields = dict(key=paper, cid=cid, label=claim.replace("-", " ").capitalize(), rel=rel, kind=kind,
+                  statement_tex={"relation": rf"f(x) {_REL_TEX.get(rel, '')} g(x) \text{{ for all real }} x",
+                                 "scaling": r"f(n) = \Theta(n^2)",
+                                 "limit": r"\lim_{\varepsilon \to 0^+} f(\varepsilon) = 1"}[shape],
+                  imports=_IMPORTS[shape].format(proof_import="ProofStep, " if proof else ""),
+                  proof_block=_PROOF_STEPS if proof else _NO_PROOF,
+                  proof_field=("proof_steps=PROOF," if proof else
+                               'proof_absent="a conjecture: the source gives no argument",'),
+                  proof_item=(f'\n        symbolic.holds("the paper\'s first step", '
+                              f'sp.Eq(f({var}), h({var})),\n                       role="proof", '
+                              'step="step-1"),' if proof else ""),
                   sympy_rel={"==": "sp.Eq", "<=": "sp.Le", "": "", "lim": ""}[rel],
                   check={"": "f-vs-n", "lim": "gap-closes"}.get(rel, f"lhs-{verb.split()[0]}-rhs"),
                   paper_mod=paper_mod, claim_mod=claim_mod, func=f"{paper_mod}_{claim_mod}")
@@ -259,7 +417,7 @@ def write_claim(paper: str, claim: str, kind: str, *, claims: Path | None = None
         init.parent.mkdir(parents=True, exist_ok=True)
         init.write_text(PAPER_TEMPLATE.format(**fields))
         written.append(init)
-    template = {"": ASYMPTOTIC_TEMPLATE, "lim": LIMIT_TEMPLATE}.get(rel, CLAIM_TEMPLATE)
+    template = {"scaling": ASYMPTOTIC_TEMPLATE, "limit": LIMIT_TEMPLATE}.get(shape, CLAIM_TEMPLATE)
     module.write_text(template.format(**fields))
     written.append(module)
     test.parent.mkdir(parents=True, exist_ok=True)
