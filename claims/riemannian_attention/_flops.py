@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import math
 
+import torch
+
 from attnaudit.checks.measure import count_flops, meta
 
 
@@ -38,13 +40,9 @@ def score_flops(n: int, d: int, r: int, part: str = "metric") -> int:
     if part == "correction":
         return score_flops(n, d, r, "metric") - score_flops(n, d, r, "euclid")
     if part == "standard":
-        import torch
-
         v = meta(n, d)
         return count_flops(lambda: torch.softmax(q @ k.transpose(-1, -2), dim=-1) @ v)
     if part == "per-token":
-        import torch
-
         def per_token():
             a = torch.einsum("...idr,...id->...ir", u, q)
             torch.einsum("...ir,...ir->...i", a, a)

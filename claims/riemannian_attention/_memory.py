@@ -14,9 +14,10 @@ from __future__ import annotations
 import functools
 import weakref
 
+import torch
+
 
 def peak_bytes(fn, *inputs) -> int:
-    import torch
     from torch.utils._python_dispatch import TorchDispatchMode
     from torch.utils._pytree import tree_flatten
 
@@ -65,8 +66,6 @@ def attention_peak(n: int, d: int, r: int, form: str, block: int = 64, n_keys: i
     """Peak extra bytes of one metric-attention call, n queries and ``n_keys`` (default n) keys,
     float64 on meta tensors: ``form`` = ``"fused"`` (metric_bias_attention) or ``"direct"``
     (metric_attention_direct)."""
-    import torch
-
     from attnaudit import operators
 
     nk = n if n_keys is None else n_keys

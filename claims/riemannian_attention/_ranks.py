@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
+import torch
+
 
 def family(ctx, gen, kind: str, batch: int, n: int, d: int, r: int = 2):
     """Tokens q, k ∈ R^d and per-token factors U_t ∈ R^{d×r}: ``full`` (independent Gaussian: span
     Sym(d) once n ≥ d(d+1)/2), ``two`` (each token one of two Gaussian factors: span 2) or
     ``homogeneous`` (one factor for all: span 1). Returns (q, k, u, span dimension)."""
-    import torch
-
     from attnaudit.checks import sampling
 
     q, k = sampling.gaussian(ctx, gen, batch, n, d), sampling.gaussian(ctx, gen, batch, n, d)

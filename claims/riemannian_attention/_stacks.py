@@ -2,7 +2,7 @@
 conjecture 3.6, corollary 3.3 and rank-collapse/doubly-exponential.
 
 A stack: L Gaussian tokens in R^d, per-layer Haar-orthogonal W_Q, W_K, W_V (‖W‖₂ = 1, so the
-bound β of Dong et al. is fixed), temperature τ, and optionally per-position metric factors
+bound β of Dong et al. is fixed; ``weight_scale`` scales W_Q and W_K), temperature τ, and optionally per-position metric factors
 U_t ∈ R^{d×m} (fixed across depth) with E‖U_t‖_F² = Ū² (the metric strength). The relative
 residual ρ_l = ‖res(X_l)‖_{1,∞}/‖1c_lᵀ‖_{1,∞} is carried in log form by
 ``operators.metric_attention.collapse_stack`` (residual-exact, every layer computed in full), so
@@ -12,6 +12,8 @@ y_l = −log ρ_l can reach 10⁸.
 from __future__ import annotations
 
 import math
+
+import torch
 
 D, M, TAU = 4, 2, 2.0
 
@@ -27,8 +29,6 @@ def stack_y(ctx, tag: str, *, batch: int, n: int, depth: int, kind: str = "dista
     W_K C (Corollary 3.3's modified inner product). ``weight_scale``: W_Q, W_K are ``weight_scale``
     times Haar-orthogonal (‖W_Q‖₂ = ‖W_K‖₂ = weight_scale; Dong et al.'s β, and with it the bound's
     constant, grow as its square)."""
-    import torch
-
     from attnaudit import operators
 
     gen = ctx.generator(f"stack:{tag}")
@@ -52,8 +52,6 @@ def stack_y(ctx, tag: str, *, batch: int, n: int, depth: int, kind: str = "dista
 
 def stack_depths(y, y_min: float):
     """The depths (a contiguous tail) at which every stack of ``y`` has y ≥ y_min."""
-    import torch
-
     ok = (y >= y_min).all(dim=0)
     ok = ok & (torch.cumsum((~ok).flip(0).int(), 0).flip(0) == 0)
     return torch.nonzero(ok).flatten().to(y.dtype)
@@ -62,8 +60,6 @@ def stack_depths(y, y_min: float):
 def below_threshold_depths(y, y_min: float):
     """Depths from the first at which at least half of the stacks have y ≥ y_min on (the grid of a
     collapse fit; a stack above its threshold there is left out by :func:`below_threshold_mean`)."""
-    import torch
-
     ok = (y >= y_min).double().mean(dim=0) >= 0.5
     first = int(torch.nonzero(ok).flatten()[0]) if bool(ok.any()) else y.shape[1]
     return torch.arange(first, y.shape[1], dtype=y.dtype)
@@ -83,8 +79,6 @@ def below_threshold_mean(y, depths, y_min: float, relative: bool = False):
 def asymptotic_depths(y, y_min: float):
     """Depths at which every stack has y ≥ y_min (the collapsed, asymptotic regime), and the
     mean and standard error of y there."""
-    import torch
-
     ok = (y >= y_min).all(dim=0)
     ok = ok & (torch.cumsum((~ok).flip(0).int(), 0).flip(0) == 0)  # a contiguous tail of depths
     idx = torch.nonzero(ok).flatten()

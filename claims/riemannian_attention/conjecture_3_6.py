@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import torch
+
 from attnaudit.checks import Claim, Clause, Kind, Relation, tolerances
 
 STATEMENT = (r"\text{Conjecture: } \bar U^2_{\mathrm{crit}} = \Theta(\tau/L),"
@@ -22,8 +24,6 @@ TOL = tolerances.MonteCarlo(
 
 def _crossing(y, level=LEVEL):
     """Fractional depth at which −log ρ_l first reaches ``level``, per stack (censored at DEPTH)."""
-    import torch
-
     ly = torch.log(y.clamp_min(1e-6))
     t = math.log(level)
     above = ly >= t
@@ -37,8 +37,6 @@ def _crossing(y, level=LEVEL):
 
 def delays(ctx):
     """(len(LENGTHS), len(STRENGTHS), B) collapse delays (in layers) against the metric-free stack."""
-    import torch
-
     from attnaudit.claims.riemannian_attention._stacks import stack_y
 
     batch = ctx.pick(quick=6, full=24)
@@ -97,8 +95,6 @@ def slope_and_interval(d):
 
 
 def evaluate(case):
-    import torch
-
     slope, half = slope_and_interval(case["delays"][0].numpy())
     one = torch.ones(1, dtype=torch.float64)
     return one * slope, -one, one * half

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import torch
+
 from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, control, tolerances
 from attnaudit.claims.riemannian_attention._stacks import (
     below_threshold_depths,
@@ -37,8 +39,6 @@ def _case_scores(case, heterogeneous=False):
 
 def gram_form(case, heterogeneous=False):
     """max|softmax(S) − softmax(Q̃K̃ᵀ)| with q̃ = (q, 1), k̃ = ((2/τ)Gk, −‖k‖²_G/τ), G from U."""
-    import torch
-
     from attnaudit import operators
 
     tau = case["tau"][0].item()
@@ -56,8 +56,6 @@ def gram_form(case, heterogeneous=False):
 
 
 def score_rank(case, heterogeneous=False):
-    import torch
-
     from attnaudit.checks.measure import numerical_rank
 
     scores = _case_scores(case, heterogeneous)
@@ -67,8 +65,6 @@ def score_rank(case, heterogeneous=False):
 
 
 def _sample(ctx, gen):
-    import torch
-
     from attnaudit.claims.riemannian_attention._ranks import family
 
     batch = ctx.pick(quick=20, full=200)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import torch
+
 from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, ScalingLaw, control, sampling, tolerances
 
 STATEMENT = (r"U_t = \mathrm{reshape}\big(\mathrm{Linear}(d m, d r)(\sigma(\mathrm{Linear}(d, d m)(x_t)))"
@@ -28,8 +30,6 @@ def _count(n, d, r, m=1):
 def _spd(case, sign=1.0, metricnet=True):
     """λ_min(I + U_tUᵀ_t) ≥ 1 for the MetricNet factors (a metric, as the definition needs); with
     ``sign=-1`` the form I − U_tU_tᵀ; without ``metricnet`` arbitrary Gaussian factors."""
-    import torch
-
     from attnaudit import operators
 
     x, w1, b1, w2, b2 = (case[k] for k in ("x", "w1", "b1", "w2", "b2"))

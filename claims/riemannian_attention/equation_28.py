@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Relation, control, sampling, symbolic, tolerances
 
@@ -40,8 +41,6 @@ def _scores(case):
 
 
 def row_invariance(case, term="row"):
-    import torch
-
     s = _scores(case)
     tau = case["tau"][0].item()
     add = (case["q"].square().sum(-1)[..., :, None] if term == "row"
@@ -53,8 +52,6 @@ def row_invariance(case, term="row"):
 
 def column_shift(case, term="column"):
     """max_{i,j,j'} |Δ log(P_ij/P_ij')| after adding the key-norm penalty back, vs the key-norm spread."""
-    import torch
-
     s = _scores(case)
     tau = case["tau"][0].item()
     kk = case["k"].square().sum(-1) / tau
@@ -69,8 +66,6 @@ def column_shift(case, term="column"):
 
 def decomposition_gap(case, half=0.5):
     """max_ij |(s_Riem − s_Euc) − (−‖q_i‖²/τ − ‖k_j‖²/τ − ½(‖U_iᵀΔ‖² + ‖U_jᵀΔ‖²)/τ)| (Eq. 28)."""
-    import torch
-
     q, k, uq, uk, tau = case["q"], case["k"], case["uq"], case["uk"], case["tau"][0].item()
     s = _scores(case)
     delta = q[..., :, None, :] - k[..., None, :, :]

@@ -3,6 +3,8 @@ additive bias, without materialising an L × L score matrix."""
 
 from __future__ import annotations
 
+import torch
+
 from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, control, sampling, tolerances
 
 STATEMENT = (r"\text{The metric correction can be fused into existing IO-aware attention kernels as an "
@@ -24,8 +26,6 @@ MEM_TOL = tolerances.Systematic(0.05, "the O(L·d) accumulators and O(block·(d 
 
 
 def _gap(case, drop_bias=False):
-    import torch
-
     from attnaudit import operators
 
     q, k, v, uq, uk, tau = (case[x] for x in ("q", "k", "v", "uq", "uk", "tau"))
@@ -51,8 +51,6 @@ def _sample(ctx, gen):
 
 def _shortcut(case, form="fused"):
     """Full call (n_k = L) vs the same call on three key blocks (n_k = 3·block): equal peaks."""
-    import torch
-
     from attnaudit.claims.riemannian_attention._memory import attention_peak
 
     full, short = [], []
@@ -66,7 +64,6 @@ def _shortcut(case, form="fused"):
 
 
 def _shortcut_sample(ctx, gen):  # noqa: ARG001 - deterministic sizes
-    import torch
 
     yield {"n": torch.tensor(L_SHORTCUT, dtype=torch.float64)}
 

@@ -4,6 +4,7 @@ singular values of the attention matrix (Weyl's inequality, softmax Lipschitznes
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Relation, control, sampling, symbolic, tolerances
 
@@ -34,8 +35,6 @@ def derivation():
 
 
 def _parts(case):
-    import torch
-
     from attnaudit import operators
 
     q, k, uq, uk, tau = case["q"], case["k"], case["uq"], case["uk"], case["tau"][0].item()
@@ -57,8 +56,6 @@ def entrywise(case, factor=1.0):
 
 
 def singular_shift(case, factor=1.0):
-    import torch
-
     s_r, s_e, ubar, delta2, tau = _parts(case)
     a_r, a_e = torch.softmax(s_r, -1), torch.softmax(s_e, -1)
     shift = (torch.linalg.svdvals(a_r) - torch.linalg.svdvals(a_e)).abs().amax(-1)
@@ -71,8 +68,6 @@ def any_perturbation(case):
     """Vacuity: max_k |σ_k(softmax(s)) − σ_k(softmax(s + δ))| ≤ L·max_ij|δ_ij| for a perturbation δ
     that is not a metric's at all (Gaussian, scaled like the metric one): Weyl and the 1-Lipschitz
     softmax give this for every perturbation, so the transfer adds nothing to the entrywise bound."""
-    import torch
-
     s_r, s_e, *_ = _parts(case)
     delta = case["noise"] * (s_r - s_e).abs().amax(dim=(-1, -2), keepdim=True)
     a_r, a_e = torch.softmax(s_e + delta, -1), torch.softmax(s_e, -1)
@@ -83,8 +78,6 @@ def any_perturbation(case):
 
 def softmax_lipschitz(case):
     """Proof step: ‖softmax(s_i) − softmax(s'_i)‖₂ ≤ ‖s_i − s'_i‖₂ per row (1-Lipschitz)."""
-    import torch
-
     s_r, s_e, *_ = _parts(case)
     lhs = (torch.softmax(s_r, -1) - torch.softmax(s_e, -1)).norm(dim=-1).amax(-1)
     rhs = (s_r - s_e).norm(dim=-1).amax(-1)
@@ -93,8 +86,6 @@ def softmax_lipschitz(case):
 
 def weyl(case):
     """Proof step: max_k |σ_k(A_Riem) − σ_k(A_Euc)| ≤ ‖A_Riem − A_Euc‖₂ (Weyl)."""
-    import torch
-
     s_r, s_e, *_ = _parts(case)
     a_r, a_e = torch.softmax(s_r, -1), torch.softmax(s_e, -1)
     lhs = (torch.linalg.svdvals(a_r) - torch.linalg.svdvals(a_e)).abs().amax(-1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, control, sampling, tolerances
 
@@ -37,8 +38,6 @@ def symbolic_exact(resid):
 
 
 def _residual(case, sign=-1.0):
-    import torch
-
     from attnaudit import operators
 
     u = case["u"]

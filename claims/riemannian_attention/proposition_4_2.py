@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import (
     Claim,
@@ -54,7 +55,6 @@ def _gap(case, drop_quadratic=False):
     q, k, uq, uk = case["q"], case["k"], case["uq"], case["uk"]
     dec = operators.metric_scores(q, k, uq=uq, uk=uk)
     if drop_quadratic:  # the control: per-token terms only, no ‖U_iᵀk_j‖², ‖U_jᵀq_i‖²
-        import torch
 
         dec = dec + 0.5 * (torch.einsum("bidr,bjd->bijr", uq, k).square().sum(-1)
                            + torch.einsum("bjdr,bid->bijr", uk, q).square().sum(-1))

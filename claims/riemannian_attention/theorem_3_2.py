@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, control, symbolic, tolerances
 
@@ -37,8 +38,6 @@ def _scores(q, k, u):
 
 
 def _cases(ctx, gen, kinds):
-    import torch
-
     batch = ctx.pick(quick=3, full=20)
     for d in DIMS:
         n = (d + 1) * (d + 2) + 12
@@ -54,8 +53,6 @@ def _family(*args):
 
 
 def rank_vs_bound(case, bound="paper"):
-    import torch
-
     from attnaudit.checks.measure import numerical_rank
 
     scores = _scores(case["q"], case["k"], case["u"])
@@ -75,8 +72,6 @@ def rank_vs_bound(case, bound="paper"):
 
 def factorisation_gap(case, quadratic=True):
     """max|D − φψᵀ| for the explicit vectorised factorisation (dimension 2d² + 2d + 2)."""
-    import torch
-
     q, k, u = case["q"], case["k"], case["u"]
     a = u @ u.transpose(-1, -2)                                   # (B, n, d, d)
     aq = torch.einsum("btde,bte->btd", a, q)
@@ -103,8 +98,6 @@ def span_two_gap(case):
     span-2 family (each A_t = U_tU_tᵀ one of A = U_0U_0ᵀ, B = U_1U_1ᵀ, tokens arbitrary):
     D = [‖q‖² + ½qᵀA_iq]·1 + 1·[‖k‖² + ½kᵀA_jk] − (2q + A_iq)ᵀk − α_j(Aq)ᵀk − β_j(Bq)ᵀk
     + ½α_i kᵀAk + ½β_i kᵀBk + ½α_j qᵀAq + ½β_j qᵀBq, with (α_t, β_t) the indicator of A_t."""
-    import torch
-
     q, k, u = case["q"], case["k"], case["u"]
     a_t = u @ u.transpose(-1, -2)                                 # (B, n, d, d)
     big_a, big_b = a_t[:, :1], a_t[:, 1:2]                        # the family's two metrics
