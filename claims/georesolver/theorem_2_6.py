@@ -23,6 +23,7 @@ from attnaudit.checks import (
     symbolic,
     tolerances,
 )
+from attnaudit.checks.fitting import closed_form_bias
 from attnaudit.claims.georesolver import _two_key as tk
 
 # ══ the statement, as the paper gives it, and the readings tested ══
@@ -209,9 +210,27 @@ def _ida_measure(proof_local: bool, along_eps: bool):
     return measure
 
 
-IDA_FIT = tolerances.Systematic(0.01, "pre-asymptotic curvature of the exact constant across the "
-                                      "grid in the regime ε ≪ Δ² (its closed_form_bias there is "
-                                      "tested to stay inside this)")
+def _far_key(e, d):  # the exact μ_IDA on [0, Δ] for y = v₁: the PL ratio at q = Δ
+    return 8 * e**2 * (d**2 + e) ** 2 / (d**2 + 2 * e) ** 5
+
+
+def _at_key(e, d):  # the proof's quantity as q → 0⁺: 4W₁′(0)²
+    return 16 * d**2 * e**2 / (d**2 + 2 * e) ** 4
+
+
+def _ida_fit(along_eps: bool, proof_local: bool):
+    """The fit bias of the law's exact closed form against its true exponent (2 in ε; −6 in Δ),
+    the larger over both profiles' grids."""
+    exact = _at_key if proof_local else _far_key
+    low, high = (1e-7, 1e-3) if along_eps else (0.1, 100.0)
+
+    def bias():
+        grids = [np.logspace(np.log10(low), np.log10(high), k) for k in LAW_POINTS.values()]
+        return max((closed_form_bias(g, exact(g, 1.0) if along_eps else exact(EPS_FIXED, g),
+                                     2.0 if along_eps else -6.0) for g in grids), key=abs)
+
+    return tolerances.FitBias(bias, f"{'4W₁′(0)²' if proof_local else '8ε²(Δ²+ε)²/(Δ²+2ε)⁵'} "
+                                    f"on the {'ε' if along_eps else 'Δ'} grid", floor=1e-6)
 LINE_TOL = tolerances.Roundoff(condition="(ε + Δq₊ + q₊²) + q₊|Δ − 2q₊| (error of s = ε + Δq − q² "
                                          "at the rounded q₊), propagated through L′ = −4eΔs/S² "
                                          "into an upper bound of the ratio")
@@ -286,7 +305,7 @@ def _ida_law(name, along_eps, proof_local, exponent):
         name=name, variable="ε" if along_eps else "Δ", exponent=exponent, order="Θ",
         quantity="|L′(q)|²/(L(q) − L(0)) as q → 0⁺, y = W₁(0)" if proof_local else "μ_IDA on [0, Δ], y = v₁",
         grid=_logspace(1e-7, 1e-3) if along_eps else _logspace(0.1, 100.0),
-        measure=_ida_measure(proof_local, along_eps), tolerance=IDA_FIT,
+        measure=_ida_measure(proof_local, along_eps), tolerance=_ida_fit(along_eps, proof_local),
         family=f"the single instance v₁ = 1, v₂ = 0, {at}; " + (
             "evaluated at q = 1e-6·ε/Δ" if proof_local else "μ an infimum over q (grid + golden section)"),
         **({"role": "proof", "step": "ratio"} if proof_local else {}))
@@ -354,12 +373,23 @@ THETA_FIT = tolerances.Systematic(0.05, "a bounded, non-constant factor (allowed
                                         "pre-asymptotic curvature) varying across the grid")
 
 
+def _corrected_bias():
+    """The fit bias of the exact ratio μ_soft/((Δ²/d)e^{−2x}) = 2/(1 + 1/z)⁴ against Θ(1), both grids."""
+    grids = [np.exp(np.linspace(4.0, 20.0, k)) for k in LAW_POINTS.values()]
+    return max((closed_form_bias(z, 2 / (1 + 1 / z) ** 4, 0.0) for z in grids), key=abs)
+
+
+CORRECTED_FIT = tolerances.FitBias(_corrected_bias, "2/(1 + e^{−x})⁴ (the exact μ_soft over the "
+                                                    "corrected form) on the z grid")
+
+
 def _soft_law(name, along_delta, corrected=False):
     form = "(Δ²/d)e^{−2Δ²/√d}" if corrected else "e^{−Δ²/√d}/Δ²"
     at = f"d = {SOFT_D:g}, Δ = (√d·ln z)^{{1/2}}" if along_delta else f"Δ = {SOFT_DELTA:g}, d = (Δ²/ln z)²"
     return ScalingLaw(
         name=name, quantity=f"μ_soft / ({form})", variable="e^{Δ²/√d}", exponent=0.0, order="Θ",
-        grid=_gap_grid, measure=_soft_measure(along_delta, corrected), tolerance=THETA_FIT,
+        grid=_gap_grid, measure=_soft_measure(along_delta, corrected),
+        tolerance=CORRECTED_FIT if corrected else THETA_FIT,
         family=f"the single instance y = v₁ = 1, v₂ = 0, {at}; μ an infimum over q (grid + golden section)",
         predicted=f"Θ(1): μ_soft = Θ({form}{'' if corrected else '·ε²'})",
         reading="suite-corrected" if corrected else None,
