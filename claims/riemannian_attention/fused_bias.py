@@ -133,9 +133,10 @@ CLAIMS = (Claim(
                    controls=(control("the direct form in place of the fused one", contrast="operator",
                                      grid=lambda ctx: L_DIRECT, measure=_direct_peaks),)),
         ScalingLaw(name="direct-peak-vs-l", quantity="peak extra bytes (direct)", variable="L",
-                   exponent=2.0, order="Θ", grid=lambda ctx: L_DIRECT, measure=_direct_peaks,
+                   exponent=2.0, order="O", grid=lambda ctx: L_DIRECT, measure=_direct_peaks,
                    family=f"metric_attention_direct (materialised scores), d = {D}, r = {R}",
-                   predicted="Θ(L²)", tolerance=MEM_TOL, role="derivation",
-                   controls=(control("prediction Θ(L)", exponent=1.0),)),
+                   predicted="O(L²), above O(L): local exponents 1.88 → 2.00 (the O(L·d) terms fade)",
+                   tolerance=tolerances.Exact("exact byte counts"), role="derivation",
+                   controls=(control("prediction O(L)", exponent=1.0),)),
     ),
 ),)
