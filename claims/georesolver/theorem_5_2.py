@@ -6,10 +6,26 @@ from __future__ import annotations
 
 import math
 
+import mpmath
+import numpy as np
 import sympy as sp
+import torch
 
-from attnaudit.checks import Claim, Kind, Limit, Reading, Relation, control, sampling, symbolic, tolerances
-from attnaudit.checks.context import single_threaded
+from attnaudit import operators
+from attnaudit.checks import (
+    Claim,
+    Clause,
+    Kind,
+    Limit,
+    ProofStep,
+    Reading,
+    Relation,
+    control,
+    sampling,
+    symbolic,
+    tolerances,
+)
+from attnaudit.claims.georesolver import _geometric as G
 
 eps, t, u, w = sp.symbols("epsilon t u w", positive=True)
 LABEL = "Theorem 5.2 (Circuit Separation and Rank Bound), "
@@ -25,8 +41,23 @@ def _le(lhs, rhs):
 
 SHAPES = ((2, 2), (8, 2), (32, 3), (64, 16))
 T_GRID = tuple(10.0 ** -e for e in range(4, 15))
-RATE_TOL = tolerances.Systematic(0.01, "the O(ε²) term of the gap, a factor ≥ 1 − n·t on the grid (t = "
-                                       "ε/d_min,H² ≤ 1e-4); the gap is otherwise exact to ~n·u")
+CLAUSES_RETRIEVAL = (Clause("retrieval", "(1) limε→0Wj∗=1 _ → 0W_j^*=1 for exact retrieval"),)
+PROOF_RETRIEVAL = (ProofStep("lemma-a", "Claim (1) follows directly from Lemma 0 Part (a) with d=dℍd=d_H."),)
+
+
+def _rate_bias() -> float:
+    """The fitted rate's bias on the grid of the closed-form worst case: n − 1 = 63 keys at d_min,H
+    from q, gap (n − 1)t/(1 + nt) (t = ε/d_min,H²), against the asymptotic rate 1."""
+    from attnaudit.checks.fitting import closed_form_bias
+
+    grid = np.array(T_GRID)
+    count = max(c for c, _ in SHAPES)
+    return closed_form_bias(grid, (count - 1) * grid / (1 + count * grid), 1.0)
+
+
+RATE_TOL = tolerances.FitBias(_rate_bias, "the gap (n − 1)t/(1 + nt) of n − 1 = 63 keys at d_min,H (the "
+                                          "largest shape, every other key at the minimum distance) on "
+                                          "t = 1e-4 … 1e-14")
 BOUND_TOL = tolerances.Roundoff(condition="n + 2d + 16 (n-term sum, double-double d_H², a few "
                                           "divisions), relative to the ratio ≤ 1")
 
@@ -38,14 +69,14 @@ def retrieval_derivation():
     w_star = eps**-1 / (eps**-1 + sum(inv_d))
     return [
         symbolic.exact("d_H(x, x) = arcosh(1 + 0) = 0 (hypothesis (i) of Lemma 5.1)", sp.Integer(0),
-                       sp.acosh(1 + 2 * 0 / (b * c)), role="proof"),
+                       sp.acosh(1 + 2 * 0 / (b * c)), role="proof", step="lemma-a"),
         symbolic.holds("d_H(x, y) = 2 asinh √δ > 0 for x ≠ y: δ = ‖x−y‖²/((1−‖x‖²)(1−‖y‖²)) > 0 "
                        "(asinh increasing, asinh 0 = 0)", sp.StrictGreaterThan(a / (b * c), 0),
-                       role="proof"),
+                       role="proof", step="lemma-a"),
         symbolic.limit("lim_{ε→0} ε⁻¹/(ε⁻¹ + Σ_{j≠j*}(d_H(q,k_j)² + ε)⁻¹) = 1", w_star, eps, 0,
                        sp.Integer(1), role="statement"),
         symbolic.series("rate: 1 − W_{j*} = ε·Σ_{j≠j*} d_H(q,k_j)⁻² + O(ε²)", eps * sum(dj**-2 for dj in d),
-                        1 - w_star, eps, 0, 2, role="statement",
+                        1 - w_star, eps, 0, 2, role="derivation",
                         note="derived by the suite (the paper states no rate): the rate the limit check "
                              "tests"),
     ]
@@ -53,47 +84,30 @@ def retrieval_derivation():
 
 def _hida_weights(q, k, e):
     """Dense-HIDA's weight matrix through ``operators.hida_attention`` with V = I (the exact path)."""
-    import torch
-
-    from attnaudit import operators
-
     eye = torch.eye(k.shape[-2], dtype=k.dtype, device=k.device).expand(*k.shape[:-1], k.shape[-2])
     return operators.hida_attention(q, k, eye, eps=e, path="exact")
 
 
 def _softmax_weights(q, k, e):
-    from attnaudit import operators
-
     return operators.softmax_weights(q, k).expand(*e.shape, *q.shape[-2:-1], k.shape[-2])
 
 
 def _radii(ctx, gen, batch):
     """ρ = 1 − 10^{−s}, s uniform in [0.3, 6]: from ρ ≈ 0.5 to within 1e-6 of the boundary."""
-    import torch
-
     s = 0.3 + 5.7 * torch.rand(batch, generator=gen, dtype=ctx.dtype, device=ctx.device)
     return -torch.expm1(-s * math.log(10.0))
 
 
 def _retrieval_instances(ctx, gen, batch, n, d):
-    import torch
-
-    from attnaudit.claims.georesolver import _geometric as G
-
     k = G.ball_points(ctx, gen, batch, n, d, _radii(ctx, gen, batch))
     j = torch.randint(n, (batch,), generator=gen, device=k.device)
     q = k[torch.arange(batch, device=k.device), j][:, None, :]
     star = torch.nn.functional.one_hot(j, n).bool()
-    from attnaudit import operators
-
     return q, k, star, operators.poincare_sqdist(q, k)[:, 0, :]
 
 
-@single_threaded
 def retrieval_gap(ctx, grid, weights=_hida_weights):
     """Worst case over the key sets of 1 − W_{j*} = Σ_{j≠j*} W_j at ε = t·d_min,H², per t in grid."""
-    import torch
-
     tt = ctx.tensor(grid)
     batch = ctx.pick(quick=400, full=4000)
     worst = torch.zeros_like(tt)
@@ -106,13 +120,8 @@ def retrieval_gap(ctx, grid, weights=_hida_weights):
     return worst
 
 
-@single_threaded
 def bound_ratio(case, weights=_hida_weights):
     """max_{j≠j*} W_j/(ε/(d_H(q,k_j)² + ε)) per instance: ≤ 1 is the suite's bound."""
-    import torch
-
-    from attnaudit import operators
-
     q, k, e, star = case["q"], case["k"], case["eps"], case["star"].bool()
     wts = weights(q, k, e)[:, 0, :]
     d2 = operators.poincare_sqdist(q, k)[:, 0, :]
@@ -145,18 +154,20 @@ RETRIEVAL = Claim(
              "over random key sets must close like ε¹, ε measured in units of d_min,H² = "
              "min_{j≠j*} d_H(q, k_j)²; and 0 ≤ W_j ≤ ε/(d_H(q,k_j)² + ε) for every ε > 0."),
     reading_why="the literal statement (exact retrieval at the query q = k_{j*})",
-    kind=Kind.LIMIT, derivation=retrieval_derivation,
+    kind=Kind.LIMIT, derivation=retrieval_derivation, clauses=CLAUSES_RETRIEVAL, proof_steps=PROOF_RETRIEVAL,
     checks=(
         Limit(name="matched-weight-to-one", quantity="W_{j*} (Dense-HIDA)", variable="ε/d_min,H²",
               value="1", point="0", rate=1.0, grid=lambda ctx: T_GRID, gap=retrieval_gap,
               family=f"worst case over 400 (full 4000) key sets per shape, {KEYS_TEXT}; random j*, "
                      "q = k_{j*} exactly, ε = t·d_min,H² for t = 1e-4 … 1e-14",
               tolerance=RATE_TOL,
-              controls=(control(SOFTMAX, gap=lambda ctx, grid: retrieval_gap(ctx, grid, _softmax_weights)),)),
+              controls=(control(SOFTMAX, contrast="operator",
+                                gap=lambda ctx, grid: retrieval_gap(ctx, grid, _softmax_weights)),)),
         Relation(name="other-weights-bound", lhs="max_{j≠j*} W_j·(d_H²+ε)/ε", rel="<=", rhs="1",
                  evaluate=bound_ratio, sample=_sample_bound, tolerance=BOUND_TOL,
                  sampler=f"{KEYS_TEXT}; random j*, q = k_{{j*}}; ε log-uniform in [1e-14, 1e2]",
-                 controls=(control(SOFTMAX, evaluate=lambda case: bound_ratio(case, _softmax_weights)),)),
+                 controls=(control(SOFTMAX, contrast="operator",
+                                   evaluate=lambda case: bound_ratio(case, _softmax_weights)),)),
     ),
     time_limit_s=30.0,
     notes=("The proof reduces (1) to Lemma 5.1 (a) with d = d_H: d_H(x, x) = 0 and d_H > 0 between "
@@ -171,6 +182,15 @@ RANK_TOL = tolerances.Roundoff(condition="n² (tr K² is a sum of n² squares)",
 SEP_TOL = tolerances.Roundoff(condition="d + 16 (double-double d_H, the norms, one division)",
                               scale="max(d_min,H, 2δ/(1−ρ²))")
 RANK_SHAPES = ((2, 2), (3, 2), (8, 3), (32, 8))
+CLAUSES_RANK = (
+    Clause("rank", "(2) eff-rank(ℍ)≤1+nε2dmin4eff -rank(K^H)≤ 1+ n ^2d_ ^4"),
+    Clause("separation", "with dmin≥2δ/(1−ρ2)d_ ≥ 2δ/(1-ρ^2)"),
+)
+PROOF_RANK = (
+    ProofStep("lemma-b", "Claim (2) follows from Lemma 0 Part (b)."),
+    ProofStep("distance", "The lower bound on dmind_ follows from the hyperbolic distance lower bound: "
+                          "dℍ(,)≥‖−‖21−ρ2."),
+)
 
 
 def _two_point_rank(a):
@@ -183,24 +203,22 @@ def rank_derivation():
     return [
         symbolic.exact("eff-rank of two keys: (2/ε)²/(2/ε² + 2/(a+ε)²) = 2/(1 + ε²/(a+ε)²)",
                        _two_point_rank(u), (2 / eps) ** 2 / (2 / eps**2 + 2 / (u + eps) ** 2),
-                       role="statement"),
+                       role="derivation"),
         symbolic.holds("n = 2 under the hypothesis (d_min² = ε(2+t)): 2/(1+ε²/(d_min²+ε)²) ≤ 1 + "
                        "2ε²/d_min⁴", _le(_two_point_rank(a), 1 + 2 * eps**2 / a**2), role="statement",
+                       clause="rank",
                        note="false for every t > 0: two keys already break the bound"),
         symbolic.holds("the proof's distance bound at ρ = 9/10 for x = 0, y = e₁/10: d_H ≥ ‖x−y‖/(1−ρ²)",
                        sp.GreaterThan(2 * sp.atanh(sp.Rational(1, 10)), sp.Rational(1, 10) / (1 - RHO9**2)),
-                       role="proof", note="see theorem-5.2/distance-lower-bound"),
+                       role="proof", step="distance", note="see theorem-5.2/distance-lower-bound"),
         symbolic.holds("d_min ≥ 2δ/(1−ρ²) for the two keys ±(9/10)e₁ (2δ = 9/5 their separation, ρ = 9/10)",
                        sp.GreaterThan(2 * sp.log(19), sp.Rational(9, 5) / (1 - RHO9**2)),
-                       role="statement", note="d_H = 2 ln 19 ≈ 5.89 < 9.47"),
+                       role="statement", clause="separation", note="d_H = 2 ln 19 ≈ 5.89 < 9.47"),
     ]
 
 
 def _rank_gap(geometry):
-    @single_threaded
     def evaluate(case):
-        from attnaudit.claims.georesolver import _geometric as G
-
         x, frac = case["x"], case["c"]
         count = x.shape[-2]
         d2 = G.sqdist(geometry)(x, x)
@@ -213,10 +231,7 @@ def _rank_gap(geometry):
 
 
 def _rank_sampler(geometry, c_high=HYPOTHESIS, c_low=1e-6):
-    @single_threaded
     def sample(ctx, gen):
-        from attnaudit.claims.georesolver import _geometric as G
-
         batch = ctx.pick(quick=200, full=2000)
         for count, dim in RANK_SHAPES:
             yield {"x": G.points(geometry, ctx, gen, batch, count, dim),
@@ -227,8 +242,6 @@ def _rank_sampler(geometry, c_high=HYPOTHESIS, c_low=1e-6):
 
 def _rank_strategy(geometry, c_high=HYPOTHESIS):
     def strategy(ctx):
-        from attnaudit.claims.georesolver import _geometric as G
-
         return G.point_set_strategy(ctx, geometry, c_high)
 
     return strategy
@@ -238,7 +251,7 @@ def rank_relation(name, geometry, what, **extra):
     return Relation(
         name=name, lhs="eff-rank(K)", rel="<=", rhs="1 + nε²/d_min⁴", evaluate=_rank_gap(geometry),
         sample=_rank_sampler(geometry), strategy=_rank_strategy(geometry), tolerance=RANK_TOL,
-        max_examples=60, **extra,
+        max_examples=60, clause="rank", **extra,
         sampler=(f"{what}, (n, d) ∈ {{(2,2), (3,2), (8,3), (32,8)}}, spread σ log-uniform in "
                  "[0.05, 20]; d_min = the minimum off-diagonal geodesic distance, ε = c·d_min²/(n−1), "
                  "c log-uniform in [1e-6, 1/2] (the hypothesis); Hypothesis: n ∈ [2, 5] points with "
@@ -246,13 +259,9 @@ def rank_relation(name, geometry, what, **extra):
 
 
 def separation_gap(rhs="paper"):
-    @single_threaded
     def evaluate(case):
         """d_min,H against 2δ/(1−ρ²) ("paper") or 2·(2δ) ("floor"), 2δ = min_{i≠j}‖k_i − k_j‖,
         ρ = max_j ‖k_j‖ (1 − ρ² = 2/max λ, λ the conformal factor in double-double)."""
-        from attnaudit import operators
-        from attnaudit.claims.georesolver import _geometric as G
-
         x = case["x"]
         dmin = G.min_offdiagonal(operators.poincare_sqdist(x, x)).sqrt()
         sep = sampling.min_pairwise_distance(x)
@@ -266,12 +275,8 @@ def separation_gap(rhs="paper"):
 
 
 def _lower_gap(power=1.0):
-    @single_threaded
     def evaluate(case):
         """eff-rank of (d_H² + ε)^{−power} against the suite's n/(1 + ε²(n−1)/(d_min²+ε)²)."""
-        from attnaudit import operators
-        from attnaudit.claims.georesolver import _geometric as G
-
         x, frac = case["x"], case["c"]
         count = x.shape[-2]
         d2 = operators.poincare_sqdist(x, x)
@@ -284,10 +289,7 @@ def _lower_gap(power=1.0):
     return evaluate
 
 
-@single_threaded
 def _separation_sampler(ctx, gen):
-    from attnaudit.claims.georesolver import _geometric as G
-
     batch = ctx.pick(quick=300, full=3000)
     for count, dim in RANK_SHAPES:
         yield {"x": G.ball_points(ctx, gen, batch, count, dim, _radii(ctx, gen, batch))}
@@ -305,7 +307,7 @@ RANK = Claim(
     reading_why="the literal statement with Lemma 5.1 (b)'s hypothesis, which its proof cites",
     alternatives=(Reading("suite-corrected", "eff-rank(K^H) ≥ n/(1 + ε²(n−1)/(d_min²+ε)²) and d_min,H ≥ "
                           "2·(2δ) = 4δ (the suite's forms)", "so that the correction rests on checks"),),
-    kind=Kind.INEQUALITY, derivation=rank_derivation,
+    kind=Kind.INEQUALITY, derivation=rank_derivation, clauses=CLAUSES_RANK, proof_steps=PROOF_RANK,
     checks=(
         rank_relation("paper-bound", "hyperbolic", "points of the ball x = 0.9·tanh(‖z‖)z/‖z‖ "
                       "(the paper's projection)"),
@@ -314,16 +316,18 @@ RANK = Claim(
                  sampler=("points of the ball x = ρ·tanh(‖z‖)z/‖z‖, ρ = 1 − 10^{−s}, s uniform in "
                           "[0.3, 6], (n, d) ∈ {(2,2), (3,2), (8,3), (32,8)}; 2δ = the minimum "
                           "Euclidean separation, ρ = the largest norm of the set"),
-                 max_examples=60),
+                 max_examples=60, clause="separation"),
         Relation(name="corrected-lower-bound", lhs="eff-rank(K^H)", rel=">=",
                  rhs="n/(1 + ε²(n−1)/(d_min²+ε)²)", evaluate=_lower_gap(), sample=_rank_sampler("hyperbolic"),
                  tolerance=RANK_TOL, reading="suite-corrected", sampler="as paper-bound",
                  controls=(control("the kernel (d_H² + ε)^{−1/4} in place of (d_H² + ε)^{−1}",
+                                   contrast="operator",
                                    evaluate=_lower_gap(0.25)),)),
         Relation(name="corrected-separation", lhs="d_min,H", rel=">=", rhs="2·(2δ)",
                  evaluate=separation_gap("floor"), sample=_separation_sampler, tolerance=SEP_TOL,
                  reading="suite-corrected", sampler="as dmin-separation-bound",
-                 controls=(control("the paper's 2δ/(1−ρ²) in place of 2·(2δ)", evaluate=separation_gap()),)),
+                 controls=(control("the paper's 2δ/(1−ρ²) in place of 2·(2δ)", contrast="prediction",
+                                   evaluate=separation_gap()),)),
     ),
     correction=lambda evidence: (
         "eff-rank(K^H) ≥ n/(1 + ε²(n−1)/(d_min²+ε)²) > n − 1/2 under the hypothesis (the Frobenius "
@@ -358,10 +362,6 @@ SMALL_RHO = 1 / math.sqrt(2.0)
 
 
 def _pair(x, y, s, rhs):
-    import torch
-
-    from attnaudit import operators
-
     lhs = operators.poincare_distance(x, y)
     sep = torch.linalg.vector_norm(x - y, dim=-1)
     right = sep / (s * (2 - s)) if rhs == "paper" else 2 * sep
@@ -369,7 +369,6 @@ def _pair(x, y, s, rhs):
 
 
 def distance_gap(rhs="paper"):
-    @single_threaded
     def evaluate(case):
         return _pair(case["x"], case["y"], case["s"], rhs)
 
@@ -379,8 +378,6 @@ def distance_gap(rhs="paper"):
 def _in_ball(ctx, gen, batch, dim, s, tight=False, central=False):
     """x, y with ‖x‖, ‖y‖ ≤ ρ = 1 − s: radii ρ·t (t uniform, or with ``central`` t ≤ 1e-2:
     near the origin); with ``tight`` x on the sphere of radius ρ."""
-    import torch
-
     rho = 1 - s
     t1 = torch.rand(batch, generator=gen, dtype=ctx.dtype, device=ctx.device)
     t2 = torch.rand(batch, generator=gen, dtype=ctx.dtype, device=ctx.device)
@@ -394,7 +391,6 @@ def _in_ball(ctx, gen, batch, dim, s, tight=False, central=False):
 
 
 def _distance_sampler(s_low, s_high, tight=False):
-    @single_threaded
     def sample(ctx, gen):
         batch = ctx.pick(quick=1000, full=10000)
         for dim in DIMS:
@@ -426,15 +422,9 @@ def _distance_strategy(s_low, s_high, tight=False):
     return strategy
 
 
-@single_threaded
 def mpmath_gap(case, naive=False):
     """poincare_distance (or the naive float64 arcosh formula) against mpmath at 50 digits on the
     same float64 coordinates."""
-    import mpmath
-    import torch
-
-    from attnaudit import operators
-
     x, y = case["x"], case["y"]
     if naive:
         n2 = (x - y).square().sum(-1)
@@ -453,12 +443,9 @@ def mpmath_gap(case, naive=False):
 
 
 def ctx_tensor(values, like):
-    import torch
-
     return torch.tensor(values, dtype=like.dtype, device=like.device)
 
 
-@single_threaded
 def _mpmath_sampler(ctx, gen):
     batch = ctx.pick(quick=150, full=1500)
     for dim in (2, 16):
@@ -507,6 +494,8 @@ DISTANCE = Claim(
                 "the range of ρ where the suite's form implies it"),
     ),
     kind=Kind.INEQUALITY, derivation=distance_derivation,
+    clauses=(Clause("bound", "dℍ(,)≥‖−‖21−ρ2.d_H(x,y)≥ \\|x-y\\|_21-ρ^2. This inequality holds for any "
+                             ",∈dhx,y ^d_h with ‖,‖≤ρ\\|x\\|,\\|y\\|≤ρ."),),
     proof_absent="asserted without argument inside the proof of Theorem 5.2",
     checks=(
         Relation(name="paper-bound", lhs="d_H(x, y)", rel=">=", rhs="‖x − y‖/(1 − ρ²)",
@@ -522,13 +511,14 @@ DISTANCE = Claim(
         Relation(name="conformal-floor", lhs="d_H(x, y)", rel=">=", rhs="2‖x − y‖",
                  evaluate=distance_gap("floor"), sample=_distance_sampler(1e-12, 1.0),
                  tolerance=DIST_TOL, reading="conformal-floor", sampler="as paper-bound",
-                 controls=(control("the paper's ‖x − y‖/(1 − ρ²) in place of 2‖x − y‖",
+                 controls=(control("the paper's ‖x − y‖/(1 − ρ²) in place of 2‖x − y‖", contrast="prediction",
                                    evaluate=distance_gap()),)),
         Relation(name="paper-bound-small-radius", lhs="d_H(x, y)", rel=">=", rhs="‖x − y‖/(1 − ρ²)",
                  evaluate=distance_gap(), sample=_distance_sampler(1 - SMALL_RHO, 1.0),
                  tolerance=DIST_TOL, reading="small-radius",
                  sampler=f"{PAIRS_TEXT}; ρ = 1 − s, s log-uniform in [1 − 1/√2, 1]",
-                 controls=(control("ρ beyond 1/√2 (s log-uniform in [1e-12, 0.25])",
+                 controls=(control("ρ beyond 1/√2 (s log-uniform in [1e-12, 0.25])", contrast="hypothesis",
+                                   hypothesis="ρ ≤ 1/√2",
                                    sample=_distance_sampler(1e-12, 0.25)),)),
         Relation(name="distance-matches-mpmath", lhs="operators.poincare_distance(x, y)", rel="==",
                  rhs="arcosh(1 + 2‖x−y‖²/((1−‖x‖²)(1−‖y‖²))) at 50 digits (mpmath)", evaluate=mpmath_gap,
@@ -537,6 +527,7 @@ DISTANCE = Claim(
                          "log-uniform "
                          "in [1e-12, 1] (down to 1e-12 from the boundary)",
                  controls=(control("the naive float64 arcosh formula in place of the double-double one",
+                                   contrast="operator",
                                    evaluate=lambda case: mpmath_gap(case, naive=True)),)),
     ),
     correction=lambda evidence: (
