@@ -7,8 +7,10 @@ Relation with a self-describing tolerance and a negative control.
 
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 
+from attnaudit import operators
 from attnaudit.checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (
@@ -32,7 +34,7 @@ def derivation():
     eps = sp.Symbol("epsilon", positive=True)
     sq = lambda v: (v.T * v)[0]  # noqa: E731
     steps = [symbolic.exact("squared distance is unchanged by a common shift",
-                            sq(q - k), sq((q + t) - (k + t)), role="proof")]
+                            sq(q - k), sq((q + t) - (k + t)), role="derivation")]
     # Weights depend on the inputs only through the squared distances, so a common shift
     # leaves every weight unchanged: check on three keys with symbolic coordinates.
     keys = [sp.Matrix(sp.symbols(f"k{j}_1:{d + 1}", real=True)) for j in range(3)]
@@ -55,8 +57,6 @@ def derivation():
 def _translated_gap(case, attention=None):
     """max |A(q+t, k+t, v) − A(q, k, v)| per instance for IDA (or ``attention``), with its
     round-off tolerance."""
-    from attnaudit import operators
-
     attention = attention or (lambda q, k, v, eps: operators.ida_attention(q, k, v, eps=eps))
     q, k, v, t, eps = case["q"], case["k"], case["v"], case["t"], case["eps"]
     shift = t[:, None, :]
@@ -73,8 +73,6 @@ def _translated_gap(case, attention=None):
 
 def _softmax_gap(case):
     """The same gap for softmax attention (the contrasted operator): the negative control."""
-    from attnaudit import operators
-
     return _translated_gap(case, lambda q, k, v, eps: operators.softmax_attention(q, k, v))
 
 
@@ -100,7 +98,6 @@ def _strategy(ctx):
                 "eps": ctx.tensor([eps])}
 
     def for_shape(nd):
-        import numpy as np
         from hypothesis.extra.numpy import arrays
 
         n, d = nd
@@ -134,6 +131,8 @@ CLAIMS = (
                     "favourable precise reading is that normalisation absorbs the shift"),
         ),
         kind=Kind.IDENTITY,
+        proof_absent="the property is stated with its displayed identity; the source gives no argument",
+        identity="D_ij depends on q_i − k_j only, by construction of the IDA kernel",
         derivation=derivation,
         checks=(
             Relation(
@@ -147,7 +146,8 @@ CLAIMS = (
                 tolerance=TOL,
                 sampler=("Gaussian q, k, v (n, d) ∈ {(2,1), (16,8), (64,32)}; shift of random "
                          "direction, length log-uniform in [1e-3, 1e3]; ε log-uniform in [1e-8, 1]"),
-                controls=(control("softmax attention in place of IDA", evaluate=_softmax_gap),),
+                controls=(control("softmax attention in place of IDA", contrast="operator",
+                                  evaluate=_softmax_gap),),
             ),
             Relation(
                 name="softmax-outputs-unchanged",

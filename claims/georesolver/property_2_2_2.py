@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
-from attnaudit.checks.context import single_thread
+from attnaudit import operators
+from attnaudit.checks import Claim, Clause, Kind, ProofStep, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (
     r"\text{Under a uniform scaling } q_i\mapsto\lambda q_i,\ k_j\mapsto\lambda k_j, \text{ the "
@@ -38,21 +38,19 @@ def derivation():
 
     return [
         symbolic.exact("squared distances scale as λ²", sq(lam * q - lam * k), lam**2 * sq(q - k),
-                       role="proof"),
+                       role="proof", step="distances"),
         symbolic.exact("(λ²‖q−k‖²+ε)⁻¹ = λ⁻²(‖q−k‖²+ε/λ²)⁻¹",
                        lam**-2 * (sq(q - k) + eps / lam**2) ** -1, (sq(lam * q - lam * k) + eps) ** -1,
-                       role="statement"),
+                       role="proof", step="regularization"),
         symbolic.exact("W_i1(λq, λk; ε) = W_i1(q, k; ε/λ²): the λ⁻² factor cancels in the "
                        "normalisation", weight(qq, keys, eps / lam**2),
                        weight(lam * qq, [lam * kj for kj in keys], eps), role="statement"),
     ]
 
 
-@single_thread()
 def scaled_weights_gap(case, *, eps_power: int = 2):
     """W_ij(λq, λk; ε) and W_ij(q, k; ε/λ^eps_power) at the (i, j) where they differ most, per
     instance, with the round-off tolerance of their difference (eps_power 2 is the statement)."""
-    from attnaudit import operators
     q, k, lam, eps = case["q"], case["k"], case["lam"], case["eps"]
     scaled = operators.ida_weights(lam[:, None, None] * q, lam[:, None, None] * k, eps=eps)
     rescaled = operators.ida_weights(q, k, eps=eps / lam**eps_power)
@@ -96,6 +94,14 @@ CLAIMS = (
     Claim(
         id="georesolver/property-2.2.2", label="Property 2 (scale sensitivity)", section="§2.2",
         statement=STATEMENT, kind=Kind.IDENTITY, derivation=derivation,
+        clauses=(Clause("rescaling", "Thus scaling is equivalent to rescaling ε ."),),
+        proof_steps=(
+            ProofStep("distances", "Under a uniform scaling i↦λiq_i _i, j↦λjk_j _j, the squared distances "
+                                   "scale as λ2λ^2."),
+            ProofStep("regularization", "For the inverse-distance kernel with fixed ε , this changes the "
+                                        "effective regularization: (λ2‖i−j‖22+ε)−1=λ−2(‖i−j‖22+ε/λ2)−1."),
+        ),
+        identity="the IDA kernel depends on the inputs only through ‖q−k‖² + ε",
         reading=(
             "For all q_i, k_j in R^d, every λ > 0 and every ε > 0: (λ²‖q_i−k_j‖²+ε)⁻¹ = "
             "λ⁻²(‖q_i−k_j‖²+ε/λ²)⁻¹, hence (the factor λ⁻² cancelling in the normalisation) the "
@@ -109,7 +115,7 @@ CLAIMS = (
                 sampler="Gaussian q, k, (n_q, n_k, d) ∈ {(1,2,1), (3,16,8), (64,64,32)} (2000, 2000, 1000 "
                         "cases quick); λ log-uniform in [1e-6, 1e6], ε in [1e-10, 1e2]; compared at "
                         "every (i, j), the case reports the entry of largest difference",
-                controls=(control("ε/λ in place of ε/λ² (the exponent of λ moved)",
+                controls=(control("ε/λ in place of ε/λ² (the exponent of λ moved)", contrast="prediction",
                                   evaluate=lambda case: scaled_weights_gap(case, eps_power=1)),)),
         ),
     ),
