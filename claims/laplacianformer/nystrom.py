@@ -128,7 +128,7 @@ def _exact_cases(ctx, gen):
 
 EXACT_TOL = tolerances.Roundoff(condition="n·κ₂(K) (a backward-stable solve of the n×n core, times the "
                                           "kernel's entries ≤ 1)")
-N_TOL = tolerances.Exact("the local exponents' intervals as they stand, no tolerance")
+N_TOL = tolerances.Exact("the exponent's intervals as they stand, no tolerance")
 M_TOL = tolerances.Exact("the whole interval must lie below 0 (a decreasing error), no tolerance")
 
 
@@ -188,12 +188,14 @@ CLAIMS = (Claim(
                 "the defining property of a Nyström approximation"),
         Reading("stationary", (
             f"At a fixed landmark budget m = {FIXED_M}, the segment-mean Nyström relative Frobenius error "
-            f"does not grow polynomially with n (n^o(1): the local exponents tend to 0 along n = 64..65536) "
-            f"on {STATIONARY_FAMILY}, d = {DIM}, σ = √(2d). (Bounded alone would be vacuous: it is ≤ 1.)"),
+            f"does not grow with n (O(n⁰), one-sided, n = 64..65536) on {STATIONARY_FAMILY}, d = {DIM}, "
+            "σ = √(2d). (Bounded alone would be vacuous: it is ≤ 1.)"),
             "'efficient' Nyström is a fixed budget m at any length; a longer sequence of the same kind of "
             "tokens is the plain meaning of 'larger n'"),
         Reading("resolution", (
-            f"The same, on {_tokens.RESOLUTION_FAMILY}: the error at m = {FIXED_M} is n^o(1)."),
+            f"The same, on {_tokens.RESOLUTION_FAMILY}: the error at m = {FIXED_M} is n^o(1) (local "
+            "exponents tending to 0; a flat error cannot be shown O(n⁰) by a one-sided fit at the grid's "
+            "end)."),
             "images seen at finer patch resolution (ImageNet, the abstract's experiments) have a correlation "
             "length that grows with the number of patches"),
         Reading("more-landmarks", (
@@ -216,7 +218,7 @@ CLAIMS = (Claim(
             sampler=_random_landmark_cases.__doc__, role="derivation"),
         ScalingLaw(
             name="error-vs-n-stationary", quantity=f"‖K − K̂‖_F/‖K‖_F at m = {FIXED_M}", variable="n",
-            exponent=0.0, order="subpolynomial", grid=_n_grid, measure=_error_vs_n(False), tolerance=N_TOL,
+            exponent=0.0, order="O", grid=_n_grid, measure=_error_vs_n(False), tolerance=N_TOL,
             family=(STATIONARY_FAMILY + f"; mean over sequences of a {SAMPLED_PAIRS}-entry Monte-Carlo "
                     "estimate"),
             replicates=4, reading="stationary"),
@@ -226,9 +228,11 @@ CLAIMS = (Claim(
             family=(_tokens.RESOLUTION_FAMILY + f"; mean over sequences of a {SAMPLED_PAIRS}-entry "
                     "Monte-Carlo estimate"),
             replicates=4, reading="resolution",
+            # The broken hypothesis is judged as O(n⁰): a steady n^0.18 over three decades is decided
+            # by the one-sided fit, while the n^o(1) rule cannot tell it from a slowly falling rate.
             controls=(control("tokens with a fixed correlation length (ρ = e^{-0.1}: 10 tokens) at every n",
                               contrast="hypothesis", hypothesis="the correlation length grows ∝ n",
-                              measure=_error_vs_n(False)),)),
+                              measure=_error_vs_n(False), order="O"),)),
         ScalingLaw(
             name="error-vs-m", quantity=f"‖K − K̂‖_F/‖K‖_F at n = {M_SWEEP_N}", variable="m", exponent=0.0,
             order="O", grid=_m_grid, measure=_error_vs_m, tolerance=M_TOL, replicates=3,
