@@ -4,9 +4,14 @@ All-to-All MoE baseline, with every message and byte counted at the communicatio
 The parent (:func:`run_grid`) asks the OS for a free port, then forks ``world`` worker processes
 (``os.fork``: no ``__main__`` re-import, no pickling, so it works the same in a main process and
 in a child process; the parent holds no store or other thread when it forks); rank 0 hosts the
-rendezvous store on that port. The parent waits with a timeout and kills every worker still
-alive in ``finally``; the workers' rendezvous and collectives carry the same timeout. Groups of
-P < world ranks are prefix subgroups (``dist.new_group(range(P))``) of one start.
+rendezvous store on that port. The parent waits for the workers with no deadline on the run (load
+slows a run, it does not make it wrong): it stops them only when their CPU time together passes
+``spec["cpu_limit_s"]`` (runaway) or when no worker has reported progress (a heartbeat at its start
+and after every configuration, each well under a second of CPU) for ``STALL_S`` seconds (a hang: a
+loaded machine slows each step, it does not stall them for minutes), and kills every worker still
+alive in ``finally``. The workers' rendezvous and collectives carry gloo's timeout of
+``COLLECTIVE_TIMEOUT_S``, a backstop far beyond any loaded run. Groups of P < world ranks are
+prefix subgroups (``dist.new_group(range(P))``) of one start.
 
 Counting model (:class:`CountingComm`, per rank, what the calling rank SENDS to other ranks):
 ``send`` 1 message of the tensor's bytes; ``all_gather`` P − 1 messages of the input's bytes
@@ -32,6 +37,10 @@ import traceback
 from pathlib import Path
 
 D_H, D_V = 16, 16  # query/prototype dimension d_h and value dimension
+# A hang, not load: no worker reported progress for this long (one configuration takes under a
+# second of CPU; at a twentieth of a core, 20 s). Gloo's own timeout is a backstop beyond it.
+STALL_S, COLLECTIVE_TIMEOUT_S = 600.0, 1800.0
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 class CountingComm:
@@ -191,12 +200,21 @@ def _one(comm, protocol: str, cfg: dict, reference: bool) -> dict:
     return row
 
 
+def _beat(spec: dict, rank: int) -> None:
+    """Progress for the parent's hang guard: this rank's heartbeat file, touched."""
+    if spec.get("beat_dir"):
+        Path(spec["beat_dir"], f"beat{rank}").touch()
+
+
 def worker(rank: int, world: int, port: int, spec: dict) -> list[dict]:
     import torch
     import torch.distributed as dist
 
     torch.set_num_threads(1)
-    timeout = datetime.timedelta(seconds=spec["timeout_s"])
+    if spec.get("hang_rank") == rank:  # tests only: a worker that never joins (the hang guard's test)
+        time.sleep(3600)
+    _beat(spec, rank)
+    timeout = datetime.timedelta(seconds=spec.get("collective_timeout_s", COLLECTIVE_TIMEOUT_S))
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world,
                             timeout=timeout)  # rank 0 hosts the store
     rows = []
@@ -215,6 +233,7 @@ def worker(rank: int, world: int, port: int, spec: dict) -> list[dict]:
                                     "recv_messages": comm.recv_messages, "recv_bytes": comm.recv_bytes}
                         rows.append(row | {"protocol": protocol, "P": p, "rank": rank,
                                            **{k: cfg[k] for k in ("B", "K_pool", "K", "seed")}})
+                        _beat(spec, rank)
             dist.barrier()
     finally:
         dist.destroy_process_group()
@@ -265,7 +284,9 @@ def _start(rank: int, world: int, port: int, spec: dict, tmp: Path, fresh: bool)
 
 def run_grid(spec: dict, world: int, *, fresh: bool | None = None) -> list[dict]:
     """Run ``spec`` on ``world`` worker processes; rows per (protocol, P, config), summed over
-    ranks. Raises RuntimeError (with the workers' tracebacks) if a worker fails or times out.
+    ranks. Raises RuntimeError (with the workers' tracebacks) if a worker fails, if the workers'
+    CPU time together passes ``spec["cpu_limit_s"]``, or if no worker reports progress for
+    ``spec.get("stall_s", STALL_S)`` seconds (a hang). No deadline on the run: load cannot trip it.
 
     Workers are forked (``os.fork``) from the calling process, main or child alike, so they start
     with torch imported and warm (a fresh interpreter costs seconds of imports per rank). Where the
@@ -277,7 +298,7 @@ def run_grid(spec: dict, world: int, *, fresh: bool | None = None) -> list[dict]
         fresh = threading.active_count() > 1
     if not fresh:
         _warm_up()
-    timeout = float(spec["timeout_s"])
+    cpu_limit, stall = float(spec["cpu_limit_s"]), float(spec.get("stall_s", STALL_S))
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:  # a free port, from the OS
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -285,15 +306,18 @@ def run_grid(spec: dict, world: int, *, fresh: bool | None = None) -> list[dict]
     codes: dict[int, int] = {}
     with tempfile.TemporaryDirectory(prefix="gsr-dist-") as tmp:
         tmp_path = Path(tmp)
+        spec = spec | {"beat_dir": tmp}
         (tmp_path / "spec.json").write_text(json.dumps(spec))
         try:
             for r in range(world):
                 workers[r] = _start(r, world, port, spec, tmp_path, fresh)
-            deadline = time.monotonic() + timeout
-            while len(codes) < world and time.monotonic() < deadline:
+            cpu = dict.fromkeys(workers, 0.0)  # each worker's CPU seconds, last seen alive
+            beats, last_progress = 0.0, time.monotonic()
+            while len(codes) < world:
                 for r, (pid, proc) in workers.items():
                     if r in codes:
                         continue
+                    cpu[r] = max(cpu[r], _cpu_seconds(pid))
                     if proc is not None:
                         if proc.poll() is not None:
                             codes[r] = proc.returncode
@@ -301,9 +325,19 @@ def run_grid(spec: dict, world: int, *, fresh: bool | None = None) -> list[dict]
                     done, status = os.waitpid(pid, os.WNOHANG)
                     if done:
                         codes[r] = os.waitstatus_to_exitcode(status)
-                time.sleep(0.005)
-            if len(codes) < world:
-                raise RuntimeError(f"distributed run exceeded {timeout:g} s (ranks done: {sorted(codes)})")
+                if any(c != 0 for c in codes.values()):
+                    break  # a failed worker: its peers may wait for it in a collective
+                total = sum(cpu.values())
+                newest = max((f.stat().st_mtime_ns for f in tmp_path.glob("beat*")), default=0)
+                if newest > beats:
+                    beats, last_progress = newest, time.monotonic()
+                if total > cpu_limit:
+                    raise RuntimeError(f"distributed run used {total:.1f} s of CPU, past its limit of "
+                                       f"{cpu_limit:g} s (ranks done: {sorted(codes)})")
+                if len(codes) < world and time.monotonic() - last_progress > stall:
+                    raise RuntimeError(f"distributed run hung: no worker reported progress for {stall:g} s "
+                                       f"(ranks done: {sorted(codes)})")
+                time.sleep(0.05)
             failed = [r for r, c in codes.items() if c != 0]
             if failed:
                 tails = "; ".join(f"rank {r}: " + _read(tmp_path / f"err{r}")[-800:] for r in failed)
@@ -322,6 +356,16 @@ def run_grid(spec: dict, world: int, *, fresh: bool | None = None) -> list[dict]
                 with contextlib.suppress(ChildProcessError):
                     os.waitpid(pid, 0)
     return _sum_ranks(rows)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a live process (Linux /proc; 0 where unreadable: then only the
+    hang guard applies)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICK
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def _warm_up() -> None:
