@@ -11,7 +11,7 @@ import numpy as np
 import sympy as sp
 
 from attnaudit import operators
-from attnaudit.checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (
     r"\|q_i-k_j\|_2^2=\|(q_i+t)-(k_j+t)\|_2^2. \text{ This invariance implies that the attention "
@@ -34,7 +34,7 @@ def derivation():
     eps = sp.Symbol("epsilon", positive=True)
     sq = lambda v: (v.T * v)[0]  # noqa: E731
     steps = [symbolic.exact("squared distance is unchanged by a common shift",
-                            sq(q - k), sq((q + t) - (k + t)), role="derivation")]
+                            sq(q - k), sq((q + t) - (k + t)), role="statement", clause="invariance")]
     # Weights depend on the inputs only through the squared distances, so a common shift
     # leaves every weight unchanged: check on three keys with symbolic coordinates.
     keys = [sp.Matrix(sp.symbols(f"k{j}_1:{d + 1}", real=True)) for j in range(3)]
@@ -43,7 +43,7 @@ def derivation():
         return s[0] / sum(s)
     steps.append(symbolic.exact("IDA weight W_i1 is unchanged by a common shift",
                                 weight(q, keys), weight(q + t, [kj + t for kj in keys]),
-                                role="statement"))
+                                role="statement", clause="weights"))
     # The side sentence: softmax scores q·k_j move by q·t + t·k_j + |t|², and the k-dependent part
     # t·k_j does not cancel in the normalisation. One key pair and a shift along it suffice.
     x = sp.Symbol("x", positive=True)
@@ -69,6 +69,48 @@ def _translated_gap(case, attention=None):
     cond = ((2 * dist.sqrt() * d**0.5 * scale[:, None, None] + dist) / (dist + eps[:, None, None]))
     cond = 1 + cond.amax(dim=(-1, -2))
     return gap, gap.new_zeros(()).expand_as(gap), TOL(cond * v.abs().amax(dim=(-1, -2)), q.dtype)
+
+
+# cdist differences coordinate-wise: (q+t)−(k+t) is off by ~u·scale per coordinate, ‖·‖² by that
+# times 2‖q−k‖√d (and its square), and each side's own rounding of ‖q−k‖² adds ~d·u relative.
+D_TOL = tolerances.Roundoff(condition="d + 2‖q−k‖√d·scale + d·scale², scale = max|q| + max|k| + 2 max|t|",
+                            scale="1")
+
+
+def _distance_gap(case, score=None):
+    """max |D(q+t, k+t) − D(q, k)| per instance for the IDA kernel's squared distances (or ``score``)."""
+    score = score or operators.squared_distances
+    q, k, t = case["q"], case["k"], case["t"]
+    shift = t[:, None, :]
+    gap = (score(q + shift, k + shift) - score(q, k)).abs().amax(dim=(-1, -2))
+    d = q.shape[-1]
+    scale = q.abs().amax(dim=(-1, -2)) + k.abs().amax(dim=(-1, -2)) + 2 * t.abs().amax(dim=-1)
+    dist = operators.squared_distances(q, k).amax(dim=(-1, -2))
+    cond = d * (1 + dist) + 2 * dist.sqrt() * d**0.5 * scale + d * scale.square()
+    return gap, gap.new_zeros(()).expand_as(gap), D_TOL(cond, q.dtype)
+
+
+def _inner_products(q, k):
+    """The softmax kernel's scores q·k_j (the contrasted kernel)."""
+    return q @ k.transpose(-1, -2)
+
+
+SOFT_TOL = tolerances.Roundoff(condition="n + d + max|(q+t)·k_j|/√d (the logits' rounding, amplified by exp)")
+
+
+def _softmax_reweighting_gap(case, weights=None):
+    """max_ij |W(q+t, k+t) − softmax_j((q+t)·k_j/√d)|: under a common shift softmax's scores move by
+    (q·t + t·k_j + |t|²)/√d; the query-only terms cancel in the normalisation, t·k_j does not, so
+    the shifted weights are those of the query q+t against the unshifted keys."""
+    weights = weights or (lambda q, k, eps: operators.softmax_weights(q, k))
+    q, k, t, eps = case["q"], case["k"], case["t"], case["eps"]
+    shift = t[:, None, :]
+    d = q.shape[-1]
+    logits = (q + shift) @ k.transpose(-1, -2) / d**0.5
+    gap = (weights(q + shift, k + shift, eps) - logits.softmax(dim=-1)).abs().amax(dim=(-1, -2))
+    cond = k.shape[-2] + d + logits.abs().amax(dim=(-1, -2)) + (
+        (q + shift).abs().amax(dim=(-1, -2)) * t.abs().amax(dim=-1) * d**0.5)
+    return gap, gap.new_zeros(()).expand_as(gap), SOFT_TOL(cond, q.dtype)
 
 
 def _softmax_gap(case):
@@ -119,10 +161,21 @@ CLAIMS = (
         statement=STATEMENT,
         reading=(
             "For all queries q_i, keys k_j, values v_j in R^d, every ε > 0 and every t in R^d: "
-            "IDA(q + t, k + t, v) = IDA(q, k, v) (weights, hence outputs, unchanged by a common "
-            "translation of queries and keys)."
+            "‖(q_i+t) − (k_j+t)‖² = ‖q_i − k_j‖², and IDA(q + t, k + t, v) = IDA(q, k, v) (weights, hence "
+            "outputs, unchanged by a common translation of queries and keys). Softmax: its scores move by "
+            "(q·t + t·k_j + |t|²)/√d; the terms without k_j cancel in the normalisation ('up to "
+            "normalization'), t·k_j does not: its shifted weights are softmax_j((q+t)·k_j/√d), not the "
+            "original ones (the alternative reading 'softmax weights unchanged' is refuted)."
         ),
         reading_why="the literal statement: Property 1 is about the inverse-distance kernel",
+        clauses=(
+            Clause("invariance", "The Euclidean inverse-distance kernel is invariant under simultaneous "
+                                 "translation of all queries and keys: ‖i−j‖22=‖(i+)−(j+)‖22."),
+            Clause("weights", "This invariance implies that the attention weights are unchanged by global "
+                              "shifts of the input space."),
+            Clause("softmax-contrast", "This property is not shared by the softmax inner-product kernel, "
+                                       "which is translation-invariant only up to normalization."),
+        ),
         alternatives=(
             Reading("softmax-sentence",
                     "Softmax attention weights are unchanged by a common translation t of queries "
@@ -146,8 +199,27 @@ CLAIMS = (
                 tolerance=TOL,
                 sampler=("Gaussian q, k, v (n, d) ∈ {(2,1), (16,8), (64,32)}; shift of random "
                          "direction, length log-uniform in [1e-3, 1e3]; ε log-uniform in [1e-8, 1]"),
+                clause="weights",
                 controls=(control("softmax attention in place of IDA", contrast="operator",
                                   evaluate=_softmax_gap),),
+            ),
+            Relation(
+                name="distances-unchanged", lhs="max|D(q+t, k+t) − D(q, k)| (operators.squared_distances)",
+                rel="==", rhs="0", evaluate=_distance_gap, sample=_sample, tolerance=D_TOL,
+                sampler="the primary check's family", clause="invariance",
+                controls=(control("the softmax kernel's inner products q·k_j in place of ‖q−k_j‖²",
+                                  contrast="operator",
+                                  evaluate=lambda case: _distance_gap(case, _inner_products)),),
+            ),
+            Relation(
+                name="softmax-shift-reweights",
+                lhs="max|W_soft(q+t, k+t) − softmax_j((q+t)·k_j/√d)|", rel="==", rhs="0",
+                evaluate=_softmax_reweighting_gap, sample=_sample, tolerance=SOFT_TOL,
+                sampler="the primary check's family", clause="softmax-contrast",
+                controls=(control("IDA in place of softmax (its weights do not reweight by e^{t·k_j/√d})",
+                                  contrast="operator",
+                                  evaluate=lambda case: _softmax_reweighting_gap(
+                                      case, lambda q, k, eps: operators.ida_weights(q, k, eps=eps))),),
             ),
             Relation(
                 name="softmax-outputs-unchanged",

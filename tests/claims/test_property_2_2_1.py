@@ -31,3 +31,13 @@ def test_softmax_sentence_is_an_alternative_reading_and_refuted(record):
     assert_witnessed(record, "softmax-outputs-unchanged", CLAIM)
     step = next(s for s in record["derivation"]["steps"] if s["reading"] == "softmax-sentence")
     assert step["status"] == "disagrees" and step["role"] == "statement"
+
+
+def test_three_clauses_each_decided_behind_an_operator_control(record):
+    decided = {"invariance": "distances-unchanged", "weights": "outputs-unchanged",
+               "softmax-contrast": "softmax-shift-reweights"}
+    assert [c["id"] for c in record["clauses"]] == list(decided)
+    for clause, name in decided.items():
+        ev = evidence(record, name)
+        assert ev["clause"] == clause and ev["status"] == "agrees"
+        assert [(c["contrast"], c["failed"]) for c in ev["controls"]] == [("operator", True)]
