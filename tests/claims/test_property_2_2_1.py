@@ -21,7 +21,7 @@ def test_primary_reading_confirmed_behind_a_failing_control(record):
     primary = evidence(record, "outputs-unchanged")
     assert primary["status"] == "agrees" and primary["reading"] is None
     assert [(c["contrast"], c["failed"]) for c in primary["controls"]] == [("operator", True)]
-    assert record["controls"] == primary["controls"]
+    assert primary["controls"][0] in record["controls"]
 
 
 def test_softmax_sentence_is_an_alternative_reading_and_refuted(record):
