@@ -8,8 +8,10 @@ inputs where the gradient vanishes are searched for along rays (det J changes si
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
-from attnaudit.checks import Claim, Kind, Reading, Relation, control, sampling, symbolic, tolerances
+from attnaudit import operators
+from attnaudit.checks import Claim, Clause, Kind, ProofStep, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (
     r"\Bigl\|\frac{\partial\mathcal L}{\partial x_i}\Bigr\|_2\ge\bigl(\lambda_{\min}(G_i)"
@@ -17,6 +19,24 @@ STATEMENT = (
     r"h_i=G_ix_i,\ G_i=\mathrm{diag}(\sigma(W_gx_i)).\ \text{In particular, for bounded } x_i "
     r"\text{ and } W_g \text{, the lower bound is strictly positive, so gradients do not vanish due "
     r"to gating alone.}")
+
+CLAUSES = (
+    Clause("inequality", "‖∂ℒ∂i‖2≥(λmin(i)−(‖g‖‖i‖))‖∂ℒ∂i‖2"),
+    Clause("positive", "In particular, for bounded ix_i and gW_g, the lower bound is strictly positive, so "
+                       "gradients do not vanish due to gating alone."),
+)
+PROOF_STEPS = (
+    ProofStep("chain-rule", "By the chain rule: ∂ℒ∂i=(∂i∂i)⊤∂ℒ∂i."),
+    ProofStep("jacobian", "the Jacobian is: ∂i∂i=i+(∂i∂i)i."),
+    ProofStep("sigma-prime", "σ′(zk)=σ(zk)(1−σ(zk))∈(0,1/4)"),
+    ProofStep("diagonal", "Thus: (∂i∂i)kk=σ(zk)+σ′(zk)g,k⊤i."),
+    ProofStep("dominant", "The matrix ∂i/∂i _i/ _i is diagonally dominant for bounded ‖i‖\\|x_i\\| and "
+                          "‖g‖\\|W_g\\|."),
+    ProofStep("singular-value", "Its smallest singular value satisfies: σmin(∂i∂i)≥λmin(i)−(‖g‖‖i‖)."),
+    ProofStep("positive", "Since λmin(i)=minkσ(zk)>0 _ (G_i)= _kσ(z_k)>0 for finite zkz_k, the lower bound "
+                          "is strictly positive for bounded inputs."),
+    ProofStep("gradient", "Therefore: ‖∂ℒ∂i‖2≥σmin(∂i∂i)‖∂ℒ∂i‖2."),
+)
 
 C_DERIVED = 0.25  # σ' ≤ 1/4 and Weyl: σ_min(G + DW) ≥ σ_min(G) − ‖D‖₂‖W‖₂, ‖D‖₂ ≤ ¼‖x‖_∞
 DIMS = (1, 2, 4, 8)
@@ -29,10 +49,6 @@ FLOOR = tolerances.Roundoff(condition="d (an SVD resolves σ_min/‖J‖₂ only
 
 
 def _jacobian_parts(case):
-    import torch
-
-    from attnaudit import operators
-
     x, w = case["x"], case["w"]
     jac = operators.hypergate_jacobian(x, w)
     sv = torch.linalg.svdvals(jac)
@@ -44,8 +60,6 @@ def _jacobian_parts(case):
 
 def ratio_gap(case, constant=C_DERIVED):
     """(λ_min(G) − σ_min(J))/(‖W_g‖₂‖x‖₂) against the constant C."""
-    import torch
-
     smin, smax, lam, scale, _ = _jacobian_parts(case)
     d = case["x"].shape[-1]
     tol = RATIO_TOL(d * smax + 1, smin.dtype) / scale
@@ -56,8 +70,6 @@ def ratio_gap(case, constant=C_DERIVED):
 def nonsingular_gap(case):
     """σ_min(J)/(max σ(z_k) + ¼‖W_g‖₂‖x‖₂) (≥ σ_min(J)/‖J‖₂) against the round-off floor below which an
     SVD cannot tell J from a singular matrix."""
-    import torch
-
     smin, _, _, _, bound = _jacobian_parts(case)
     lhs = smin / bound
     floor = FLOOR(case["x"].shape[-1], lhs.dtype)
@@ -66,10 +78,6 @@ def nonsingular_gap(case):
 
 def paper_diagonal_gap(case):
     """The proof's (∂h/∂x)_kk = σ(z_k) + σ′(z_k)W_{g,k}ᵀx against torch.func's diagonal (max over k)."""
-    import torch
-
-    from attnaudit import operators
-
     x, w = case["x"], case["w"]
     jac = operators.hypergate_jacobian(x, w)
     z = (w @ x[..., None])[..., 0]
@@ -96,8 +104,6 @@ def singular_search(ctx, d):
     ``paper-jacobian-diagonal``'s operator); the checks evaluate the points with the operator."""
 
     def search():
-        import torch
-
         gen = ctx.generator(f"singular-search:{d}")
         batch = ctx.pick(quick=96, full=1024)
         w = sampling.gaussian(ctx, gen, batch, d, d)
@@ -189,23 +195,24 @@ def derivation():
     at_minus_two = (1 + zz * (1 - sz)).subs(zz, -2)  # J/σ(z) in one dimension, w = 1, x = z
     return [
         symbolic.exact("∂h/∂x = G + diag(σ′(z)⊙x)W_g, diagonal entry (d = 2)", closed[0, 0], jac[0, 0],
-                       role="proof"),
+                       role="proof", step="jacobian"),
         symbolic.exact("∂h/∂x = G + diag(σ′(z)⊙x)W_g, off-diagonal entry (d = 2)", closed[0, 1], jac[0, 1],
-                       role="proof"),
+                       role="proof", step="jacobian"),
         symbolic.exact("the proof's diagonal (∂h/∂x)_kk = σ(z_k) + σ′(z_k)W_{g,k}ᵀx, at x = (1, 1), "
                        "W_g = [[0, 1], [0, 0]]", (sig[0] + dsig[0] * z[0]).subs(at),
                        jac[0, 0].subs(at),
-                       role="proof",
+                       role="proof", step="diagonal",
                        note="the diagonal is σ(z_k) + σ′(z_k)x_k(W_g)_kk: the proof has z_k for x_k(W_g)_kk"),
         symbolic.holds("σ′(z) = σ(1 − σ) ≤ 1/4: 1/4 − s(1 − s) = (s − 1/2)² ≥ 0",
                        sp.GreaterThan(sp.Rational(1, 4) - s_ * (1 - s_), 0), role="proof",
+                       step="sigma-prime",
                        note="so ‖diag(σ′(z)⊙x)‖₂ ≤ ‖x‖_∞/4 ≤ ‖x‖₂/4 and, by Weyl, C = 1/4 suffices"),
         symbolic.holds("d = 1, W_g = 1, x = −2 (bounded): ∂h/∂x = σ(z)(1 + z(1 − σ(z))) is positive",
-                       sp.StrictGreaterThan(at_minus_two, 0), role="proof",
+                       sp.StrictGreaterThan(at_minus_two, 0), role="proof", step="positive",
                        note="it is (1 − e²)/(1 + e²) < 0 there and 1 at x = 0: it vanishes in between"),
         symbolic.holds("bounded inputs (d = 1, W_g = 1, x = −2): the gate's Jacobian is non-zero there "
                        "and on the segment to 0", sp.StrictGreaterThan(at_minus_two, 0),
-                       role="statement", reading="no-vanishing"),
+                       role="statement", clause="positive"),
     ]
 
 
@@ -219,41 +226,44 @@ CLAIMS = (
         label="Theorem 7.1 (HyperGate Gradient Lower Bound)",
         section="§7",
         statement=STATEMENT,
-        reading=("For h = σ(W_g x) ⊙ x with x ∈ ℝ^d, W_g ∈ ℝ^{d×d}, any d: σ_min(∂h/∂x) ≥ λ_min(G) − "
-                 "C‖W_g‖₂‖x‖₂ with one constant C free of d, x and W_g (which gives the gradient bound, "
-                 "as ‖∂L/∂x‖ = ‖Jᵀ∂L/∂h‖ ≥ σ_min(J)‖∂L/∂h‖); the suite derives C = 1/4 and tests it: "
-                 "sup (λ_min(G) − σ_min(J))/(‖W_g‖₂‖x‖₂) ≤ 1/4."),
-        reading_why="the displayed inequality, with the O(·) read as a constant times ‖W_g‖₂‖x‖₂",
-        alternatives=(Reading("no-vanishing", f"For bounded inputs (‖x‖₂, ‖W_g‖₂ ≤ {BOUND:g}) ∂h/∂x is "
-                                              "non-singular: the gradient never vanishes due to gating.",
-                              "the theorem's 'In particular … gradients do not vanish due to gating "
-                              "alone'"),),
+        clauses=CLAUSES,
+        proof_steps=PROOF_STEPS,
+        reading=("For h = σ(W_g x) ⊙ x with x ∈ ℝ^d, W_g ∈ ℝ^{d×d}, any d: (inequality) σ_min(∂h/∂x) ≥ "
+                 "λ_min(G) − C‖W_g‖₂‖x‖₂ with one constant C free of d, x and W_g (which gives the gradient "
+                 "bound, as ‖∂L/∂x‖ = ‖Jᵀ∂L/∂h‖ ≥ σ_min(J)‖∂L/∂h‖); the suite derives C = 1/4 and tests "
+                 "sup (λ_min(G) − σ_min(J))/(‖W_g‖₂‖x‖₂) ≤ 1/4; (positive) for finite x and W_g "
+                 f"(tested at ‖x‖₂, ‖W_g‖₂ ≤ {BOUND:g}) ∂h/∂x is non-singular, so the gradient through the "
+                 "gate never vanishes."),
+        reading_why=("the displayed inequality with the O(·) read as a constant times ‖W_g‖₂‖x‖₂; 'bounded' "
+                     "as the proof reads it: 'λ_min(G_i) > 0 for finite z_k, [so] the lower bound is "
+                     "strictly positive for bounded inputs'"),
         kind=Kind.INEQUALITY,
         derivation=derivation,
         checks=(
             Relation(name="constant-quarter", lhs="(λ_min(G) − σ_min(∂h/∂x))/(‖W_g‖₂‖x‖₂)", rel="<=",
                      rhs="C = 1/4", evaluate=ratio_gap, sample=sample_all, strategy=_strategy,
-                     tolerance=RATIO_TOL, sampler=FAMILY, max_examples=20,
-                     controls=(control("C = 0 (the O(·) term dropped)",
+                     tolerance=RATIO_TOL, sampler=FAMILY, max_examples=20, clause="inequality",
+                     controls=(control("C = 0 (the O(·) term dropped)", contrast="prediction",
                                        evaluate=lambda case: ratio_gap(case, 0.0)),
-                               control("C = 0.24 (just below the derived 1/4)",
+                               control("C = 0.24 (just below the derived 1/4)", contrast="prediction",
                                        evaluate=lambda case: ratio_gap(case, 0.24)))),
             Relation(name="jacobian-nonsingular", lhs="σ_min(∂h/∂x)/(max_k σ(z_k) + ¼‖W_g‖₂‖x‖₂)", rel=">=",
                      rhs="the SVD's round-off floor 64·u·d", evaluate=nonsingular_gap, sample=sample_bounded,
-                     tolerance=FLOOR, reading="no-vanishing",
+                     tolerance=FLOOR, clause="positive",
                      sampler="as the primary family with r, s ≤ 2, and the ray search's singular points"),
             Relation(name="paper-jacobian-diagonal",
                      lhs="max_k |(∂h/∂x)_kk − (σ(z_k) + σ′(z_k)W_{g,k}ᵀx)|",
                      rel="==", rhs="0", evaluate=paper_diagonal_gap, sample=sample_bounded,
-                     tolerance=RATIO_TOL, role="proof", sampler="as jacobian-nonsingular"),
+                     tolerance=RATIO_TOL, role="proof", step="diagonal", sampler="as jacobian-nonsingular"),
         ),
         correction=lambda evidence: (
             "σ_min(∂h/∂x) ≥ λ_min(G) − ¼‖W_g‖₂‖x‖₂ (the constant 1/4 is sharp: the ratio → 1/4 as "
             "W_g x → 0⁻ in one dimension); the bound is positive only while ¼‖W_g‖₂‖x‖₂ < λ_min(G): "
             "bounded inputs can make ∂h/∂x singular (d = 1: W_g x ≈ −1.2785)."),
         time_limit_s=30.0,
-        notes=("The inequality holds with C = 1/4 (Weyl, σ′ ≤ 1/4), and 1/4 is sharp. The proof's entrywise "
-               "Jacobian is wrong (σ′(z_k)W_{g,k}ᵀx = σ′(z_k)z_k on the diagonal instead of "
+        notes=("The inequality holds with C = 1/4 (Weyl, σ′ ≤ 1/4), and 1/4 is sharp; the theorem's own "
+               "'in particular' clause is false, so the statement as written is refuted. The proof's "
+               "entrywise Jacobian is wrong (σ′(z_k)W_{g,k}ᵀx = σ′(z_k)z_k on the diagonal instead of "
                "σ′(z_k)x_k(W_g)_kk) and its 'in particular' does not follow: λ_min(G) > 0 does not make "
                "λ_min(G) − C‖W_g‖‖x‖ positive, and the ray search finds bounded inputs where ∂h/∂x is "
                "singular, so some ∂L/∂h gives ∂L/∂x = 0 through the gate."),
