@@ -60,7 +60,8 @@ from __future__ import annotations
 
 # torch (and the operators: 'from attnaudit import operators', then operators.<name>(...)) import
 # at module level: discovery defers both until a check runs, so listing the catalogue loads
-# neither. Not 'from attnaudit.operators.x import y' at module level: that loads torch at listing.
+# neither. Not 'from attnaudit.operators.x import y' or 'from torch.func import vmap' at module
+# level: each loads torch as soon as the catalogue is listed (write torch.func.vmap(...)).
 {imports}
 # TODO: the statement exactly as the paper gives it, in LaTeX (printed beside the reading tested).
 STATEMENT = r"{statement_tex}"
@@ -300,7 +301,7 @@ from pathlib import Path
 import pytest
 
 from attnaudit.checks.context import Context
-from attnaudit.checks.mutation import mutate
+from attnaudit.checks.mutation import mutate, scale_tolerance
 from attnaudit.checks.quotes import position, source_text
 from attnaudit.checks.runner import run_check, run_claim
 from attnaudit.checks.scaffold import discover_pack
@@ -338,7 +339,8 @@ def test_{func}_quotes_stand_in_the_source():
 
 def test_{func}_every_check_can_fail():
     """The engine's mutation test: each check with its prediction moved flips its outcome (an
-    agreeing check then disagrees; a disagreeing one agrees once moved to what it measured)."""
+    agreeing check then disagrees; a disagreeing one agrees once moved to what it measured), and a
+    statement check keeps its outcome with its tolerance times 10 (the measurement decides)."""
     claim, _, record = _loaded()
     ctx = Context(claim.id, seed=0, profile="quick", device="cpu", dtype_name=claim.dtype)
     for check in claim.checks:
@@ -347,6 +349,9 @@ def test_{func}_every_check_can_fail():
         mutant, change = mutate(check, original, ctx)
         flipped = "disagrees" if original["status"] == "agrees" else "agrees"
         assert run_check(mutant, ctx)["status"] == flipped, f"{{check.name}}: {{change}}"
+        if check.role == "statement":
+            wider, change = scale_tolerance(check)
+            assert run_check(wider, ctx)["status"] == original["status"], f"{{check.name}}: {{change}}"
 '''
 
 
