@@ -3,6 +3,8 @@ round-off scale of comparing attention with its connection-walk form."""
 
 from __future__ import annotations
 
+import torch
+
 PROOF_ABSENT = "the source is an abstract: it states the results and gives no argument"
 N_TOKENS = (1, 4, 12)
 # The walk and the operator associate the same products differently: (A X) W_V W_O against
@@ -14,7 +16,6 @@ CONDITION = "(n + d + d_h + 8)·H (three chained sums per head, then H heads)"
 def instances(ctx, gen, heads, d_h, draws):
     """Per n ∈ N_TOKENS: ``draws`` independent (X, W_Q, W_K, W_V, W_O), d = H·d_h, Gaussian with
     N(0, 1/d) weights (the logits are O(1))."""
-    import torch
     d = heads * d_h
     for n in N_TOKENS:
         r = lambda *s, sd=1.0: sd * torch.randn(draws, *s, generator=gen, dtype=ctx.dtype, device=gen.device)  # noqa: E731
@@ -26,12 +27,9 @@ def value_scale(case):
     """max over entries of Σ_h |X||W_V^h||W_O^h| (entrywise absolute values): bounds every term the
     two associations sum."""
     x, wv, wo = case["x"].abs(), case["wv"].abs(), case["wo"].abs()
-    import torch
     return torch.einsum("bnd,bhde,bhef->bnf", x, wv, wo).flatten(1).amax(1)
 
 
 def mha(case):
-    import torch
-
     from attnaudit import operators
     return torch.func.vmap(operators.mha_attention)(case["x"], case["wq"], case["wk"], case["wv"], case["wo"])

@@ -8,6 +8,7 @@ cases that break each condition in turn."""
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
 
@@ -71,7 +72,6 @@ def derivation():
 
 
 def _orthogonal(gen, *shape, dtype):
-    import torch
     q, r = torch.linalg.qr(torch.randn(*shape, generator=gen, dtype=dtype, device=gen.device))
     return q * torch.diagonal(r, dim1=-2, dim2=-1).sign()[..., None, :]
 
@@ -80,7 +80,6 @@ def _build(ctx, gen, n, d, mode):
     """(W, π, T) for one break mode: W from softmax of x_i^T M x_j (M symmetric unless
     non-reversible), T_ij = R_i^T R_j (flat) for half the draws and random compatible orthogonal
     T_ij = T_ji^T (curved) for the other half."""
-    import torch
     b, dt = DRAWS, ctx.dtype
     x = torch.randn(b, n, D_X, generator=gen, dtype=dt, device=gen.device)
     g = torch.randn(b, D_X, D_X, generator=gen, dtype=dt, device=gen.device) / D_X**0.5
@@ -135,7 +134,6 @@ def _operator(walk, trans):
 
 def dirichlet_sides(case, mode="meets"):
     """⟨v, (I − P)v⟩_π against ½Σ π_i W_ij ‖v_i − T_ij v_j‖²."""
-    import torch
     walk, pi, trans, v = _get(case, mode)
     tv = torch.einsum("bijxy,bjy->bijx", trans, v)
     pv = torch.einsum("bij,bijx->bix", walk, tv)
@@ -150,7 +148,6 @@ def dirichlet_sides(case, mode="meets"):
 
 def symmetry_sides(case, mode="meets"):
     """max|Π P − (Π P)^T| against 0 (Π = diag(π) ⊗ I_d)."""
-    import torch
     walk, pi, trans, _ = _get(case, mode)
     d = trans.shape[-1]
     pp = pi.repeat_interleave(d, dim=-1)[..., None] * _operator(walk, trans)
@@ -160,7 +157,6 @@ def symmetry_sides(case, mode="meets"):
 
 def spectrum_sides(case, mode="meets"):
     """max over eigenvalues λ of I − P of the distance from λ to [0, 2] against 0."""
-    import torch
     walk, pi, trans, _ = _get(case, mode)
     p = _operator(walk, trans)
     lam = torch.linalg.eigvals(torch.eye(p.shape[-1], dtype=p.dtype, device=p.device) - p)

@@ -5,6 +5,7 @@ walk, its transport on edge (i, j) the attention-gated mixture of the headwise t
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
 
@@ -40,8 +41,6 @@ def derivation():
 def walk_sides(case, gating="attention"):
     """max|MHA(X) − Σ_j P_ij T_ij x_j| against 0; ``gating="uniform"`` is the control's constant
     mixture T = (1/H)Σ_h T_h."""
-    import torch
-
     from attnaudit import operators
     attn = mha(case)
     walk, transport, t_h = torch.func.vmap(operators.mha_connection)(
@@ -57,8 +56,6 @@ def walk_sides(case, gating="attention"):
 
 def gate_sides(case, normalised=True):
     """max(|Σ_h π^h_ij − 1|, max(−π, 0), max(−P, 0)) against 0 (the control: the raw A^h as gates)."""
-    import torch
-
     from attnaudit import operators
     a = torch.func.vmap(operators.mha_weights)(case["x"], case["wq"], case["wk"])
     walk = a.sum(1)

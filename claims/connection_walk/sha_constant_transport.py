@@ -5,6 +5,7 @@ T = (W_V W_O)^T."""
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
 
@@ -41,8 +42,6 @@ def derivation():
 
 def walk_sides(case, transposed=False):
     """max|SHA(X) − Σ_j A_ij T x_j| against 0 (``transposed``: the control's T^T)."""
-    import torch
-
     from attnaudit import operators
     attn = mha(case)
     a = torch.func.vmap(operators.mha_weights)(case["x"], case["wq"], case["wk"])[:, 0]
@@ -58,8 +57,6 @@ def walk_sides(case, transposed=False):
 
 def stochastic_sides(case, raw=False):
     """max(|Σ_j A_ij − 1|, max(−A_ij, 0)) against 0 (``raw``: the control's unnormalised logits)."""
-    import torch
-
     from attnaudit import operators
     if raw:
         q = torch.einsum("bnd,bde->bne", case["x"], case["wq"][:, 0])

@@ -8,6 +8,8 @@ training set (fewer feature columns than tokens, so infinitely many operators fi
 
 from __future__ import annotations
 
+import torch
+
 from attnaudit.checks import Claim, Clause, Kind, Relation, control, tolerances
 from attnaudit.claims.entropic_bound import _surrogate
 
@@ -31,8 +33,6 @@ SAMPLER = (f"tasks of intrinsic rank r* ∈ {RANKS}, 16 each, with a training se
 
 def _cases(ctx, gen):
     """Tasks of intrinsic rank r* ∈ {1, 2, 3} with their training inputs (see SAMPLER)."""
-    import torch
-
     for rank in RANKS:
         batch = ctx.pick(quick=16, full=128)
         target, s = _surrogate.sample_tasks(ctx, gen, batch, rank)
@@ -57,8 +57,6 @@ def train(case, init: float, steps: int = STEPS):
 
 
 def _train(case, init: float, steps: int):
-    import torch
-
     target, x = case["target"], case["x"]
     batch, n, cols = x.shape
     gen = torch.Generator(device=x.device).manual_seed(int(case["seed"]))
@@ -73,8 +71,6 @@ def _train(case, init: float, steps: int):
 
 
 def energy_rank(m):
-    import torch
-
     energy = torch.linalg.svdvals(m).square()
     share = torch.cumsum(energy, -1) / energy.sum(-1, keepdim=True)
     return ((share < 1 - ENERGY_LEFT).sum(-1) + 1).to(m.dtype)

@@ -10,6 +10,7 @@ value computed from the singular values of M*Σ^{1/2}.
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
 from attnaudit.claims.entropic_bound import _surrogate
@@ -60,8 +61,6 @@ def _cases(ctx, gen):
 
 
 def _fit(case, model_rank_offset: int):
-    import torch
-
     gen = torch.Generator(device=case["target"].device).manual_seed(int(case["seed"]))
     rank = int(case["rank"]) + model_rank_offset
     fit = _surrogate.als_fit(case["target"], case["s"], rank, gen, iterations=60)
@@ -85,8 +84,6 @@ def _tail_positive(task_rank_offset: int):
     """Relative Eckart–Young excess at model rank r* − 1 of a task whose rank is r* + offset."""
 
     def evaluate(case):
-        import torch
-
         target = case["target"]
         if task_rank_offset:
             u, sv, vh = torch.linalg.svd(target)

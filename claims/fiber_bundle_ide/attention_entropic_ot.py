@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, control, sampling, symbolic, tolerances
 
@@ -58,7 +59,6 @@ def _plans(q, k, two_marginal: bool):
     """n·P per instance from POT (row marginal a = 1/n; columns free, or b = 1/m)."""
     import numpy as np
     import ot
-    import torch
 
     out, resid = [], []
     qn, kn = q.detach().cpu().numpy(), k.detach().cpu().numpy()

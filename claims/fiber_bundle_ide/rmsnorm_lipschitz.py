@@ -10,6 +10,7 @@ shows where that supremum is attained (x = 0) and the checks evaluate the autogr
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, control, symbolic, tolerances
 
@@ -61,8 +62,6 @@ def _eps_grid(ctx):
 def _points(ctx, gen, batch: int, d: int, count: int):
     """(batch, count, d): x = 0 (where the supremum is attained) first, then random points of
     root-mean-square 10^u, u uniform in [−7, 1]."""
-    import torch
-
     x = torch.randn(batch, count, d, generator=gen, dtype=ctx.dtype, device=ctx.device)
     u = torch.rand(batch, count, 1, generator=gen, dtype=ctx.dtype, device=ctx.device)
     rms = 10.0 ** (-7.0 + 8.0 * u)
@@ -73,8 +72,6 @@ def _points(ctx, gen, batch: int, d: int, count: int):
 
 def outside_norm(x, *, eps, weight):
     """The contrasted normalisation g ⊙ x/(‖x‖/√d + ε): ε added outside the root (Lip = max|g|/ε)."""
-    import torch
-
     d = x.shape[-1]
     return weight * x / (torch.linalg.vector_norm(x, dim=-1, keepdim=True) / d**0.5 + eps)
 
@@ -84,8 +81,6 @@ def lipschitz(eps, weight, points, norm=None):
     or of ``norm``).
 
     ``eps`` (E,), ``weight`` (B, d), ``points`` (B, P, d) → (B, E)."""
-    import torch
-
     from attnaudit import operators
 
     norm = norm or operators.rms_norm
@@ -100,8 +95,6 @@ def lipschitz(eps, weight, points, norm=None):
 
 def _measure(fixed_point: bool, norm=None):
     def measure(ctx, grid):
-        import torch
-
         d = 16
         g = torch.ones(1, d, dtype=ctx.dtype, device=ctx.device)
         if fixed_point:
@@ -116,8 +109,6 @@ def _measure(fixed_point: bool, norm=None):
 def _fit_cases(ctx, gen):
     """Gains g = 1 + N(0, 1/4) per case, d ∈ {4, 64}; x = 0 and 15 random points per case, ε on 13
     points log-spaced in [1e-12, 1]."""
-    import torch
-
     for d in (4, 64):
         batch = ctx.pick(quick=4, full=32)
         g = 1.0 + 0.5 * torch.randn(batch, d, generator=gen, dtype=ctx.dtype, device=ctx.device)
@@ -128,7 +119,6 @@ def _lip_table(case, include_origin=True, fixed=False, norm=None):
     """(ε grid, (B, E) Lipschitz constants) over the case's points (all, without x = 0, or one
     fixed point with ‖x‖²/d = FIXED_MS)."""
     import numpy as np
-    import torch
 
     g, pts = case["g"], case["x"]
     eps = np.logspace(np.log10(EPS_LOW), np.log10(EPS_HIGH), 13)
@@ -141,8 +131,6 @@ def _lip_table(case, include_origin=True, fixed=False, norm=None):
 
 def _r2_gap(case, fixed=False):
     """1 − R² of the least-squares line of log Lip against log ε, per case."""
-    import torch
-
     eps, lip = _lip_table(case, fixed=fixed)
     lx = torch.log(torch.as_tensor(eps, dtype=lip.dtype, device=lip.device)).expand_as(lip)
     ly = torch.log(lip)
@@ -155,8 +143,6 @@ def _r2_gap(case, fixed=False):
 
 def _sup_ratio(case, include_origin=True, norm=None):
     """Lip(ε)·√ε / max|g| against 1, at the ε of each case farthest from it."""
-    import torch
-
     eps, lip = _lip_table(case, include_origin=include_origin, norm=norm)
     e = torch.as_tensor(eps, dtype=lip.dtype, device=lip.device)
     ratio = lip * e.sqrt() / case["g"].abs().amax(-1, keepdim=True)

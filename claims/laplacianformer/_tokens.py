@@ -1,4 +1,4 @@
-"""Token families shared by the LaplacianFormer specs (numerics imported inside the functions).
+"""Token families shared by the LaplacianFormer specs.
 
 Segment-mean landmarks summarise runs of consecutive tokens, which is only informative when
 neighbouring tokens are correlated (image patches, text): the suite draws tokens as a stationary
@@ -9,6 +9,8 @@ tokens would make every segment mean ≈ 0 and every Nyström core ≈ the all-o
 from __future__ import annotations
 
 import math
+
+import torch
 
 RHO = 0.9
 FAMILY = f"tokens a stationary Gaussian AR(1) sequence (ρ = {RHO:g}, unit variance per coordinate)"
@@ -21,8 +23,6 @@ def bandwidth(d: int) -> float:
 
 def ar1_tokens(ctx, gen, *shape: int):
     """``(*batch, n, d)`` AR(1) tokens along the n axis (float64 on the context's device)."""
-    import torch
-
     *batch, n, d = shape
     z = torch.randn(*batch, n, d, generator=gen, dtype=ctx.dtype, device=ctx.device)
     # x_t = Σ_s ρ^{t−s} c_s z_s with c_0 = 1, c_s = √(1−ρ²): one lower-triangular product, no loop.
@@ -43,8 +43,6 @@ def ou_tokens(ctx, gen, batch: int, n: int, d: int, rho: float, chunk: int = 64)
     """``(batch, n, d)`` stationary AR(1) tokens x_t = ρx_{t−1} + √(1−ρ²)z_t, by a chunked scan
     (within a chunk the closed form Σ ρ^{t−s}; chunk states carried by a short loop), so that
     ρ^{−chunk} never overflows."""
-    import torch
-
     z = torch.randn(batch, n, d, generator=gen, dtype=ctx.dtype, device=ctx.device)
     c = math.sqrt(1 - rho**2)
     size = min(chunk, n)

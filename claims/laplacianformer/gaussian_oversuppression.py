@@ -11,6 +11,7 @@ are matched by a common length scale ℓ = the median query–key distance (the 
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, sampling, symbolic, tolerances
 
@@ -41,8 +42,6 @@ def derivation():
 
 
 def _band_mass(weights, r):
-    import torch
-
     q1 = torch.quantile(r, 0.25, dim=-1, keepdim=True)
     q3 = torch.quantile(r, 0.75, dim=-1, keepdim=True)
     mid = (r >= q1) & (r <= q3)
@@ -52,8 +51,6 @@ def _band_mass(weights, r):
 def _row_entropy(log_weights):
     """Mean over queries of the Shannon entropy of row-normalised kernel weights, from the log-kernel
     (..., queries, keys): exact however narrow the kernel."""
-    import torch
-
     logp = torch.log_softmax(log_weights, dim=-1)
     return -(logp.exp() * logp).sum(-1).mean(-1)
 
@@ -61,8 +58,6 @@ def _row_entropy(log_weights):
 def _entropy_matched_scale(q, k, ell):
     """Per instance, the Gaussian scale s (σ = s·ℓ) whose mean attention entropy equals the Laplacian's
     (entropy grows with the bandwidth), located by batched bisection to a relative 1e-7."""
-    import torch
-
     from attnaudit.checks.bisection import bisect_monotone
 
     dist = torch.cdist((q / ell).flatten(0, -3), (k / ell).flatten(0, -3))  # (P, queries, keys)
@@ -87,8 +82,6 @@ def _mid_gap(gaussian_scale: float | str):
     ``ENTROPY``, the bandwidth of equal mean attention entropy per instance)."""
 
     def evaluate(case):
-        import torch
-
         from attnaudit import operators
         from attnaudit.checks import montecarlo
 

@@ -9,6 +9,7 @@ E₀ = I − W X₀ = I − WWᵀ/(‖W‖₁‖W‖_∞) is symmetric with ‖E
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, control, symbolic, tolerances
 from attnaudit.claims.laplacianformer import _tokens
@@ -44,8 +45,6 @@ def derivation():
 
 def _cores(ctx):
     """Nyström cores W = K_Lap(Q̃, K̃) (segment means of q and k), 8 per landmark count."""
-    import torch
-
     from attnaudit import operators
     from attnaudit.checks.context import derive_seed
 
@@ -67,8 +66,6 @@ def _cores(ctx):
 
 
 def _residual(w, x):
-    import torch
-
     eye = torch.eye(w.shape[-1], dtype=w.dtype, device=w.device)
     return torch.linalg.matrix_norm(eye - w @ x, ord=2)
 
@@ -76,8 +73,6 @@ def _residual(w, x):
 def _window_points(ctx):
     """Per landmark count: (e_k, W, X_k) for every iterate whose residual lies in WINDOW; and the
     order that sorts the pooled residuals."""
-    import torch
-
     from attnaudit import operators
 
     def build():
@@ -94,8 +89,6 @@ def _window_points(ctx):
 
 
 def _grid(ctx):
-    import torch
-
     groups, order = _window_points(ctx)
     return torch.cat([g[0] for g in groups])[order].cpu().numpy()
 
@@ -104,8 +97,6 @@ def _one_step(method: str):
     """Residual after one step of ``method`` from each windowed iterate X_k."""
 
     def measure(ctx, grid):
-        import torch
-
         groups, order = _window_points(ctx)
         out = []
         for _, w, x in groups:
@@ -124,8 +115,6 @@ def _one_step(method: str):
 
 def _system_gap(iterations: int):
     def evaluate(case):
-        import torch
-
         from attnaudit import operators
 
         q, k = case["q"], case["k"]

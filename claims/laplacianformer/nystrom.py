@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, ScalingLaw, control, symbolic, tolerances
 from attnaudit.claims.laplacianformer import _tokens
@@ -43,8 +44,6 @@ def derivation():
 def relative_error(x, m: int, sigma: float, gen, pairs: int = SAMPLED_PAIRS):
     """Monte-Carlo ‖K − K̂‖_F/‖K‖_F per instance of ``x`` (B, n, d), self-attention (q = k = x),
     from ``pairs`` uniformly drawn entries (i, j); K̂ = C W⁻¹ R with segment-mean landmarks."""
-    import torch
-
     from attnaudit import operators
 
     batch, n, d = x.shape
@@ -103,8 +102,6 @@ def _exact_gap(fraction: int):
     """max|K̂ − K|/max|K| with m = n/fraction landmarks (n = 32), by ``operators.nystrom_kernel``."""
 
     def evaluate(case):
-        import torch
-
         from attnaudit import operators
 
         x = case["x"]
@@ -135,8 +132,6 @@ M_TOL = tolerances.Exact("the whole interval must lie below 0 (a decreasing erro
 def _random_landmark_error(case):
     """‖K − K̂‖_F/‖K‖_F ≤ 1 with m = 8 landmarks drawn at random among the tokens (not segment means):
     K − K̂ is the residual of an RKHS projection, so 0 ⪯ K − K̂ ⪯ K for any landmarks."""
-    import torch
-
     from attnaudit import operators
 
     x, idx = case["x"], case["idx"]
@@ -152,8 +147,6 @@ def _random_landmark_error(case):
 
 def _random_landmark_cases(ctx, gen):
     """I.i.d. N(0, I_16) tokens, n = 64, with 8 distinct landmark tokens drawn uniformly; 64 instances."""
-    import torch
-
     b = ctx.pick(quick=16, full=64)
     x = torch.randn(b, 64, DIM, generator=gen, dtype=ctx.dtype, device=ctx.device)
     idx = torch.argsort(torch.rand(b, 64, generator=gen, device=ctx.device), dim=-1)[:, :8]

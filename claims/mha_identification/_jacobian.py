@@ -3,13 +3,16 @@ attention (``operators.mha_attention``) on a fixed batch of inputs, its numerica
 suite's derived invariance count, and the tangent space of the invariance group.
 
 Parameters are flattened in the order W_Q (H, d, d_h), W_K (H_kv, d, d_h), W_V (H_kv, d, d_h),
-W_O (H, d_h, d), then the biases if present. Nothing numeric is imported at module level.
+W_O (H, d_h, d), then the biases if present. torch is imported at module level (deferred while
+the catalogue is listed).
 """
 
 from __future__ import annotations
 
 import functools
 import math
+
+import torch
 
 NAMES = ("wq", "wk", "wv", "wo")
 BIASES = ("bq", "bk", "bv", "bo")
@@ -46,14 +49,12 @@ def unflatten(theta, shp: dict) -> dict:
 
 def init(gen, shp: dict, dtype):
     """Parameters N(0, 1/d) (d the model dimension), as one flat vector."""
-    import torch
     d = shp["wq"][1]
     return torch.randn(total(shp), generator=gen, dtype=dtype, device=gen.device) / math.sqrt(d)
 
 
 def inputs_for(gen, shp: dict, dtype):
     """Gaussian inputs (B, N_TOKENS, d) with B·N_TOKENS·d ≥ 1.2·P rows and B ≥ MIN_SEQUENCES."""
-    import torch
     d, p = shp["wq"][1], total(shp)
     b = max(MIN_SEQUENCES, math.ceil(1.2 * p / (N_TOKENS * d)))
     return torch.randn(b, N_TOKENS, d, generator=gen, dtype=dtype, device=gen.device)
@@ -67,8 +68,6 @@ def merged_shapes(h: int, d: int) -> dict:
 
 def apply(theta, shp: dict, x, rope=None):
     """f(θ; x) = MHA(x), flattened (the merged parametrisation when ``shp`` has no ``wk``)."""
-    import torch
-
     from attnaudit import operators
     p = unflatten(theta, shp)
     if "wk" not in p:
@@ -81,7 +80,6 @@ def apply(theta, shp: dict, x, rope=None):
 
 def jacobian(theta, shp: dict, x, rope=None):
     """∂f/∂θ, (B·n·d, P), by forward mode (``torch.func.jacfwd``: P ≤ rows)."""
-    import torch
     return torch.func.jacfwd(lambda t: apply(t, shp, x, rope))(theta)
 
 
@@ -89,8 +87,6 @@ def jacobian(theta, shp: dict, x, rope=None):
 def measure(h: int, d: int, d_h: int, h_kv: int | None = None, rope: bool = False, biases: bool = False,
             seed: int = 0, merged: bool = False) -> dict:
     """Rank deficiency of the Jacobian at random parameters and inputs (float64, seeded)."""
-    import torch
-
     from attnaudit.checks.measure import numerical_rank
     shp = merged_shapes(h, d) if merged else shapes(h, d, d_h, h_kv, biases)
     gen = torch.Generator().manual_seed(seed)

@@ -5,6 +5,7 @@ output is unchanged by any b_K and its gradient with respect to b_K vanishes."""
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
 
@@ -56,7 +57,6 @@ def _mha(x, p, **extra):
 
 def _scales(case):
     """Per case: max|logit|, Σ_h max|v_j W_O^h| + max|b_O|, the queries (b, H, n, d_h)."""
-    import torch
     x, d_h = case["x"], case["wq"].shape[-1]
     q = torch.einsum("bnd,bhde->bhne", x, case["wq"]) + case["bq"][:, :, None, :]
     k = torch.einsum("bnd,bhde->bhne", x, case["wk"]) + case["bk"][:, :, None, :]
@@ -69,8 +69,6 @@ def _scales(case):
 
 def output_sides(case, target="bk"):
     """max|f(b_K + δ) − f(b_K)| (or the same with δ added to ``target``) against 0."""
-    import torch
-
     p, x, delta = _params(case), case["x"], case["delta"]
     f = torch.func.vmap(lambda x, p, e: _mha(x, p, **e))
     base = f(x, p, {})
@@ -85,8 +83,6 @@ def output_sides(case, target="bk"):
 
 def gradient_sides(case, target="bk"):
     """max|∂⟨c, f⟩/∂b_K| (or ∂/∂``target``) against 0, c a Gaussian cotangent."""
-    import torch
-
     p, x, cot = _params(case), case["x"], case["cot"]
     loss = lambda p, x, c: (_mha(x, p) * c).sum()  # noqa: E731
     grads = torch.func.vmap(torch.func.grad(loss))(p, x, cot)
@@ -106,7 +102,6 @@ def gradient_sides(case, target="bk"):
 def _sample(ctx, gen):
     """Per H ∈ HEADS (d = H·d_h, d_h = 2): 32 draws of Gaussian parameters N(0, 1/d) with Gaussian
     biases (std 1), 5 Gaussian tokens, a Gaussian shift δ of std 3 and a Gaussian cotangent."""
-    import torch
     for h in HEADS:
         d = h * D_H
         r = lambda *s, sd=1.0: sd * torch.randn(DRAWS, *s, generator=gen, dtype=ctx.dtype, device=gen.device)  # noqa: E731

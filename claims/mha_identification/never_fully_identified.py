@@ -6,6 +6,7 @@ parameters, one function)."""
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
 
@@ -49,13 +50,11 @@ def _measure_rows(case, merged=False):
 
 
 def deficiency_sides(case, merged=False):
-    import torch
     lhs = torch.tensor([float(r["deficiency"]) for r in _measure_rows(case, merged)], dtype=torch.float64)
     return lhs, torch.ones_like(lhs), torch.zeros_like(lhs)
 
 
 def _sample_grid(ctx, gen):
-    import torch
     grid = ctx.pick(quick=GRID, full=FULL_GRID)
     yield {"h": torch.tensor([g[0] for g in grid]), "d": torch.tensor([g[1] for g in grid]),
            "d_h": torch.tensor([g[2] for g in grid]),
@@ -64,8 +63,6 @@ def _sample_grid(ctx, gen):
 
 def variant_sides(case):
     """P − rank J for RoPE and GQA variants against 1."""
-    import torch
-
     from . import _jacobian as J
     rows = [J.measure(h, h * dh, dh, h_kv=hk, rope=bool(r), seed=s) for h, hk, dh, r, s in zip(
         *(case[k].tolist() for k in ("h", "h_kv", "d_h", "rope", "seed")), strict=True)]
@@ -74,7 +71,6 @@ def variant_sides(case):
 
 
 def _sample_variants(ctx, gen):
-    import torch
     cols = list(zip(*VARIANTS, strict=True))
     yield {"h": torch.tensor(cols[0]), "h_kv": torch.tensor(cols[1]), "d_h": torch.tensor(cols[2]),
            "rope": torch.tensor([int(r) for r in cols[3]]),
@@ -83,7 +79,6 @@ def _sample_variants(ctx, gen):
 
 def merged_case_sides(case):
     """The control: the merged parametrisation (free W_Q W_K^T, W_V W_O per head) on its own grid."""
-    import torch
     mcase = {"h": torch.tensor([g[0] for g in MERGED_GRID]), "d": torch.tensor([g[1] for g in MERGED_GRID]),
              "d_h": torch.tensor([g[1] for g in MERGED_GRID]), "seed": case["seed"][: len(MERGED_GRID)]}
     return deficiency_sides(mcase, merged=True)
@@ -91,8 +86,6 @@ def merged_case_sides(case):
 
 def orbit_sides(case, mode="orbit"):
     """max|f(g·θ) − f(θ)| for g = (A, B) per head: W_Q A, W_K A^{-T}, W_V B, B^{-1} W_O."""
-    import torch
-
     from attnaudit import operators
     x, wq, wk, wv, wo, a, b = (case[k] for k in ("x", "wq", "wk", "wv", "wo", "a", "b"))
     mha = torch.func.vmap(operators.mha_attention)
@@ -114,7 +107,6 @@ def orbit_sides(case, mode="orbit"):
 def _sample_orbits(ctx, gen):
     """Per (H, d_h) ∈ {(1,1), (1,4), (2,2), (4,2), (8,1), (16,1)} (d = H·d_h): 64 draws of
     Gaussian parameters, 5 tokens, and A, B = I + 0.3·G per head (G Gaussian, well conditioned)."""
-    import torch
     for h, d_h in ((1, 1), (1, 4), (2, 2), (4, 2), (8, 1), (16, 1)):
         d, b, n = h * d_h, 64, 5
         r = lambda *s, b=b: torch.randn(b, *s, generator=gen, dtype=ctx.dtype, device=gen.device)  # noqa: E731

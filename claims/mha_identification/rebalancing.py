@@ -7,6 +7,7 @@ invariance orbit (the generators W_Q E, −W_K E^T, W_V E, −E W_O per head), a
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, control, symbolic, tolerances
 
@@ -50,8 +51,6 @@ def derivation():
 
 def _generators(theta):
     """Ξ (R, P, 2Hd_h²): the orbit tangent vectors at θ (one per head and basis matrix E_ab)."""
-    import torch
-
     from . import _jacobian as J
     shp = J.shapes(H, D, D_H)
     p = J.unflatten(theta, shp)
@@ -73,7 +72,6 @@ def _generators(theta):
 
 def _basis(theta):
     """(orthonormal basis Q of T_θ, cond(Ξ)) per run."""
-    import torch
     xi = _generators(theta)
     q, r = torch.linalg.qr(xi)
     diag = torch.diagonal(r, dim1=-2, dim2=-1).abs()
@@ -82,8 +80,6 @@ def _basis(theta):
 
 def _train(ctx):
     """R runs (vmap) of SGD and of Adam from the same seeded students on seeded teacher data."""
-    import torch
-
     from . import _jacobian as J
     gen = ctx.generator("training")
     shp = J.shapes(H, D, D_H)
@@ -122,8 +118,6 @@ def _sample(ctx, gen):
 def fraction_sides(case, opt="adam"):
     """The round-off floor u·P·cond(Ξ) against ‖P_T Δθ‖/‖Δθ‖ (floor ≤ fraction: the overlap is real;
     the floor is the left side so that the relation's scale is the fraction's)."""
-    import torch
-
     theta, delta = case[f"theta_{opt}"], case[f"delta_{opt}"]
     q, cond = _basis(theta)
     frac = torch.linalg.vector_norm(torch.einsum("rpk,rp->rk", q, delta), dim=-1) / \
@@ -135,8 +129,6 @@ def fraction_sides(case, opt="adam"):
 def first_order_sides(case, subspace="orbit"):
     """‖J·(P_T Δθ)‖∞/‖P_T Δθ‖ (the function's first-order change along the removed component)
     against 0; the control projects onto a random subspace of the same dimension instead."""
-    import torch
-
     from . import _jacobian as J
     shp = J.shapes(H, D, D_H)
     theta, delta, x = case["theta_adam"], case["delta_adam"], case["x"]

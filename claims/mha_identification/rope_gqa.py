@@ -6,6 +6,7 @@ pair per key-value group instead of per head) and measures them as Jacobian rank
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
 
@@ -74,7 +75,6 @@ def _gqa_rows(case, grouped=True):
 
 def rope_count_sides(case, rope_count=True):
     """Deficiency with RoPE against the derived H·(d_h + d_h²)."""
-    import torch
     lhs = torch.tensor([float(m["deficiency"]) for m in _rope_rows(case)], dtype=torch.float64)
     qk = case["d_h"] if rope_count else case["d_h"] ** 2
     return lhs, (case["h"] * (qk + case["d_h"] ** 2)).double(), torch.zeros_like(lhs)
@@ -82,14 +82,12 @@ def rope_count_sides(case, rope_count=True):
 
 def gqa_count_sides(case, groups=True):
     """Deficiency with GQA against the derived 2·H_kv·d_h²."""
-    import torch
     lhs = torch.tensor([float(m["deficiency"]) for m in _gqa_rows(case)], dtype=torch.float64)
     heads = case["h_kv"] if groups else case["h"]
     return lhs, (2 * heads * case["d_h"] ** 2).double(), torch.zeros_like(lhs)
 
 
 def _raise_sides(variant, plain):
-    import torch
     lhs, rhs = [], []
     for v, p in zip(variant, plain, strict=True):
         (rv, tv), (rp, tp) = _identified(v), _identified(p)
@@ -100,27 +98,23 @@ def _raise_sides(variant, plain):
 
 def rope_raise_sides(case, with_rope=True):
     """rank/P with RoPE against rank/P without it plus the least strict step 1/P²."""
-    import torch
     lhs, rhs = _raise_sides(_rope_rows(case, rope=with_rope), _rope_rows(case, rope=False))
     return lhs, rhs, torch.zeros_like(lhs)
 
 
 def gqa_raise_sides(case, grouped=True):
     """rank/P with H_kv key-value groups against plain MHA's plus the least strict step 1/(P·P')."""
-    import torch
     lhs, rhs = _raise_sides(_gqa_rows(case, grouped=grouped), _gqa_rows(case, grouped=False))
     return lhs, rhs, torch.zeros_like(lhs)
 
 
 def _sample_rope(ctx, gen):
-    import torch
     grid = ctx.pick(quick=ROPE_QUICK, full=ROPE_FULL)
     yield {"h": torch.tensor([g[0] for g in grid]), "d_h": torch.tensor([g[1] for g in grid]),
            "seed": torch.randint(0, 2**31 - 1, (len(grid),), generator=gen, device=gen.device).cpu()}
 
 
 def _sample_gqa(ctx, gen):
-    import torch
     grid = ctx.pick(quick=GQA_QUICK, full=GQA_FULL)
     yield {"h": torch.tensor([g[0] for g in grid]), "h_kv": torch.tensor([g[1] for g in grid]),
            "d_h": torch.tensor([g[2] for g in grid]),

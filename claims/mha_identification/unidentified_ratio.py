@@ -5,6 +5,7 @@ attention is 1/(2H). Measured as the rank deficiency of the parameter-to-functio
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, control, symbolic, tolerances
 
@@ -45,7 +46,6 @@ def derivation():
 
 
 def _sample_split(ctx, gen):
-    import torch
     grid = ctx.pick(quick=tuple((h, 1) for h in QUICK_H), full=FULL)
     yield {"h": torch.tensor([g[0] for g in grid]), "d_h": torch.tensor([g[1] for g in grid]),
            "seed": torch.randint(0, 2**31 - 1, (len(grid),), generator=gen, device=gen.device).cpu()}
@@ -63,7 +63,6 @@ def _measured(case, d=None):
 
 def ratio_sides(case, predicted=lambda h: 1.0 / (2.0 * h)):
     """(total − rank)/total of the Jacobian against 1/(2H) (d = H·d_h unless the case gives d)."""
-    import torch
     m = _measured(case, d=True if "d" in case else None)
     lhs = torch.tensor([r["deficiency"] / r["total"] for r in m], dtype=torch.float64)
     rhs = torch.tensor([predicted(int(h)) for h in case["h"]], dtype=torch.float64)
@@ -71,14 +70,12 @@ def ratio_sides(case, predicted=lambda h: 1.0 / (2.0 * h)):
 
 
 def _sample_fixed_head(ctx, gen):
-    import torch
     yield {"h": torch.tensor([1, 2, 3]), "d": torch.tensor([FIXED_D] * 3),
            "d_h": torch.tensor([FIXED_D_H] * 3),
            "seed": torch.randint(0, 2**31 - 1, (3,), generator=gen, device=gen.device).cpu()}
 
 
 def _sample_counts(ctx, gen):
-    import torch
     yield {"h": torch.tensor([g[0] for g in OFF_SPLIT]), "d": torch.tensor([g[1] for g in OFF_SPLIT]),
            "d_h": torch.tensor([g[2] for g in OFF_SPLIT]),
            "seed": torch.randint(0, 2**31 - 1, (len(OFF_SPLIT),), generator=gen, device=gen.device).cpu()}
@@ -86,7 +83,6 @@ def _sample_counts(ctx, gen):
 
 def count_sides(case, per_head=lambda d_h: 2 * d_h * d_h):
     """total − rank against the derived H·2d_h² (any d_h ≤ d)."""
-    import torch
     m = _measured(case, d=True)
     lhs = torch.tensor([float(r["deficiency"]) for r in m], dtype=torch.float64)
     pairs = zip(case["h"].tolist(), case["d_h"].tolist(), strict=True)

@@ -9,6 +9,7 @@ every feature the abstract names (see ``MODEL``) and simulates independent runs 
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
 from attnaudit.checks import Claim, Clause, Kind, Limit, Relation, ScalingLaw, control, symbolic, tolerances
 
@@ -71,7 +72,6 @@ def _simulate(ctx):
     live in the first coordinates of a large-d batch (noise and query zero elsewhere, so they never
     leave them). One replicate: its own runs."""
     import numpy as np
-    import torch
 
     def simulate():
         runs = ctx.pick(quick=4, full=64)
@@ -128,8 +128,6 @@ def _final_cases(ctx, gen):
 
 def _recovery(signed: bool):
     def evaluate(case):
-        import torch
-
         a = case["align"]
         lhs = (1 - a) if signed else (1 - a.abs())
         return lhs, torch.full_like(lhs, RECOVERED), torch.zeros_like(lhs)
