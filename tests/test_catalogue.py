@@ -73,7 +73,7 @@ def test_every_control_declares_its_contrast():
 def test_no_spec_sets_threads_or_imports_torch_inside_a_function():
     import re
 
-    pattern = re.compile(r"single_thread|^\s+import torch\b", re.MULTILINE)
+    pattern = re.compile(r"single_thread|^[ \t]+import torch\b", re.MULTILINE)
     offenders = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "claims").rglob("*.py")
                        if pattern.search(p.read_text(encoding="utf-8")))
     assert offenders == [], f"threads or function-local torch imports in: {offenders}"
