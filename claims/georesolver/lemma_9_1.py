@@ -7,13 +7,34 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Reading, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import (
+    Claim,
+    Clause,
+    Kind,
+    ProofStep,
+    Reading,
+    ScalingLaw,
+    control,
+    symbolic,
+    tolerances,
+)
+from attnaudit.claims.georesolver import _dmg
 
 STATEMENT = (
     r"\text{Assume the loss } \ell_t \text{ is sub-Gaussian with mean } \mu_0 \text{ and variance proxy } "
     r"\sigma_0^2 \text{ under the null model. For } \tau_t=\tau_{\mathrm{base}}+\kappa\sigma_t+\gamma\cdot"
     r"\tfrac1t\sum_{i=1}^t\mathbb 1_{\mathrm{surprise}}(i) \text{ with } \tau_{\mathrm{base}}>\mu_0,\ "
     r"\mathbb E[T_s(T)]\le O(\log T).")
+
+CLAUSES = (Clause("log-count", "we have [Ts(T)]≤(logT)E[T_s(T)] ( T)."),)
+PROOF_STEPS = (
+    ProofStep("define-m", "Define the supermartingale: Mt=St+1γ∑i=1t(τi−τbase−κσi)."),
+    ProofStep("null-moments", "Under the null model, [ℓt]=μ0E[ _t]= _0 and [σt]=σ0E[ _t]= _0."),
+    ProofStep("negative-drift", "The adaptive term γ⋅St/tγ· S_t/t penalizes frequent surprises, creating a "
+                                "negative drift."),
+    ProofStep("summing", "Summing yields [ST]=(logT)E[S_T]=O( T)."),
+)
+REPLICATES = 3  # independent batches of runs per horizon (the engine's error bars)
 
 # (τ_base, κ, γ, W) under the null ℓ_t ~ N(0, 1): τ_base > μ₀ = 0 in every set; each parameter varies.
 MEAN_SETS = {
@@ -42,12 +63,13 @@ def derivation():
     P, St = "proof", "statement"
     return [
         symbolic.exact("τ_i − τ_base − κσ_i = γS_i/i, so M_t = S_t + Σ_{i≤t} S_i/i",
-                       gamma * S / t, (tau_b + kappa * sig + gamma * S / t) - tau_b - kappa * sig, role=P),
+                       gamma * S / t, (tau_b + kappa * sig + gamma * S / t) - tau_b - kappa * sig, role=P,
+                       step="define-m"),
         symbolic.holds("M_t is a supermartingale: M_t − M_{t−1} = 1_surprise(t) + S_t/t ≤ 0",
-                       sp.LessThan(s + S / t, 0, evaluate=False), role=P,
+                       sp.LessThan(s + S / t, 0, evaluate=False), role=P, step="define-m",
                        note="both terms are ≥ 0 and S_t/t > 0 once a surprise occurred: M_t increases"),
         symbolic.exact("under the null E[σ_t] = σ₀ (shown at W = 2, Gaussian ℓ)", sigma0,
-                       sp.simplify(mean_sigma_w2), role=P,
+                       sp.simplify(mean_sigma_w2), role=P, step="null-moments",
                        note="σ_t = |ℓ₁ − ℓ₂|/2 has mean σ₀/√π; E[σ_t] < σ₀ for every W (Jensen)"),
         symbolic.holds("S_{t−1} ≤ t − 1, so the adaptive term γS_{t−1}/t < γ: surprise(t) ≥ "
                        "1[μ_t − κσ_t > τ_base + γ] pointwise",
@@ -60,15 +82,11 @@ def derivation():
 
 
 def _grid(ctx):
-    from attnaudit.claims.georesolver import _dmg
-
     return _dmg.horizon_grid(ctx, 1e2, _dmg.T_MAX, 7, 13)
 
 
 def _measure(tag, params):
     def measure(ctx, grid):
-        from attnaudit.claims.georesolver import _dmg
-
         return _dmg.detector_counts(ctx, tag, params, grid)
 
     return measure
@@ -85,7 +103,8 @@ def _log_law(tag, params, trigger="mean", reading=None):
     return ScalingLaw(
         name=f"count-vs-log-t-{tag}", quantity="E[S_T]", variable="T", exponent=1.0, order="O",
         grid=_grid, measure=_measure(tag, full), family=_describe(params, trigger), law="polylog",
-        tolerance=POLYLOG_TOL, predicted="O((log T)^1)", reading=reading, max_ci_width=LOG_CI_WIDTH)
+        tolerance=POLYLOG_TOL, predicted="O((log T)^1)", reading=reading, max_ci_width=LOG_CI_WIDTH,
+        replicates=REPLICATES)
 
 
 def _power_law():
@@ -93,7 +112,7 @@ def _power_law():
     return ScalingLaw(
         name="count-vs-t-a", quantity="E[S_T]", variable="T", exponent=1.0, order="Θ", grid=_grid,
         measure=_measure("a", full), family=_describe(MEAN_SETS["a"]), tolerance=POWER_TOL,
-        predicted="Θ(T): a positive surprise rate", reading="suite-corrected",
+        predicted="Θ(T): a positive surprise rate", reading="suite-corrected", replicates=REPLICATES,
         controls=(control("the exponent moved to 1/2", exponent=0.5),))
 
 
@@ -115,6 +134,8 @@ CLAIM = Claim(
     label="Lemma 9.1 (Adaptive Threshold Regret Bound under Sub-Gaussian Loss)",
     section="§9.1",
     statement=STATEMENT,
+    clauses=CLAUSES,
+    proof_steps=PROOF_STEPS,
     reading=("T_s(T) = S_T, the number of surprises in t ≤ T, surprise(t) = 1[μ_t > τ_t] (the proof's "
              "trigger condition) with τ_t as defined (count of the surprises before t, decisions from "
              "t = W on; operators.dmg). For every sub-Gaussian null and every τ_base > μ₀, κ, γ ≥ 0, W ≥ 1: "

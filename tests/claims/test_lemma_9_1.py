@@ -35,13 +35,14 @@ def test_refuted_by_statement_step_and_every_log_fit(record):
 
 def test_proof_flawed_at_the_supermartingale(record):
     assert record["proof"]["status"] == "flawed"
-    assert record["proof"]["first_false_step"].startswith("M_t is a supermartingale")
+    assert record["proof"]["first_false_step"] == "define-m"  # "Define the supermartingale"
     sigma = next(s for s in record["derivation"]["steps"] if s["name"].startswith("under the null E[σ_t]"))
     assert sigma["status"] == "disagrees" and sigma["derived"] == "sigma_0/sqrt(pi)"
 
 
 def test_linear_growth_is_the_decisive_figure(record):
     ev = evidence(record, "count-vs-t-a")
+    assert ev["replicates"] == spec.REPLICATES and ev["points"]["yerr"] is not None  # engine error bars
     assert ev["status"] == "agrees" and abs(ev["fit"]["exponent"] - 1.0) < 0.1
     assert [c["failed"] for c in ev["controls"]] == [True]
     assert "Θ(T)" in record["corrected"]["statement"]

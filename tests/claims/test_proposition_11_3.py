@@ -27,6 +27,14 @@ def test_refuted_at_d8_with_the_zador_exponent(record):
     assert [s["role"] for s in false] == ["statement"] and false[0]["derived"] == "K**(-1/4)"
 
 
+def test_corrected_statement_claims_no_attainment_the_fit_excludes(record):
+    fit = evidence(record, f"distortion-vs-k-d{spec.DIM}")["fit"]
+    text = record["corrected"]["statement"]
+    assert "attained" not in text
+    if fit["ci"][0] > -2 / spec.DIM or fit["ci"][1] < -2 / spec.DIM:  # the interval excludes −2/d
+        assert "consistent with" not in text and f"{fit['exponent']:.3g}" in text
+
+
 def test_low_dimension_confirmed_behind_a_failing_control(record):
     readings = {r["id"]: r["verdict"] for r in record["readings"]}
     assert readings == {"primary": "refuted", "low-dimension": "confirmed", "online-k-means": "refuted"}

@@ -34,9 +34,18 @@ def test_constant_step_regret_is_linear(record):
     assert 0.5 < slope / (spec.ETA * 2 / (2 - spec.ETA)) < 1.5
 
 
+def test_corrected_statement_says_what_the_data_show(record):
+    text = record["corrected"]["statement"]
+    incr = evidence(record, "regret-increment-vs-t")["fit"]
+    end = incr["local_exponents"][-1]
+    assert end["ci"][0] <= 1 <= end["ci"][1]  # linear at the grid's end
+    assert f"{incr['exponent']:.3g}" not in text  # the global (window-bent) exponent is not quoted
+    assert "grows linearly" in text and "per step" in text
+
+
 def test_proof_flawed_where_it_drops_the_linear_term(record):
     assert record["proof"]["status"] == "flawed"
-    assert record["proof"]["first_false_step"].startswith("standard C-HIDA regret")
+    assert record["proof"]["first_false_step"] == "between-spawns"
 
 
 def test_running_mean_confirmed_behind_a_failing_control(record):
@@ -51,7 +60,7 @@ def test_running_mean_regret_matches_its_closed_form():
     grid = _dmg.horizon_grid(ctx, 10, 1e4, 7, 13)
     res = _dmg.pool_regret(ctx, spec.POOL, spec.STEPS, grid)["running"]
     exact = _dmg.running_mean_regret(grid)
-    assert np.all(np.abs(res["regret"] - exact) < 4 * res["regret_se"] + 0.1 * exact)
+    assert np.all(np.abs(res["regret"] - exact) < 0.25 * exact + 1.0)  # 4 runs per cluster rule
 
 
 def test_a_wrong_prediction_turns_the_confirmation_into_a_refutation():
