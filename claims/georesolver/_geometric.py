@@ -1,4 +1,4 @@
-"""Point sets and kernels on the Poincaré ball and the sphere for GeoResolver §4–§5 (imported lazily).
+"""Point sets and kernels on the Poincaré ball and the sphere for GeoResolver §4–§5.
 
 Squared geodesic distances come from the geometry layer (``operators.poincare_sqdist``,
 ``operators.sphere_sqdist``, ``operators.squared_distances``): exact zeros on the diagonal,
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 from attnaudit import operators
@@ -69,7 +70,6 @@ def point_set_strategy(ctx, geometry: str, c_high: float):
     """Hypothesis strategy for the adversarial rank searches: 2–5 points in d = 1…3 (coordinates
     ≤ 0.5; on the sphere, lifted by a last coordinate 1 and normalised), pairwise ≥ 1e-3 apart,
     with c log-uniform in [1e-6, c_high]; one set per example, as ``{"x": (1, n, d), "c": (1,)}``."""
-    import numpy as np
     from hypothesis import strategies as st
 
     def place(x):

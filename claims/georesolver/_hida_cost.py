@@ -16,16 +16,8 @@ from __future__ import annotations
 
 import torch
 
+from attnaudit import operators
 from attnaudit.checks.measure import count_flops, meta
-from attnaudit.operators.hida import (
-    c_hida_attention,
-    c_hida_step,
-    dense_hida_gram,
-    fp_default_width,
-    fp_hida_attention,
-    fp_hida_set_sizes,
-    l_hida_attention,
-)
 
 D_H = 16  # d_h = d_v of the FLOP counts: the counts are exactly linear in d_h (2·pairs·(d_h + d_v))
 
@@ -33,8 +25,8 @@ D_H = 16  # d_h = d_v of the FLOP counts: the counts are exactly linear in d_h (
 def fp_width(ctx, n: int) -> int:
     """max_i |S_i| at w = g = ⌈log₂ n⌉, exhaustive (cached per claim run)."""
     def run():
-        w = fp_default_width(n)
-        return int(fp_hida_set_sizes(n, w=w, g=min(w, n)).max())
+        w = operators.hida.fp_default_width(n)
+        return int(operators.hida.fp_hida_set_sizes(n, w=w, g=min(w, n)).max())
 
     return ctx.cached(("fp-width", n), run)
 
@@ -46,16 +38,16 @@ def fp_flops(ctx, n: int, d: int = D_H) -> int:
 def fp_flops_at_width(n: int, width: int, d: int = D_H) -> int:
     """FLOPs of FP-HIDA's gather over index sets of ``width`` entries per row."""
     idx, mask = meta(n, width).to(torch.int64), meta(n, width).to(torch.bool)
-    return count_flops(lambda: fp_hida_attention(meta(n, d), meta(n, d), meta(n, d), eps=1e-2,
+    return count_flops(lambda: operators.hida.fp_hida_attention(meta(n, d), meta(n, d), meta(n, d), eps=1e-2,
                                                  index=(idx, mask)))
 
 
 def dense_flops(n: int, d: int = D_H) -> int:
-    return count_flops(lambda: dense_hida_gram(meta(n, d), meta(n, d), meta(n, d), eps=1e-2))
+    return count_flops(lambda: operators.hida.dense_hida_gram(meta(n, d), meta(n, d), meta(n, d), eps=1e-2))
 
 
 def l_flops(n: int, m: int, d: int = D_H) -> int:
-    return count_flops(lambda: l_hida_attention(meta(n, d), meta(n, d), meta(n, d), meta(m, d),
+    return count_flops(lambda: operators.hida.l_hida_attention(meta(n, d), meta(n, d), meta(n, d), meta(m, d),
                                                 eps=1e-2))
 
 
@@ -74,7 +66,7 @@ def _c_states(ctx, c: int, marks: tuple[int, ...], d: int = D_H) -> dict[int, tu
         for t in range(c, total):
             if t in wanted:
                 states[t] = (s, counts, keys[:, t : t + 1])
-            _, s, counts = c_hida_step(keys[:, t : t + 1], s, counts, lr=1.0)
+            _, s, counts = operators.hida.c_hida_step(keys[:, t : t + 1], s, counts, lr=1.0)
         return states
 
     return ctx.cached(("c-states", c, d, tuple(marks)), run)
@@ -89,8 +81,8 @@ def c_token_flops(ctx, n_seen: int, c: int, marks: tuple[int, ...], d: int = D_H
     values = torch.ones(s.shape[1], d, dtype=s.dtype)
 
     def run():
-        c_hida_attention(x[0], s[0], values, eps=1e-2)
-        c_hida_step(x, s, counts, lr=1.0)
+        operators.hida.c_hida_attention(x[0], s[0], values, eps=1e-2)
+        operators.hida.c_hida_step(x, s, counts, lr=1.0)
 
     return count_flops(run)
 
@@ -98,5 +90,6 @@ def c_token_flops(ctx, n_seen: int, c: int, marks: tuple[int, ...], d: int = D_H
 def causal_dense_token_flops(n_seen: int, d: int = D_H) -> int:
     """FLOPs of causal Dense-HIDA's work for the token after ``n_seen`` tokens: one query attends
     over every key seen so far (the contrasted streaming operator)."""
-    return count_flops(lambda: dense_hida_gram(meta(1, d), meta(n_seen + 1, d), meta(n_seen + 1, d),
+    keys = meta(n_seen + 1, d)
+    return count_flops(lambda: operators.hida.dense_hida_gram(meta(1, d), keys, meta(n_seen + 1, d),
                                                eps=1e-2))

@@ -14,6 +14,7 @@ import numpy as np
 import sympy as sp
 import torch
 
+from attnaudit import operators
 from attnaudit.checks import (
     Claim,
     Clause,
@@ -26,7 +27,6 @@ from attnaudit.checks import (
     tolerances,
 )
 from attnaudit.claims.georesolver import _hida_cost as C
-from attnaudit.operators.hida import fp_default_width, fp_hida_set_sizes
 
 STATEMENT = (
     r"S_i=\{j:|i-j|\le w\}\cup\{0,\lfloor n/g\rfloor,\lfloor 2n/g\rfloor,\dots\}\cup\{i\pm 2^k\}_{k=0}"
@@ -82,7 +82,7 @@ def derivation():
 @functools.lru_cache(maxsize=64)
 def size_stats(n: int, w: int, g: int) -> tuple[int, int]:
     """(max_i |S_i|, Σ_i |S_i|), exhaustive over i (a pure function of (n, w, g))."""
-    sizes = fp_hida_set_sizes(n, w=w, g=g)
+    sizes = operators.hida.fp_hida_set_sizes(n, w=w, g=g)
     return int(sizes.max()), int(sizes.sum())
 
 
@@ -97,7 +97,7 @@ def grid(ctx):
 
 
 def _log_width(n: int) -> int:
-    return fp_default_width(n)
+    return operators.hida.fp_default_width(n)
 
 
 def sample_sizes(ctx, gen):

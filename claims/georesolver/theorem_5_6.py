@@ -14,9 +14,9 @@ import numpy as np
 import sympy as sp
 import torch
 
+from attnaudit import operators
 from attnaudit.checks import Claim, Clause, Kind, ProofStep, ScalingLaw, control, symbolic, tolerances
 from attnaudit.claims.georesolver import _hida_cost as CO
-from attnaudit.operators import hida, poincare_expmap, poincare_karcher_mean, poincare_sqdist
 
 STATEMENT = (
     r"\sum_{t=1}^T\min_k d_{\mathbb H}(k_t,s_k^{(t)})^2\le O(\Delta_{\mathbb H}^2\cdot c\cdot\log T)+"
@@ -81,7 +81,8 @@ def _stream(ctx, runs: int, steps: int):
     labels = torch.randint(C, (runs, steps), generator=gen)
     mu = torch.gather(centres, 1, labels[..., None].expand(-1, -1, D))
     lam = 2 / (1 - mu.square().sum(-1, keepdim=True))  # tangent noise of Riemannian length ~ SPREAD·√D
-    keys = poincare_expmap(mu, torch.randn(runs, steps, D, generator=gen, dtype=ctx.dtype) * SPREAD / lam)
+    noise = torch.randn(runs, steps, D, generator=gen, dtype=ctx.dtype) * SPREAD / lam
+    keys = operators.poincare_expmap(mu, noise)
     return keys, labels
 
 
@@ -94,7 +95,7 @@ def _runs(ctx):
     first_of = torch.stack([(labels == k).to(torch.int8).argmax(-1) for k in range(C)], dim=1)
     seeded = torch.gather(keys, 1, first_of[..., None].expand(-1, -1, D))
     init = torch.cat([keys[:, :C], seeded])
-    losses, final = hida.c_hida_online(torch.cat([keys, keys]), init, lr=1.0)
+    losses, final = operators.hida.c_hida_online(torch.cat([keys, keys]), init, lr=1.0)
     online = {"first": losses[:runs], "seeded": losses[runs:]}
     best = []
     for t in grid:
@@ -103,13 +104,13 @@ def _runs(ctx):
         def means(assign, x=x):
             w = torch.nn.functional.one_hot(assign, C).transpose(1, 2).to(x.dtype)  # (runs, C, t)
             w = torch.where(w.sum(-1, keepdim=True) > 0, w, 1.0)  # an empty cluster: any point set
-            return poincare_karcher_mean(x[:, None].expand(-1, C, -1, -1), weights=w, tol=1e-7,
+            return operators.poincare_karcher_mean(x[:, None].expand(-1, C, -1, -1), weights=w, tol=1e-7,
                                          max_iter=60)
 
         def score(s, x=x):
-            return poincare_sqdist(x, s).min(-1).values.sum(-1)
+            return operators.poincare_sqdist(x, s).min(-1).values.sum(-1)
 
-        lloyd = means(poincare_sqdist(x, means(labels[:, :t])).argmin(-1))
+        lloyd = means(operators.poincare_sqdist(x, means(labels[:, :t])).argmin(-1))
         cands = [score(lloyd), score(final[:runs]), score(final[runs:])]
         best.append(torch.stack(cands).min(0).values)
     return online, torch.stack(best, 1)  # (runs, G)

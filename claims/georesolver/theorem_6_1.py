@@ -11,7 +11,7 @@ from __future__ import annotations
 import sympy as sp
 import torch
 
-import attnaudit.operators.hcc as H
+from attnaudit import operators
 from attnaudit.checks import Claim, Clause, Kind, ProofStep, Reading, Relation, control, symbolic, tolerances
 
 STATEMENT = (
@@ -69,7 +69,7 @@ def _quantities(case):
             sel = (b == bits) & (b_r == rbits)
             if not bool(sel.any()):
                 continue
-            direction, radius = H.hcc_quantize(k[sel], b=int(bits), b_r=int(rbits))
+            direction, radius = operators.hcc.hcc_quantize(k[sel], b=int(bits), b_r=int(rbits))
             out[(bits, rbits)] = (sel, direction, radius)
     r = torch.linalg.vector_norm(k, dim=-1)
     u = k / r[:, None]

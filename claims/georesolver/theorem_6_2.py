@@ -12,8 +12,8 @@ from __future__ import annotations
 import sympy as sp
 import torch
 
+from attnaudit import operators
 from attnaudit.checks import Claim, Clause, Kind, ProofStep, Relation, control, symbolic, tolerances
-from attnaudit.operators.hcc import HCCKeyCache
 
 STATEMENT = (
     r"\text{The HCC-compressed KV cache requires } n((d_h-1)b+b_r) \text{ bits for keys plus } "
@@ -69,7 +69,7 @@ def _cache(case_n: int, case_d: int, b: int, b_r: int, seed: int):
     keys = torch.randn(case_n, case_d, generator=gen, dtype=torch.float64)
     radius = torch.rand(case_n, 1, generator=gen, dtype=torch.float64)
     keys = keys / torch.linalg.vector_norm(keys, dim=-1, keepdim=True) * radius
-    return HCCKeyCache(keys, b=b, b_r=b_r)
+    return operators.hcc.HCCKeyCache(keys, b=b, b_r=b_r)
 
 
 def _rows(case):
