@@ -33,7 +33,7 @@ def test_every_command_of_the_guide_runs(tmp_path):
     copy = tmp_path / "repo"
     shutil.copytree(ROOT, copy, ignore=SKIP)
     env = dict(os.environ, PYTHONPATH=str(copy))
-    prelude = (f'attnaudit() {{ "{sys.executable}" -m checks "$@"; }}\n'
+    prelude = (f'attnaudit() {{ "{sys.executable}" -m attnaudit "$@"; }}\n'
                f'pytest() {{ "{sys.executable}" -m pytest -p no:cacheprovider "$@"; }}\n')
     for cmd in cmds:
         proc = subprocess.run(["bash", "-o", "pipefail", "-c", prelude + cmd], cwd=copy, env=env,
@@ -42,5 +42,42 @@ def test_every_command_of_the_guide_runs(tmp_path):
         if cmd.startswith("attnaudit run my-paper"):
             assert "inconclusive" in proc.stdout and "undecided" in proc.stdout
         if cmd.startswith("attnaudit run georesolver"):
-            assert "confirmed" in proc.stdout and "sound" in proc.stdout
+            assert "confirmed" in proc.stdout and "absent" in proc.stdout  # as section 9 says
     assert (copy / "results" / "guide" / "baseline.json").exists()
+
+
+def test_the_guides_imports_are_the_public_api():
+    import attnaudit
+
+    [block] = re.findall(r"from attnaudit import \(([^)]*)\)", GUIDE.read_text())
+    names = [n.strip() for n in block.replace("\n", " ").split(",") if n.strip()]
+    assert {"Claim", "Clause", "ProofStep", "control", "tolerances"} <= set(names)
+    assert [n for n in names if not hasattr(attnaudit, n)] == []
+
+
+def test_the_guides_example_is_the_spec():
+    """What the guide quotes of Property 1's spec and of its sibling Property 2's (clause and
+    proof-step ids with the start of their quotes, the steps proof items name, the controls and
+    their contrasts, Property 1's identity and absent proof) is in those specs as they are."""
+    from attnaudit.checks.quotes import normalise
+    from attnaudit.claims.georesolver import property_2_2_1, property_2_2_2
+
+    claims = [*property_2_2_1.CLAIMS, *property_2_2_2.CLAIMS]
+    text = GUIDE.read_text()
+    scaffold = {"main", "step-1"}  # the ids 'attnaudit new' writes (section 13)
+    for cls, attr in (("Clause", "clauses"), ("ProofStep", "proof_steps")):
+        quotes = {i.id: normalise(i.quote) for c in claims for i in getattr(c, attr)}
+        found = [(i, q) for i, q in re.findall(rf'{cls}\("([^"]+)", "([^"]+)"', text) if i not in scaffold]
+        assert found, f"the guide quotes no {cls} of the specs"
+        for ident, start in found:
+            assert ident in quotes, f"{cls} {ident!r} is in neither spec (they have {sorted(quotes)})"
+            assert quotes[ident].startswith(normalise(start)), (ident, quotes[ident])
+    steps = {s.id for c in claims for s in c.proof_steps} | scaffold
+    assert set(re.findall(r'step="([^"]+)"', text)) <= steps
+    controls = {(k.variant, k.contrast) for c in claims for check in c.checks for k in check.controls}
+    quoted = set(re.findall(r'control\("([^"]+)", contrast="(\w+)"', text))
+    assert quoted and quoted <= controls, quoted - controls
+    p1 = property_2_2_1.CLAIMS[0]
+    assert p1.proof_absent and p1.proof_absent.split(";")[0] in " ".join(text.split())
+    assert p1.identity and p1.identity in " ".join(text.split())
+    assert {c.id for c in p1.clauses} == {"invariance", "weights", "softmax-contrast"}
