@@ -7,7 +7,19 @@ from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Kind, Limit, Reading, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks import (
+    Claim,
+    Clause,
+    Kind,
+    Limit,
+    ProofStep,
+    Reading,
+    Relation,
+    control,
+    sampling,
+    symbolic,
+    tolerances,
+)
 
 BOUND_STATEMENT = (
     r"\|o(q)-o^*(q)\|_2\le 2\|V\|_F\cdot\frac{\sum_{e>K}w_{(e)}}{\sum_{e\le K}w_{(e)}}\cdot"
@@ -17,6 +29,25 @@ LIMIT_STATEMENT = (
     r"\text{as } \varepsilon\to0^+ \text{: for any } \delta>0 \text{ there is } \varepsilon_0>0 "
     r"\text{ with } \|o(q)-o^*(q)\|_2\le\delta \text{ for all } \varepsilon<\varepsilon_0, "
     r"\text{ provided the query has a unique nearest prototype and } \|v_e\|_2 \text{ is bounded.}")
+
+BOUND_CLAUSES = (Clause("bound", "‖()−∗()‖2≤2‖F⋅∑e>Kw(e)∑e≤Kw(e)⋅(maxe≤K‖e‖2)"),)
+BOUND_STEPS = (
+    ProofStep("difference", "Then the difference is: ‖∗−‖2=‖∑e>Kwee‖2."),
+    ProofStep("triangle", "By the triangle inequality: ‖∗−‖2≤∑e>Kwe‖e‖2."),
+    ProofStep("frobenius", "Since ‖e‖2≤‖F\\|v_e\\|_2≤\\|V\\|_F for all e, we have: ‖∗−‖2≤‖F∑e>Kwe."),
+    ProofStep("ratio", "The ratio bound follows by observing that ∑e>Kwe≤∑e>Kwe∑e≤Kwe"),
+)
+LIMIT_CLAUSES = (Clause("limit", "Moreover, as ε→0+ → 0^+, the SIDA weights concentrate on the nearest "
+                                 "prototype, so for any δ>0δ>0, there exists ε0>0 _0>0 such that for all "
+                                 "ε<ε0 < _0: ‖()−∗()‖2≤δ\\|o(q)-o^*(q)\\|_2≤δ provided the query has a "
+                                 "unique nearest prototype and ‖e‖2\\|v_e\\|_2 is bounded."),)
+LIMIT_STEPS = (
+    ProofStep("exact-retrieval", "For the second part, recall from the exact retrieval property (Lemma 0, "
+                                 "Part (a)) that if =e∗q=c_e^* for a unique nearest prototype, then "
+                                 "limε→0+we∗=1"),
+    ProofStep("concentrates", "Hence limε→0+∑e>Kwe=0 _ → 0^+ _e>Kw_e=0 for any K≥1K≥ 1 (since all weight "
+                              "concentrates on the single nearest prototype)."),
+)
 
 # (K_pool, d, K) of the random families; K < K_pool (at K = K_pool both sides are 0).
 SHAPES = ((4, 3, 1), (4, 3, 3), (16, 3, 4), (16, 8, 1), (64, 8, 8), (64, 4, 32))
@@ -108,10 +139,11 @@ def bound_derivation():
     paper = 2 * f * t / h * m  # ‖V‖_F = F, tail T, head H, max_{e≤K}‖v_e‖ = m
     return [
         symbolic.exact("o* − o = Σ_{e>K} w_e v_e (K_pool = 3, K = 1)", w2 * v2 + w3 * v3,
-                       (w1 * v1 + w2 * v2 + w3 * v3) - w1 * v1, role="proof"),
+                       (w1 * v1 + w2 * v2 + w3 * v3) - w1 * v1, role="proof", step="difference"),
         symbolic.holds("Σ_{e>K} w_e ≤ Σ_{e>K} w_e / Σ_{e≤K} w_e as Σ_{e≤K} w_e = 1/(1+s) ≤ 1",
-                       sp.LessThan(t, t / h), role="proof"),
+                       sp.LessThan(t, t / h), role="proof", step="ratio"),
         symbolic.exact("the stated bound is the proof's last line ‖V‖_F·T/H", paper, f * t / h, role="proof",
+                       step="ratio",
                        note="the factor 2·max_{e≤K}‖v_e‖ appears only in the statement"),
         symbolic.exact("the bound scales like the error under V → λV (degree 1), as it must to hold "
                        "for every V", lam * paper, paper.subs({f: lam * f, m: lam * m}), role="statement",
@@ -130,6 +162,8 @@ BOUND_CLAIM = Claim(
     label="Theorem 10.1 (GSR Routing Quality), error bound",
     section="§10.2",
     statement=BOUND_STATEMENT,
+    clauses=BOUND_CLAUSES,
+    proof_steps=BOUND_STEPS,
     reading=("For every query and prototypes on S^{d−1}, values v_e ∈ ℝ^{d_v}, ε > 0 and 1 ≤ K < K_pool: "
              "with w the SIDA weights over the pool sorted descending, o = Σ_{e ≤ K} w_(e) v_(e) (not "
              "renormalised, §10.1) and o* = Σ_e w_e v_e, ‖o − o*‖₂ ≤ 2‖V‖_F·(Σ_{e>K} w_(e)/Σ_{e≤K} "
@@ -148,7 +182,8 @@ BOUND_CLAIM = Claim(
         Relation(name="proof-bound", lhs="‖o(q) − o*(q)‖₂", rel="<=", rhs="‖V‖_F·Σ_{e>K}w_(e)/Σ_{e≤K}w_(e)",
                  evaluate=proof_bound, sample=sample_routing, strategy=_strategy, tolerance=ERR_TOL,
                  sampler=ROUTING_FAMILY, reading="proof-bound", max_examples=60,
-                 controls=(control("the bound without its ‖V‖_F factor", evaluate=_without_frobenius),)),
+                 controls=(control("the bound without its ‖V‖_F factor", contrast="prediction",
+                                   evaluate=_without_frobenius),)),
     ),
     correction=lambda evidence: (
         "‖o − o*‖₂ ≤ Σ_{e>K} w_(e)‖v_(e)‖₂ ≤ ‖V‖_F·Σ_{e>K}w_(e)/Σ_{e≤K}w_(e) (linear in V); the stated "
@@ -167,6 +202,21 @@ EPS_GRID = tuple(10.0 ** -e for e in range(2, 11))
 RATE_TOL = tolerances.Systematic(0.02, "the O(ε²) terms of the tail weight at ε/d_min² ≤ 1e-2 over a "
                                        "decade-spaced grid (a fit tilt below 1e-2)")
 LIMIT_SHAPES = ((4, 3, 1), (16, 3, 4), (64, 8, 8))
+
+
+def _on_prototype_bias():
+    """The tail at q = c_{e*} is S·t/(1 + S·t), t = ε/d_min², S = Σ_{e≠e*} d_min²/d_e² ≤ K_pool − 1:
+    its fit bias on the grid at the largest S of the family."""
+    import numpy as np
+
+    from attnaudit.checks.fitting import closed_form_bias
+
+    t, big_s = np.asarray(EPS_GRID), max(p for p, _, _ in LIMIT_SHAPES) - 1
+    return closed_form_bias(t, big_s * t / (1 + big_s * t), 1.0)
+
+
+ON_PROTOTYPE_TOL = tolerances.FitBias(_on_prototype_bias, "the tail S·t/(1 + S·t) at S = K_pool − 1 = 63 "
+                                      "on the ε grid")
 
 
 def _limit_instances(ctx, pool, d, k, on_prototype):
@@ -210,10 +260,10 @@ def limit_derivation():
     w_star = (1 / eps) / (1 / eps + 1 / (d2**2 + eps))
     return [
         symbolic.limit("q = c_{e*}: lim_{ε→0} w_{e*} = 1 (Lemma 2.1's exact retrieval)", w_star, eps, 0,
-                       sp.Integer(1), role="proof"),
+                       sp.Integer(1), role="proof", step="exact-retrieval"),
         symbolic.limit("the proof's 'all weight concentrates on the single nearest prototype' for a "
                        "query at distance d₁ > 0 from it (next d₁ + s)", w1, eps, 0, sp.Integer(1),
-                       role="proof"),
+                       role="proof", step="concentrates"),
         symbolic.limit("unique nearest prototype at distance d₁ > 0 (next d₁ + s): lim_{ε→0} w_1 = 1",
                        w1, eps, 0, sp.Integer(1), role="statement",
                        note="the limit is d₁⁻²/(d₁⁻² + (d₁+s)⁻²): the weights do not concentrate"),
@@ -222,7 +272,7 @@ def limit_derivation():
     ]
 
 
-def _limit_check(name, on_prototype, reading=None, controls=()):
+def _limit_check(name, on_prototype, reading=None, controls=(), tolerance=RATE_TOL):
     where = "q = c_{e*} exactly (a random prototype)" if on_prototype else "q uniform on S^{d−1}"
     return Limit(
         name=name, quantity="max ‖o − o*‖₂/max_e‖v_e‖₂", variable="ε/d_min²", value="0", point="0",
@@ -231,7 +281,7 @@ def _limit_check(name, on_prototype, reading=None, controls=()):
         family=(f"worst case over 256 instances per (K_pool, d, K) ∈ {{(4,3,1), (16,3,4), (64,8,8)}}, "
                 f"prototypes uniform on S^{{d−1}}, {where}, values N(0, I₄); ε = t·d_min² (d_min the "
                 "nearest non-zero distance), t = 1e-2 … 1e-10"),
-        tolerance=RATE_TOL, reading=reading, controls=controls)
+        tolerance=tolerance, reading=reading, controls=controls)
 
 
 LIMIT_CLAIM = Claim(
@@ -239,6 +289,8 @@ LIMIT_CLAIM = Claim(
     label="Theorem 10.1 (GSR Routing Quality), limit ε → 0⁺",
     section="§10.2",
     statement=LIMIT_STATEMENT,
+    clauses=LIMIT_CLAUSES,
+    proof_steps=LIMIT_STEPS,
     reading=("For a query q ∈ S^{d−1} whose nearest prototype is unique (q generic: not on a prototype), "
              "any fixed 1 ≤ K < K_pool and bounded values, ‖o(q) − o*(q)‖₂ → 0 as ε → 0⁺; tested through "
              "the rate ε¹ that the suite derives where the limit holds (q on a prototype)."),
@@ -250,8 +302,9 @@ LIMIT_CLAIM = Claim(
     derivation=limit_derivation,
     checks=(
         _limit_check("error-to-zero-generic-query", False),
-        _limit_check("error-to-zero-on-prototype", True, reading="on-prototype",
+        _limit_check("error-to-zero-on-prototype", True, reading="on-prototype", tolerance=ON_PROTOTYPE_TOL,
                      controls=(control("a generic query (the hypothesis as stated) in place of q = c_{e*}",
+                                       contrast="hypothesis", hypothesis="q = c_{e*}",
                                        gap=lambda ctx, grid: routing_error_gap(ctx, grid, False)),)),
     ),
     correction=lambda evidence: (

@@ -22,7 +22,7 @@ def limit():
 
 
 def test_bound_refuted_with_replayable_witness(bound):
-    assert bound["verdict"] == "refuted" and bound["proof"]["status"] == "flawed"
+    assert bound["proof"]["first_false_step"] == "ratio"
     witness = assert_witnessed(bound, "paper-bound", BOUND_CLAIM)
     assert witness["lhs"] > witness["rhs"] > 0
 
@@ -43,7 +43,7 @@ def test_a_too_tight_proof_bound_is_refuted():
 
 
 def test_limit_refuted_for_generic_query_and_confirmed_on_prototype(limit):
-    assert limit["verdict"] == "refuted"
+    assert limit["proof"]["first_false_step"] == "concentrates"
     ev = evidence(limit, "error-to-zero-generic-query")
     assert ev["status"] == "disagrees" and ev["fit"]["ci"][1] < 0.5
     on = evidence(limit, "error-to-zero-on-prototype")
