@@ -2,9 +2,9 @@
 conjecture 3.6, corollary 3.3 and rank-collapse/doubly-exponential.
 
 A stack: L Gaussian tokens in R^d, per-layer Haar-orthogonal W_Q, W_K, W_V (‖W‖₂ = 1, so the
-bound β of Dong et al. is fixed; ``weight_scale`` scales W_Q and W_K), temperature τ, and optionally per-position metric factors
-U_t ∈ R^{d×m} (fixed across depth) with E‖U_t‖_F² = Ū² (the metric strength). The relative
-residual ρ_l = ‖res(X_l)‖_{1,∞}/‖1c_lᵀ‖_{1,∞} is carried in log form by
+bound β of Dong et al. is fixed; ``weight_scale`` scales W_Q and W_K), temperature τ, and
+optionally per-position metric factors U_t ∈ R^{d×m} (fixed across depth) with E‖U_t‖_F² = Ū²
+(the metric strength). The relative residual ρ_l = ‖res(X_l)‖_{1,∞}/‖1c_lᵀ‖_{1,∞} is carried in log form by
 ``operators.metric_attention.collapse_stack`` (residual-exact, every layer computed in full), so
 y_l = −log ρ_l can reach 10⁸.
 """
