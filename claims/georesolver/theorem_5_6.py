@@ -53,6 +53,9 @@ def _log_bias() -> float:
     return closed_form_bias(t, np.log(t) - 1, 0.0)
 
 
+# The regret's increments per unit ln T remove any additive constant exactly: a·ln T + b gives a.
+EXACT_LOG = tolerances.FitBias(0.0, "the exact law a·ln T + b, whose (R_T − R_T′)/ln(T/T′) is the constant "
+                                    "a on any grid (fitted exponent 0 exactly)")
 COUNT = tolerances.Exact("exact integer FLOP counts; only the log-log fit's round-off (1e-9)", value=1e-9)
 
 
@@ -127,6 +130,18 @@ def measure_regret(which: str):
     return run
 
 
+def measure_regret_rate(which: str):
+    """(R_T − R_T′)/ln(T/T′) between successive prefixes T′ < T of the grid (R_1 = 0 before the first:
+    a single token is its own summary): the regret's growth per unit of ln T. For a·ln T + b it is a at
+    every T, whatever b."""
+    def run(ctx, grid_):
+        regret = measure_regret(which)(ctx, grid_)
+        before = np.concatenate([[1.0], np.asarray(grid_, dtype=float)[:-1]])
+        return np.diff(np.concatenate([[0.0], regret])) / np.log(np.asarray(grid_, dtype=float) / before)
+
+    return run
+
+
 def info_seeded(ctx, grid_):
     """The regret when the summaries start at one token per cluster (same streams): informational."""
     mean = measure_regret("seeded")(ctx, grid_)
@@ -172,9 +187,16 @@ CLAIMS = (
                      "initialisation, and the first c tokens are the standard online choice"),
         checks=(
             ScalingLaw(
+                name="regret-rate-vs-t", quantity="(R_T − R_T′)/ln(T/T′) (first-c-tokens initialisation)",
+                variable="T", exponent=0.0, order="O", grid=grid_t, measure=measure_regret_rate("first"),
+                family=FAMILY + "; increments between successive prefixes of the grid", tolerance=EXACT_LOG,
+                replicates=R, clause="regret",
+                predicted="O(log T): the regret's growth per unit ln T stays bounded (exponent ≤ 0)",
+                controls=(control("a regret growing like √T predicted (rate ~ T^0.5)", exponent=0.5),)),
+            ScalingLaw(
                 name="regret-vs-t", quantity="regret R_T (first-c-tokens initialisation)", variable="T",
                 exponent=0.0, order="O", grid=grid_t, measure=measure_regret("first"), family=FAMILY,
-                tolerance=LOG_BIAS, info=info_seeded, replicates=R, clause="regret",
+                tolerance=LOG_BIAS, info=info_seeded, replicates=R, role="derivation",
                 predicted="O(log T): a power exponent of T at most that of a(ln T − 1) on the grid"),
             ScalingLaw(
                 name="per-token-flops-vs-n", quantity="FLOPs for token n / d_h (attend, assign, update)",

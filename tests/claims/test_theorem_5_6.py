@@ -1,5 +1,6 @@
 """Theorem 5.6: online C-HIDA started at the first c tokens has linear, not O(log T), regret against
-the best fixed summaries (refuted by the fitted interval over engine replicates); the proof's
+the best fixed summaries (its growth per unit ln T, which removes any additive constant, rises
+like T^0.7 over engine replicates); the proof's
 online-convex-optimisation step is false (f_t is a minimum of convex functions); the per-token cost,
 counted on the operator's real state after n tokens, is constant where causal Dense-HIDA's grows."""
 
@@ -22,9 +23,10 @@ def record():
 
 
 def test_regret_grows_like_a_power_of_t(record):
-    ev = evidence(record, "regret-vs-t")
-    assert_excluded(ev)
-    assert ev["replicates"] == spec.R and ev["fit"]["ci"][0] > 0.3
+    rate = evidence(record, "regret-rate-vs-t")  # per unit ln T: constant for any a·ln T + b
+    assert_excluded(rate)
+    assert rate["replicates"] == spec.R and rate["fit"]["ci"][0] > 0.2 and rate["exponent_tolerance"] == 0
+    ev = evidence(record, "regret-vs-t")  # the raw regret: the suite's derivation
     # the regret at the largest T is a sizeable fraction of T: close to linear growth
     assert ev["points"]["y"][-1] > 0.02 * ev["points"]["x"][-1]
     seeded = ev["info"]["columns"]["regret, one token per cluster to start"]
