@@ -5,13 +5,23 @@ sphere. Operators: ``operators.sphere_normalize`` (φ_A), ``operators.sphere_ste
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
-from attnaudit.checks import Claim, Kind, Relation, control, sampling, symbolic, tolerances
+from attnaudit import operators
+from attnaudit.checks import Claim, Clause, Kind, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (
     r"\text{Three methods map prototype centroids to the sphere: } \phi_A(c)=c/\|c\|,\quad "
     r"\phi_B(c)=\Bigl(\frac{2c}{1+\|c\|^2},\frac{1-\|c\|^2}{1+\|c\|^2}\Bigr),\quad "
     r"\phi_C(c)=\mathrm{MLP}_\theta(c)/\|\mathrm{MLP}_\theta(c)\|.")
+
+# "Three methods map prototype centroids to the sphere:" followed by the three maps, one clause each.
+CLAUSES = (
+    Clause("phi_a", "Norm Normalization: ϕA()=/‖ _A(c)=c/\\|c\\|"),
+    Clause("phi_b", "Stereographic Projection: ϕB()=(21+‖2,1−‖21+‖2) _B(c)=( 2c1+\\|c\\|^2, "
+                    "1-\\|c\\|^21+\\|c\\|^2)"),
+    Clause("phi_c", "Learnable Mapping: ϕC()=MLPθ()/‖MLPθ()‖ _C(c)=MLP_θ(c)/\\|MLP_θ(c)\\|"),
+)
 
 DIMS = (2, 8, 32)
 HIDDEN, D_OUT = 16, 8
@@ -22,8 +32,6 @@ NORM_TOL = tolerances.Roundoff(condition="d + 8 (the norm's d-term sum of square
 
 def _norm_gap(phi):
     def evaluate(case):
-        import torch
-
         out = phi(case)
         lhs = torch.linalg.vector_norm(out, dim=-1)
         return lhs, torch.ones_like(lhs), torch.full_like(lhs, NORM_TOL(out.shape[-1] + 8, lhs.dtype))
@@ -32,8 +40,6 @@ def _norm_gap(phi):
 
 
 def _normalize(case):
-    from attnaudit import operators
-
     return operators.sphere_normalize(case["c"])
 
 
@@ -42,28 +48,20 @@ def _l1_normalize(case):  # control: the 1-norm in place of the 2-norm
 
 
 def _stereo(case):
-    from attnaudit import operators
-
     return operators.sphere_stereographic(case["c"])
 
 
 def _stereo_wrong(case):  # control: 1 + ‖c‖ in place of 1 + ‖c‖² in the denominators
-    import torch
-
     c = case["c"]
     n = c.norm(dim=-1, keepdim=True)
     return torch.cat([2 * c, 1 - n.square()], dim=-1) / (1 + n)
 
 
 def _mlp(case, normalise=True):
-    from attnaudit import operators
-
     args = (case["c"], case["w1"][0], case["b1"][0], case["w2"][0], case["b2"][0])
     if normalise:
         return operators.sphere_mlp_map(*args)
     c, w1, b1, w2, b2 = args
-    import torch
-
     return torch.tanh(c @ w1.T + b1) @ w2.T + b2
 
 
@@ -97,19 +95,20 @@ def derivation():
     phi_a = c / sp.sqrt(n2)
     return [
         symbolic.exact("‖φ_B(c)‖² = 1 for every c ∈ ℝ³ (so φ_B: ℝ^d → S^d ⊂ ℝ^{d+1})", sp.Integer(1),
-                       sp.simplify(phi_b.dot(phi_b)), role="statement",
+                       sp.simplify(phi_b.dot(phi_b)), role="statement", clause="phi_b",
                        note="(4‖c‖² + (1 − ‖c‖²)²) = (1 + ‖c‖²)²; the image has one more coordinate"),
         symbolic.exact("‖φ_A(c)‖² = 1 for c ≠ 0", sp.Integer(1), sp.simplify(phi_a.dot(phi_a)),
-                       role="statement", note="φ_A(0) is undefined (the operator raises)"),
+                       role="statement", clause="phi_a", note="φ_A(0) is undefined (the operator raises)"),
         symbolic.exact("‖φ_C(c)‖² = 1 where m = MLP_θ(c) ≠ 0 (φ_A applied to m)", sp.Integer(1),
-                       sp.simplify((m / sp.sqrt(m.dot(m))).dot(m / sp.sqrt(m.dot(m)))), role="statement"),
+                       sp.simplify((m / sp.sqrt(m.dot(m))).dot(m / sp.sqrt(m.dot(m)))), role="statement",
+                       clause="phi_c"),
     ]
 
 
 def _relation(name, phi, sample, sampler, wrong, variant):
     return Relation(name=name, lhs=f"‖{name.split('-')[0]}(c)‖₂", rel="==", rhs="1", evaluate=_norm_gap(phi),
-                    sample=sample, tolerance=NORM_TOL, sampler=sampler,
-                    controls=(control(variant, evaluate=_norm_gap(wrong)),))
+                    sample=sample, tolerance=NORM_TOL, sampler=sampler, clause=name.split("-")[0],
+                    controls=(control(variant, contrast="operator", evaluate=_norm_gap(wrong)),))
 
 
 CENTROIDS = "d ∈ {2, 8, 32}, Gaussian directions, radius log-uniform in [1e-6, 1e6]"
@@ -120,6 +119,9 @@ CLAIMS = (
         label="§8.2 (Cross-Geometric Mapping), the three maps onto the sphere",
         section="§8.2",
         statement=STATEMENT,
+        clauses=CLAUSES,
+        identity=("φ_A and φ_C divide a vector by its own 2-norm and φ_B is the inverse stereographic "
+                  "projection: each lands on a unit sphere by construction"),
         reading=("Each map sends every centroid c ∈ ℝ^d at which it is defined onto a unit sphere: "
                  "‖φ_A(c)‖₂ = 1 for c ≠ 0; ‖φ_B(c)‖₂ = 1 for every c (φ_B: ℝ^d → S^d ⊂ ℝ^{d+1}, the "
                  "inverse stereographic projection); ‖φ_C(c)‖₂ = 1 wherever MLP_θ(c) ≠ 0, for any "
