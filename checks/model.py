@@ -7,6 +7,7 @@ at import time and discovery turns it into an ``error`` record naming the file a
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -214,7 +215,7 @@ class Relation:
     evaluate: Callable[[dict[str, Any]], tuple[Any, Any, Any]]
     sample: Callable[[Context, Any], Any]
     tolerance: Any
-    sampler: str
+    sampler: str = ""  # what the sampler draws; by default the sample function's docstring
     strategy: Callable[[Context], Any] | None = None
     reading: str | None = None
     max_examples: int = 200
@@ -228,7 +229,11 @@ class Relation:
         if self.rel not in ("==", "<=", ">="):
             raise ValueError(f"relation {self.name!r}: rel must be '==', '<=' or '>=', not {self.rel!r}")
         if not self.sampler.strip():
-            raise ValueError(f"relation {self.name!r}: name the sampler (what it produces)")
+            doc = " ".join((inspect.getdoc(self.sample) or "").split())
+            if not doc:
+                raise ValueError(f"relation {self.name!r}: say what the sampler draws (sampler=..., or "
+                                 "a docstring on the sample function)")
+            object.__setattr__(self, "sampler", doc)
 
 
 @dataclass(frozen=True)
@@ -236,7 +241,8 @@ class ScalingLaw:
     """A predicted power law ``quantity ~ variable**exponent`` measured over >= 3 decades.
 
     ``grid(ctx)`` returns the values of the variable; ``measure(ctx, grid)`` returns the measured
-    quantity at each (and optionally its standard error as a second array). ``order`` says what
+    quantity at each (one draw: the engine draws ``replicates`` of them, each with
+    ``ctx.replicate(r)``, and makes the error bars; a measure may not return its own). ``order`` says what
     the paper asserts: ``Θ`` (exponent equals), ``O`` (exponent at most), ``Ω`` (at least).
     ``exponent_tolerance`` absorbs a stated systematic error of the fit (e.g. pre-asymptotic
     curvature over the grid); it is fixed in the spec, reported, and never tuned to a verdict.

@@ -76,8 +76,10 @@ def mutate(check, evidence: dict[str, Any], ctx) -> tuple[Any, str]:
         # the worst violation must hold (the refutation came from the measured values).
         plain = replace(check, strategy=None)
         if check.rel == "==":
-            return replace(plain, evaluate=_widen(check.evaluate, -room + nudge), controls=()), (
-                "tolerance widened past the worst random violation")
+            # the right side set to the measured left (a widened tolerance would be as wide as the
+            # values themselves, which the engine refuses): agreeing values must read agrees
+            return replace(plain, evaluate=_matched(check.evaluate), controls=()), (
+                "right side set to the measured left side")
         sign = 1.0 if check.rel == "<=" else -1.0
         return _shift_relation(plain, sign * (max(-room, 0.0) + nudge)), (
             "bound moved past the worst random violation")
@@ -173,9 +175,9 @@ class _Scaled:
         return f"{self.factor:g} × ({describe_tolerance(self.inner)})"
 
 
-def _widen(evaluate, by: float):
-    def widened(case):
-        lhs, rhs, tol = evaluate(case)
-        return lhs, rhs, tol + by
+def _matched(evaluate):
+    def matched(case):
+        lhs, _, tol = evaluate(case)
+        return lhs, lhs, tol
 
-    return widened
+    return matched

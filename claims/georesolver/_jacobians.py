@@ -14,16 +14,15 @@ from __future__ import annotations
 import math
 
 import torch
-from torch.func import jacrev, vmap
 
 
 def query_jacobian(attend, q, k, v, *extra):
-    """∂o/∂q of ``o = attend(q[None], k, v, *extra)[0]`` per instance, by ``vmap(jacrev(...))``;
+    """∂o/∂q of ``o = attend(q[None], k, v, *extra)[0]`` per instance, by ``vmap(jacrev(...))`` (torch.func);
     ``extra`` are per-instance parameters (leading dim B), e.g. ε."""
     def one(qi, ki, vi, *rest):
         return attend(qi[None, :], ki, vi, *rest)[0]
 
-    return vmap(jacrev(one))(q, k, v, *extra)
+    return torch.func.vmap(torch.func.jacrev(one))(q, k, v, *extra)
 
 
 def query_jacobian_norm(attend, q, k, v, *extra):

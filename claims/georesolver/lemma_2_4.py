@@ -17,7 +17,6 @@ import math
 import numpy as np
 import sympy as sp
 import torch
-from torch.func import jacrev, vmap
 
 from attnaudit import operators
 from attnaudit.checks import (
@@ -469,7 +468,8 @@ def _ida_weight_figures(case):
     """‖∂W_ij/∂q_i‖ ``(B, n)`` (torch.func through ida_weights), Σ_m ‖∂S_im/∂q_i‖ = Σ_m
     2a/(a²+ε)², Z_i and R = max_m ‖q−k_m‖."""
     q, k, eps = case["q"], case["k"], case["eps"]
-    dw = vmap(jacrev(lambda qi, ki, ei: operators.ida_weights(qi[None, :], ki, eps=ei)[0]))(q, k, eps)
+    one = lambda qi, ki, ei: operators.ida_weights(qi[None, :], ki, eps=ei)[0]  # noqa: E731
+    dw = torch.func.vmap(torch.func.jacrev(one))(q, k, eps)
     a2 = operators.squared_distances(q[:, None, :], k)[:, 0, :]
     score = 1.0 / (a2 + eps[:, None])
     dw = torch.linalg.vector_norm(dw, dim=-1)
@@ -965,7 +965,8 @@ def sample_softmax_random(ctx, gen, probe=False):
 def _softmax_figures(case):
     """∂W_ij/∂q_i ``(B, n, d)`` (torch.func through softmax_weights), W_ij, k̄_i and √d."""
     q, k = case["q"], case["k"]
-    dw = vmap(jacrev(lambda qi, ki: operators.softmax_weights(qi[None, :], ki)[0]))(q, k)
+    one = lambda qi, ki: operators.softmax_weights(qi[None, :], ki)[0]  # noqa: E731
+    dw = torch.func.vmap(torch.func.jacrev(one))(q, k)
     weights = operators.softmax_weights(q[:, None, :], k)[:, 0, :]
     return dw, weights, (weights[..., None] * k).sum(-2), math.sqrt(k.shape[-1])
 
