@@ -6,7 +6,9 @@ limit as ε → 0⁺. Operators: ``operators.gsr_attention`` (o, Top-K with pool
 from __future__ import annotations
 
 import sympy as sp
+import torch
 
+from attnaudit import operators
 from attnaudit.checks import (
     Claim,
     Clause,
@@ -58,9 +60,6 @@ ERR_TOL = tolerances.Roundoff(condition="K_pool + d_v + 32 (the two K_pool-term 
 
 
 def _sorted_weights(case):
-    import torch
-
-    from attnaudit import operators
 
     w = operators.gsr_weights(case["q"], case["c"], eps=case["eps"])[:, 0, :]
     return torch.sort(w, dim=-1, descending=True)
@@ -68,9 +67,6 @@ def _sorted_weights(case):
 
 def _parts(case):
     """‖o − o*‖, tail Σ_{e>K} w, head Σ_{e≤K} w, max_{e≤K}‖v_e‖, ‖V‖_F and the tolerance."""
-    import torch
-
-    from attnaudit import operators
 
     q, c, v, eps, k = case["q"], case["c"], case["v"], case["eps"], int(case["k"])
     err = (operators.gsr_attention(q, c, v, eps=eps, k=k)
@@ -220,7 +216,6 @@ ON_PROTOTYPE_TOL = tolerances.FitBias(_on_prototype_bias, "the tail S·t/(1 + S�
 
 
 def _limit_instances(ctx, pool, d, k, on_prototype):
-    import torch
 
     gen = ctx.generator(f"limit:{pool}x{d}x{k}")
     batch = ctx.pick(quick=256, full=2048)
@@ -236,9 +231,6 @@ def _limit_instances(ctx, pool, d, k, on_prototype):
 
 def routing_error_gap(ctx, grid, on_prototype=False):
     """max over instances of ‖o − o*‖₂/max_e‖v_e‖₂ at each ε (ε in units of d_min² per instance)."""
-    import torch
-
-    from attnaudit import operators
 
     t = ctx.tensor(grid)
     worst = torch.zeros_like(t)
