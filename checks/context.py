@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import hashlib
-import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -123,39 +120,22 @@ class Context:
         return torch.as_tensor(data, dtype=dtype or self.dtype, device=self.device)
 
 
-@contextlib.contextmanager
-def single_thread() -> Iterator[None]:
-    """One intra-op torch thread from here on, in this process.
+def one_thread() -> None:
+    """One intra-op torch thread from here on, in this process: the engine calls it before each
+    claim (checks.runner), so specs never set threads.
 
     For checks made of many small or mid-sized kernels, thread hand-offs on a 2-core machine cost
     more than they save (measured 5-10x slower under load by the Lemma 2.4 and Theorem 2.9/2.10
-    specs).
+    specs; an outside pack's batched 64×64 SVD took 4.35 s CPU on two threads, 0.19 s on one).
 
-    The previous count is deliberately not restored. With torch 2.13's CPU wheel (MKL 2024.2),
-    any call ``torch.set_num_threads(k)`` with k ≥ 2 (even the default count) makes batched LU
-    wrong from then on: ``torch.linalg.solve`` on a (4, 512, 512) batch returns errors of order
-    10 or fails with "Pivots given to lu_solve must all be greater or equal to 1", while the
-    untouched default, or one thread, is correct (tests/test_context_threads.py). The restore
-    made laplacianformer/nystrom's m-sweep depend on which claim had run before it in the same
-    process. Claims run in processes of their
-    own (checks.executor), so staying on one thread costs at most the parallelism of a claim's
-    later checks.
+    The count is never set back. With torch 2.13's CPU wheel (MKL 2024.2), any call
+    ``torch.set_num_threads(k)`` with k ≥ 2 (even the default count) makes batched LU wrong from
+    then on: ``torch.linalg.solve`` on a (4, 512, 512) batch returns errors of order 10 or fails
+    with "Pivots given to lu_solve must all be greater or equal to 1", while the untouched
+    default, or one thread, is correct (tests/test_context_threads.py). Claims run in processes of
+    their own (checks.executor), so one thread costs at most a claim's own parallelism.
     """
     import torch
 
     if torch.get_num_threads() != 1:
         torch.set_num_threads(1)
-    yield
-
-
-def single_threaded(fn):
-    """``fn`` under :func:`single_thread`; a generator (a sampler) is drawn to the end inside it,
-    so that its batches too are computed on one thread."""
-
-    @functools.wraps(fn)
-    def wrapped(*args, **kwargs):
-        with single_thread():
-            out = fn(*args, **kwargs)
-            return list(out) if inspect.isgenerator(out) else out
-
-    return wrapped

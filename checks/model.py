@@ -471,7 +471,7 @@ class Claim:
     dtype: str = "float64"
     # Intra-op torch threads for this claim's process. The engine sets one (many small kernels
     # lose more to thread hand-offs than they gain on a shared 2-core machine, and with torch
-    # 2.13's MKL any set_num_threads(k >= 2) corrupts batched LU: checks.context.single_thread);
+    # 2.13's MKL any set_num_threads(k >= 2) corrupts batched LU: checks.context.one_thread);
     # None leaves torch's default untouched.
     threads: int | None = 1
     notes: str = ""

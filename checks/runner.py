@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from attnaudit.checks.context import Context
+from attnaudit.checks.context import Context, one_thread
 from attnaudit.checks.discovery import LoadError
 from attnaudit.checks.executor import WALL_FACTOR
 from attnaudit.checks.executor import time_limit_s as executor_limit
@@ -155,7 +155,7 @@ def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
     :mod:`checks.executor` passes False, its supervisor enforcing the limit from outside."""
     ctx = Context(claim.id, seed=seed, profile=profile, device=device, dtype_name=claim.dtype)
     if claim.threads == 1:
-        _one_thread()  # the engine owns threads: specs never set them
+        one_thread()  # the engine owns threads: specs never set them
     record = _base_record(claim.id, claim.paper, {})
     record.update(label=claim.label, section=claim.section, kind=claim.kind.value,
                   statement=claim.statement, reading=claim.reading, notes=claim.notes)
@@ -196,13 +196,6 @@ def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
     record["summary"] = summary
     record.update(_provenance(claim, ctx, spec_file))
     return _finite(record), seconds
-
-
-def _one_thread() -> None:
-    import torch
-
-    if torch.get_num_threads() != 1:
-        torch.set_num_threads(1)
 
 
 def _step_json(step, claim: Claim) -> dict[str, Any]:
