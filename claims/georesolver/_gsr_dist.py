@@ -11,7 +11,7 @@ and after every configuration, each well under a second of CPU) for ``STALL_S`` 
 loaded machine slows each step, it does not stall them for minutes), and kills every worker still
 alive in ``finally``. The workers' rendezvous and collectives carry gloo's timeout of
 ``COLLECTIVE_TIMEOUT_S``, a backstop far beyond any loaded run. Groups of P < world ranks are
-prefix subgroups (``dist.new_group(range(P))``) of one start.
+prefix subgroups (``torch.distributed.new_group(range(P))``) of one start.
 
 Counting model (:class:`CountingComm`, per rank, what the calling rank SENDS to other ranks):
 ``send`` 1 message of the tensor's bytes; ``all_gather`` P − 1 messages of the input's bytes
@@ -36,6 +36,12 @@ import time
 import traceback
 from pathlib import Path
 
+import torch
+
+from attnaudit import operators
+
+# torch.distributed is reached as an attribute of torch (``import torch`` loads it): a module-level
+# ``import torch.distributed`` would import the submodule under discovery's deferred torch.
 D_H, D_V = 16, 16  # query/prototype dimension d_h and value dimension
 # A hang, not load: no worker reported progress for this long (one configuration takes under a
 # second of CPU; at a twentieth of a core, 20 s). Gloo's own timeout is a backstop beyond it.
@@ -45,7 +51,6 @@ _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 class CountingComm:
     """The only way the protocols communicate: wraps torch.distributed and counts each call."""
-
     def __init__(self, group, rank: int, size: int):
         self.group, self.rank, self.size = group, rank, size
         self.messages = self.bytes = self.recv_messages = self.recv_bytes = 0
@@ -59,47 +64,36 @@ class CountingComm:
         entry[1] += nbytes
 
     def send(self, tensor, dst: int) -> None:
-        import torch.distributed as dist
-
-        dist.send(tensor, dst=dst, group=self.group)
+        torch.distributed.send(tensor, dst=dst, group=self.group)
         self._count("send", 1, tensor.numel() * tensor.element_size())
 
     def recv(self, tensor, src: int) -> None:
-        import torch.distributed as dist
-
-        dist.recv(tensor, src=src, group=self.group)
+        torch.distributed.recv(tensor, src=src, group=self.group)
         self.recv_messages += 1
         self.recv_bytes += tensor.numel() * tensor.element_size()
 
     def broadcast(self, tensor, src: int) -> None:
-        import torch.distributed as dist
-
-        dist.broadcast(tensor, src=src, group=self.group)
+        torch.distributed.broadcast(tensor, src=src, group=self.group)
         if self.rank == src:
             self._count("broadcast", self.size - 1, (self.size - 1) * tensor.numel() * tensor.element_size())
 
     def all_gather(self, tensor) -> list:
-        import torch
-        import torch.distributed as dist
-
         out = [torch.empty_like(tensor) for _ in range(self.size)]
-        dist.all_gather(out, tensor.contiguous(), group=self.group)
+        torch.distributed.all_gather(out, tensor.contiguous(), group=self.group)
         self._count("all_gather", self.size - 1, (self.size - 1) * tensor.numel() * tensor.element_size())
         return out
 
     def all_to_all_rows(self, rows, splits: list[int]):
         """Rows ``(n, m)`` split by destination (``splits`` rows to rank j); returns the received
         rows (grouped by source) and the received splits. The split sizes travel first."""
-        import torch
-        import torch.distributed as dist
 
         send_counts = torch.tensor(splits, dtype=torch.int64)
         recv_counts = torch.empty_like(send_counts)
-        dist.all_to_all_single(recv_counts, send_counts, group=self.group)
+        torch.distributed.all_to_all_single(recv_counts, send_counts, group=self.group)
         self._count("all_to_all(sizes)", self.size - 1, (self.size - 1) * send_counts.element_size())
         got = [int(c) for c in recv_counts.tolist()]
         out = torch.empty(sum(got), rows.shape[1], dtype=rows.dtype)
-        dist.all_to_all_single(out, rows.contiguous(), got, splits, group=self.group)
+        torch.distributed.all_to_all_single(out, rows.contiguous(), got, splits, group=self.group)
         row_bytes = rows.shape[1] * rows.element_size()
         peers = [j for j in range(self.size) if j != self.rank and splits[j] > 0]
         self._count("all_to_all", len(peers), sum(splits[j] for j in peers) * row_bytes)
@@ -108,8 +102,6 @@ class CountingComm:
 
 def make_instance(seed: int, batch: int, pool: int):
     """Queries and prototypes uniform on S^{d_h−1}, values N(0, I): identical on every rank."""
-    import torch
-
     g = torch.Generator().manual_seed(seed)
     q = torch.randn(batch, D_H, generator=g, dtype=torch.float64)
     c = torch.randn(pool, D_H, generator=g, dtype=torch.float64)
@@ -118,17 +110,13 @@ def make_instance(seed: int, batch: int, pool: int):
 
 
 def _shards(n: int, parts: int):
-    import torch
-
     return torch.tensor_split(torch.arange(n), parts)
 
 
 def gsr(comm: CountingComm, q_local, c, v, eps: float, k: int):
     """§10.3's four steps for this rank's query shard and prototype shard; returns the outputs
     o(q) of this rank's queries."""
-    import torch
 
-    from attnaudit import operators
 
     rank, size = comm.rank, comm.size
     mine = _shards(c.shape[0], size)[rank]
@@ -157,9 +145,7 @@ def all_to_all_moe(comm: CountingComm, q_local, c, v, eps: float, k: int):
     """All-to-All MoE: route each local token to its Top-K experts (prototypes, sharded by owner),
     dispatch token + (expert id, weight) to the owners, experts return w_e·v_e, the token's owner
     sums them."""
-    import torch
 
-    from attnaudit import operators
 
     size = comm.size
     owner = torch.empty(c.shape[0], dtype=torch.int64)
@@ -183,8 +169,6 @@ def all_to_all_moe(comm: CountingComm, q_local, c, v, eps: float, k: int):
 
 
 def _one(comm, protocol: str, cfg: dict, reference: bool) -> dict:
-    from attnaudit import operators
-
     q, c, v = make_instance(cfg["seed"], cfg["B"], cfg["K_pool"])
     q_local = q[_shards(cfg["B"], comm.size)[comm.rank]]
     fn = gsr if protocol == "gsr" else all_to_all_moe
@@ -207,19 +191,16 @@ def _beat(spec: dict, rank: int) -> None:
 
 
 def worker(rank: int, world: int, port: int, spec: dict) -> list[dict]:
-    import torch
-    import torch.distributed as dist
-
     torch.set_num_threads(1)
     if spec.get("hang_rank") == rank:  # tests only: a worker that never joins (the hang guard's test)
         time.sleep(3600)
     _beat(spec, rank)
     timeout = datetime.timedelta(seconds=spec.get("collective_timeout_s", COLLECTIVE_TIMEOUT_S))
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world,
-                            timeout=timeout)  # rank 0 hosts the store
+    torch.distributed.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+                                         world_size=world, timeout=timeout)  # rank 0 hosts the store
     rows = []
     try:
-        groups = {p: dist.new_group(list(range(p))) for p in spec["P"]}  # every rank creates each
+        groups = {p: torch.distributed.new_group(list(range(p))) for p in spec["P"]}  # on every rank
         for p in spec["P"]:
             if rank < p:
                 for cfg in spec["configs"]:
@@ -234,9 +215,9 @@ def worker(rank: int, world: int, port: int, spec: dict) -> list[dict]:
                         rows.append(row | {"protocol": protocol, "P": p, "rank": rank,
                                            **{k: cfg[k] for k in ("B", "K_pool", "K", "seed")}})
                         _beat(spec, rank)
-            dist.barrier()
+            torch.distributed.barrier()
     finally:
-        dist.destroy_process_group()
+        torch.distributed.destroy_process_group()
     return rows
 
 
@@ -371,7 +352,6 @@ def _cpu_seconds(pid: int) -> float:
 def _warm_up() -> None:
     """One tiny call of each operator the workers use, before forking: their lazy imports and first-
     call set-up then happen once, in the parent, instead of once per worker."""
-    from attnaudit import operators
 
     q, c, v = make_instance(0, 4, 4)
     operators.sphere_sqdist(q, c)

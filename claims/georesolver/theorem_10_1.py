@@ -60,14 +60,12 @@ ERR_TOL = tolerances.Roundoff(condition="K_pool + d_v + 32 (the two K_pool-term 
 
 
 def _sorted_weights(case):
-
     w = operators.gsr_weights(case["q"], case["c"], eps=case["eps"])[:, 0, :]
     return torch.sort(w, dim=-1, descending=True)
 
 
 def _parts(case):
     """‖o − o*‖, tail Σ_{e>K} w, head Σ_{e≤K} w, max_{e≤K}‖v_e‖, ‖V‖_F and the tolerance."""
-
     q, c, v, eps, k = case["q"], case["c"], case["v"], case["eps"], int(case["k"])
     err = (operators.gsr_attention(q, c, v, eps=eps, k=k)
            - operators.gsr_exact(q, c, v, eps=eps))[:, 0, :].norm(dim=-1)
@@ -216,7 +214,6 @@ ON_PROTOTYPE_TOL = tolerances.FitBias(_on_prototype_bias, "the tail S·t/(1 + S�
 
 
 def _limit_instances(ctx, pool, d, k, on_prototype):
-
     gen = ctx.generator(f"limit:{pool}x{d}x{k}")
     batch = ctx.pick(quick=256, full=2048)
     c = sampling.unit_vectors(ctx, gen, batch, pool, d)
@@ -231,7 +228,6 @@ def _limit_instances(ctx, pool, d, k, on_prototype):
 
 def routing_error_gap(ctx, grid, on_prototype=False):
     """max over instances of ‖o − o*‖₂/max_e‖v_e‖₂ at each ε (ε in units of d_min² per instance)."""
-
     t = ctx.tensor(grid)
     worst = torch.zeros_like(t)
     for pool, d, k in LIMIT_SHAPES:
