@@ -37,7 +37,7 @@ PROOF = (
 )
 
 C, D, RADIUS, SPREAD = 3, 2, 0.6, 0.2
-R = 4  # replicates of the regret law (each its own streams)
+R = 6  # replicates of the regret laws (each its own streams)
 QUICK_T = (4, 16, 64, 256, 1024, 4096)
 # O(log T) on log-log axes: an exact a·log T + b regret fits a power exponent above 0; the worst case
 # with |b| ≤ a is b = −a, whose law a(ln T − 1) fits an exponent of 0.42 on the grid (the tolerance).
