@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.abc
+import importlib.machinery
 import importlib.metadata
 import importlib.util
 import pkgutil
@@ -25,6 +27,7 @@ import traceback
 import types
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from attnaudit.checks.model import Claim, Paper, SummaryTable
 
@@ -102,6 +105,28 @@ class _Deferred(types.ModuleType):
         return getattr(_real(self.__name__), attr)
 
 
+class _LoadedMeanwhile(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """``import torch.distributed`` under a deferred ``torch``: the import system checks that the
+    child is not loaded, then reads the parent's ``__path__``, which imports the real torch — and
+    torch imports torch.distributed itself. Without this finder the child would then be executed a
+    second time (pybind11 aborts: "GradBucket already defined"); with it, the child loaded
+    meanwhile is the one returned. (A name already in ``sys.modules`` never reaches the finders
+    otherwise, so this changes no other import.)"""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None):
+        if fullname not in sys.modules:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec):
+        module = sys.modules[spec.name]
+        self._own = getattr(self, "_own", {}) | {spec.name: module.__spec__}
+        return module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__spec__ = self._own.pop(module.__name__, module.__spec__)
+
+
 def _real(name: str) -> types.ModuleType:
     if isinstance(sys.modules.get(name), _Deferred):
         del sys.modules[name]
@@ -115,6 +140,8 @@ def lazy_import(name: str) -> None:
     spec = importlib.util.find_spec(name)
     if spec is None:
         return
+    if not any(isinstance(f, _LoadedMeanwhile) for f in sys.meta_path):
+        sys.meta_path.insert(0, _LoadedMeanwhile())
     module = _Deferred(name)
     module.__spec__, module.__loader__ = spec, spec.loader
     sys.modules[name] = module

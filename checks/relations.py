@@ -74,18 +74,26 @@ def bare_fails(rel: str, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 def _check_tolerance_width(relation: Relation, values: dict[str, np.ndarray]) -> None:
     """A tolerance as wide as the bound itself makes the comparison vacuous: a load error.
 
-    On every case where the two sides differ, the tolerance must be smaller than the larger of
-    |lhs| and |rhs|. A case whose bound (rhs) is exactly 0 is exempt: there the relation compares a
+    Over a batch's cases where the two sides differ, the tolerance must be smaller than the larger
+    of |lhs| and |rhs| on most of them: a tolerance as wide as the bound on the typical case (the
+    ‖J_softmax‖ ≤ 1/4 pack's 1.11) is refused, while an absolute round-off allowance that exceeds
+    the values only where both sides are tiny (float64 values of 1e-13 beside scale-sized ones) is
+    not. A batch of one case (Hypothesis's adversarial search) is judged with its random family,
+    not alone. A case whose bound (rhs) is exactly 0 is exempt: there the relation compares a
     residual with 0, and the tolerance is the residual's round-off allowance, not a share of a bound.
     """
     lhs, rhs, tol = values["lhs"], values["rhs"], values["tol"]
-    wide = (lhs != rhs) & (rhs != 0) & (tol >= np.maximum(np.abs(lhs), np.abs(rhs)))
-    if wide.any():
+    differ = (lhs != rhs) & (rhs != 0)
+    if lhs.size < 2 or not differ.any():
+        return
+    wide = differ & (tol >= np.maximum(np.abs(lhs), np.abs(rhs)))
+    if 2 * int(wide.sum()) > int(differ.sum()):
         i = int(np.flatnonzero(wide)[0])
         raise ValueError(
-            f"relation {relation.name!r}: tolerance {tol[i]:.3g} is as wide as the bound on case {i} "
-            f"(lhs {lhs[i]:.6g}, rhs {rhs[i]:.6g}): a comparison this loose cannot fail; state a "
-            f"tolerance smaller than the quantities compared ({describe_tolerance(relation.tolerance)})")
+            f"relation {relation.name!r}: tolerance {tol[i]:.3g} is as wide as the bound on "
+            f"{int(wide.sum())} of {int(differ.sum())} cases (e.g. case {i}: lhs {lhs[i]:.6g}, rhs "
+            f"{rhs[i]:.6g}): a comparison this loose cannot fail; state a tolerance smaller than "
+            f"the quantities compared ({describe_tolerance(relation.tolerance)})")
 
 
 def _relative(margin, rhs, tol):
