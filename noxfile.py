@@ -125,9 +125,12 @@ def report(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """The pytest suite: operators against references, engine behaviour, claims, the gate."""
+    """The pytest suite: operators against references, engine behaviour, claims, the gate.
+
+    One worker per CPU core (pytest-xdist); a claim's own tests and its mutation tests stay in one
+    worker (tests/conftest.py groups them), so each claim runs once. `-- -p no:xdist` runs serially."""
     _install(session, "-e", ".[test]")
-    session.run("pytest", *(session.posargs or ["-q"]))
+    session.run("pytest", *(session.posargs or ["-q", "-n", str(os.cpu_count() or 1), "--dist", "loadgroup"]))
 
 
 @nox.session

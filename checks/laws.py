@@ -35,14 +35,25 @@ TUPLE_REJECTED = ("{what} {name!r}: {fn} returned a tuple (values, standard erro
 
 def _draw(fn, ctx: Context, x: np.ndarray, r: int, *, what: str, name: str, fn_name: str
           ) -> np.ndarray:
-    """One replicate of a measurement along the grid (replicate 0 is the run's own context)."""
-    result = fn(ctx.replicate(r), x)
+    """One replicate of a measurement along the grid (replicate 0 is the run's own context).
+
+    Kept in the replicate's memo for the claim run, keyed by the measure function and the grid: a
+    control that moves only the prediction, or a mutant of the same check, re-decides on the same
+    draw instead of measuring again (a control that swaps the measure is another function)."""
+    rctx = ctx.replicate(r)
+    key = ("attnaudit.measured", fn, x.dtype.str, x.tobytes())
+    if key in rctx.memo:
+        return rctx.memo[key]
+    result = fn(rctx, x)
     if isinstance(result, tuple):
         raise ValueError(TUPLE_REJECTED.format(what=what, name=name, fn=fn_name))
     y = _as_array(result)
     if y.shape != x.shape:
         noun = "values" if what == "scaling law" else "gaps"
         raise ValueError(f"{what} {name!r}: measured {y.shape} {noun} for {x.shape} points")
+    y = y.copy()  # the spec keeps its own array; this one is shared by every check reading the draw
+    y.setflags(write=False)
+    rctx.memo[key] = y
     return y
 
 

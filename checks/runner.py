@@ -148,12 +148,15 @@ def _base_record(claim_id: str, paper: str, ctx_fields: dict[str, Any]) -> dict[
 
 
 def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
-              spec_file: str = "", alarm: bool = True) -> tuple[dict[str, Any], float]:
+              spec_file: str = "", alarm: bool = True, context: Context | None = None
+              ) -> tuple[dict[str, Any], float]:
     """Run one claim; returns (record, seconds). Never raises for a defect of the claim.
 
-    ``alarm``: enforce the time limit here (in CPU time, as the executor does); a claim process of
+    ``context``: run in this (fresh) context, whose memo the caller keeps (the tests re-decide
+    mutated checks on the run's own draws). ``alarm``: enforce the time limit here (in CPU time, as
+    the executor does); a claim process of
     :mod:`checks.executor` passes False, its supervisor enforcing the limit from outside."""
-    ctx = Context(claim.id, seed=seed, profile=profile, device=device, dtype_name=claim.dtype)
+    ctx = context or Context(claim.id, seed=seed, profile=profile, device=device, dtype_name=claim.dtype)
     if claim.threads == 1:
         one_thread()  # the engine owns threads: specs never set them
     record = _base_record(claim.id, claim.paper, {})

@@ -5,13 +5,14 @@ from __future__ import annotations
 import dataclasses
 
 from attnaudit.checks import Claim
+from attnaudit.checks.context import Context
 from attnaudit.checks.relations import replay_witness
 from attnaudit.checks.runner import run_claim
 
 # One record per claim for the whole test session: the claim tests and the mutation test share it,
 # so each built-in claim runs once (a claim equal to a stored one, field by field, is the same
 # claim; the catalogue's copies differ only in source_module, which takes no part in equality).
-_STORE: dict[str, tuple[Claim, dict]] = {}
+_STORE: dict[str, tuple[Claim, dict, Context]] = {}
 
 
 def run(claim: Claim) -> dict:
@@ -22,10 +23,18 @@ def run(claim: Claim) -> dict:
     stored = _STORE.get(claim.id)
     if stored is not None and stored[0] == claim:
         return stored[1]
-    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
+    ctx = Context(claim.id, seed=0, profile="quick", device="cpu", dtype_name=claim.dtype)
+    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu", context=ctx)
     assert record["verdict"] != "error", record.get("error")
-    _STORE[claim.id] = (claim, record)
+    _STORE[claim.id] = (claim, record, ctx)
     return record
+
+
+def context_of(claim: Claim) -> Context:
+    """The context the session's record of ``claim`` ran in: its memo holds the run's draws, so a
+    mutated check re-decides on the same measurements (the engine keys them by measure and grid)."""
+    run(claim)
+    return _STORE[claim.id][2]
 
 
 def only(claim: Claim, *checks) -> Claim:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -215,3 +216,32 @@ CLAIMS = (Claim(
                      sample=sample, tolerance=TOL, sampler="uniform a in (1, 2)", reading="sloppy")),
 ),)
 """
+
+
+# ── one worker per claim under pytest-xdist (``--dist loadgroup``) ───────────────────────────
+# A claim's own tests and its mutation tests share the session's record of it (claimtest.run):
+# grouping them by spec module keeps that record in one worker, so each claim still runs once.
+_SPEC_IMPORT = re.compile(r"from attnaudit\.claims\.(\w+)(?:\.(\w+))? import (\w+)")
+
+
+def _spec_group(path: Path) -> str | None:
+    for paper, module, name in _SPEC_IMPORT.findall(path.read_text(encoding="utf-8")):
+        if not (module or name).startswith("_"):
+            return f"{paper}.{module or name}"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    groups: dict[Path, str | None] = {}
+    for item in items:
+        path = Path(str(item.fspath))
+        group = None
+        if path.parent.name == "claims":
+            if path not in groups:
+                groups[path] = _spec_group(path)
+            group = groups[path]
+        elif path.name == "test_mutations.py" and hasattr(item, "callspec"):
+            claim = item.callspec.params.get("claim")
+            group = claim.source_module.removeprefix("attnaudit.claims.") if claim else None
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))
