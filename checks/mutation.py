@@ -102,9 +102,16 @@ def mutate(check, evidence: dict[str, Any], ctx) -> tuple[Any, str]:
         if evidence["fit"].get("drifting") or check.order in ("unbounded", "subpolynomial"):
             return replace(check, exponent=high, order="O", controls=()), (
                 f"{check.order} → O(exponent {high:.3g}), the largest any interval reaches")
+        # What the measurement supports: a bound at the far end of what it reached (one-sided), or
+        # its fitted exponent, however wide its interval (the refutation excluded, it did not
+        # need a narrow interval).
+        if check.order == "O":
+            return replace(check, exponent=high, controls=()), f"O bound → O(exponent {high:.3g})"
+        if check.order == "Ω":
+            return replace(check, exponent=low, controls=()), f"Ω bound → Ω(exponent {low:.3g})"
         new = evidence["fit"]["exponent"]
-        return replace(check, exponent=new, order="Θ", controls=()), (
-            f"exponent {check.exponent:g} → fitted {new:.3g}")
+        return replace(check, exponent=new, order="Θ", max_ci_width=max(check.max_ci_width, width),
+                       controls=()), f"exponent {check.exponent:g} → fitted {new:.3g}"
     if isinstance(check, Limit):
         if agrees:
             offset = float(max(evidence["points"]["y"]))
