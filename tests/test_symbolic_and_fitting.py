@@ -681,7 +681,8 @@ def test_an_oscillating_limit_records_what_sympy_returned():
 
 
 def test_step_errors_name_the_roles():
-    with pytest.raises(ValueError, match=r"role must be one of statement, proof, derivation, vacuity, not 'lemma'"):
+    with pytest.raises(ValueError, match=r"role must be one of statement, proof, derivation, vacuity, "
+                                           r"not 'lemma'"):
         symbolic.exact("x", n, n, role="lemma")
 
 
