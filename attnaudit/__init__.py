@@ -51,16 +51,33 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'attnaudit' has no attribute {name!r}")
 
 
+def _ours(origin: str, part: str) -> bool:
+    """Whether ``origin`` is attnaudit's own folder of ``part`` (a checkout's ``checks/`` seen from
+    the repository root must alias, not load a second copy)."""
+    own = importlib.util.find_spec(f"{__name__}.{part}")
+    return own is not None and own.origin is not None and (
+        Path(origin).resolve().parent == Path(own.origin).resolve().parent)
+
+
 class _LegacyAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """``checks`` → ``attnaudit.checks`` (and the other parts, with their sub-modules): the module
-    object is the same, so a pack's ``Claim`` is the engine's ``Claim``."""
+    object is the same, so a pack's ``Claim`` is the engine's ``Claim``. A user's own module of one
+    of these names (found elsewhere on ``sys.path``) is left alone and imports as usual."""
 
     warned = False
     _specs: dict[str, Any] = {}
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None):
-        if fullname.split(".", 1)[0] not in PARTS:
+        top = fullname.split(".", 1)[0]
+        if top not in PARTS:
             return None
+        if "." in fullname:  # a sub-module of an aliased part only, never of a user's own package
+            parent = sys.modules.get(top)
+            return (importlib.machinery.ModuleSpec(fullname, self)
+                    if parent is not None and parent is sys.modules.get(f"{__name__}.{top}") else None)
+        found = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if found is not None and found.origin and not _ours(found.origin, top):
+            return None  # the user's own module of that name comes first
         return importlib.machinery.ModuleSpec(fullname, self)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec):

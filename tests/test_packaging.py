@@ -59,3 +59,17 @@ def test_without_attnaudit_imported_the_old_names_do_not_exist(tmp_path):
     out = subprocess.run([sys.executable, "-c", "import checks"], capture_output=True, text=True,
                          cwd=tmp_path, timeout=60)
     assert out.returncode != 0 and "ModuleNotFoundError" in out.stderr
+
+
+_OWN = """
+import attnaudit, operators
+print(operators.__file__)
+"""
+
+
+def test_a_users_own_module_of_an_old_name_comes_first(tmp_path):
+    (tmp_path / "operators.py").write_text("MINE = True\n")
+    out = subprocess.run([sys.executable, "-c", _OWN], capture_output=True, text=True, cwd=tmp_path,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert Path(out.stdout.strip()) == tmp_path / "operators.py"
