@@ -33,7 +33,8 @@ PARTS = ("checks", "claims", "operators", "reports")
 
 _MODULES = {"montecarlo", "sampling", "symbolic", "tolerances"}
 _MODEL = {"Claim", "Clause", "Control", "Kind", "Limit", "Measured", "Paper", "ProofStatus", "ProofStep",
-          "Reading", "Relation", "ScalingLaw", "SummaryTable", "TableCell", "TableRow", "Verdict", "control"}
+          "Reading", "Relation", "ScalingLaw", "SummaryTable", "TableCell", "TableRow", "Use", "Verdict",
+          "control"}
 
 __all__ = sorted(_MODEL | _MODULES | {"Context"})
 

@@ -7,12 +7,14 @@ replayed witness no longer fails; 2 on bad arguments or unreadable files (one li
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from attnaudit.checks.commands import COMMANDS, UsageError
 from attnaudit.checks.executor import SchedulerError
 from attnaudit.checks.gate import DEFAULT_BASELINE
 from attnaudit.checks.results import ResultsError
@@ -24,8 +26,6 @@ __all__ = ["LINE_WIDTH", "Progress", "main", "summary_line"]  # Progress and sum
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -105,6 +105,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="folder of packs to write into (default: the built-in claims/)")
     p.add_argument("--tests", type=Path, default=None,
                    help="folder for the test file (default: tests/claims, or PATH/tests with --claims)")
+    for name in COMMANDS:  # one module per command (checks/commands/__init__.py says how)
+        importlib.import_module(f"attnaudit.checks.commands.{name}").add_parser(sub)
     return parser
 
 
@@ -153,6 +155,8 @@ def _seed(text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
+        if getattr(args, "func", None) is not None:
+            return args.func(args)
         return {"list": cmd_list, "run": cmd_run, "gate": cmd_gate, "report": cmd_report,
                 "replay": cmd_replay, "new": cmd_new, "stability": cmd_stability}[
             args.command](args)

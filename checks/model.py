@@ -77,6 +77,22 @@ class ProofStep:
             raise ValueError(f"proof step {self.id!r}: quote the paper's argument")
 
 
+@dataclass(frozen=True)
+class Use:
+    """A result the paper's argument relies on: another claim's id, with the words of the argument
+    that invoke it, quoted verbatim (checked against the source like clauses). A neighbour's
+    verdict never changes this claim's own; the record lists what it ``rests_on``."""
+
+    claim: str
+    quote: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.claim, str) or not ID_PATTERN.match(self.claim):
+            raise ValueError(f"use {self.claim!r}: name a claim id '<paper>/<label>'")
+        if not self.quote.strip():
+            raise ValueError(f"use {self.claim!r}: quote where the argument relies on it")
+
+
 class Kind(StrEnum):
     """What sort of proposition a claim is; DESIGN.md's list, nothing else."""
 
@@ -486,6 +502,8 @@ class Claim:
     proof_gap: str | None = None
     # Why the statement holds by construction of the operator: a confirmation is an identity.
     identity: str | None = None
+    # The results the paper's argument relies on, each with its quote (issue 25's uses edges).
+    uses: tuple[Use, ...] = ()
     source_module: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -517,6 +535,10 @@ class Claim:
             if not isinstance(check, (Relation, ScalingLaw, Limit)):
                 raise TypeError(f"claim {self.id}: {check!r} is not a Relation, ScalingLaw or Limit")
         self._check_clauses_and_steps()
+        if not all(isinstance(u, Use) for u in self.uses):
+            raise TypeError(f"claim {self.id}: uses must be Use objects")
+        if any(u.claim == self.id for u in self.uses):
+            raise ValueError(f"claim {self.id}: a claim cannot use itself")
         if self.threads is not None and self.threads != 1:
             raise ValueError(f"claim {self.id}: threads must be 1 or None (torch's default): setting "
                              "two or more corrupts batched LU with torch 2.13's MKL")
