@@ -32,9 +32,9 @@ if not (_HERE / "checks").is_dir() and (_HERE.parent / "checks" / "__init__.py")
 PARTS = ("checks", "claims", "operators", "reports")
 
 _MODULES = {"montecarlo", "sampling", "symbolic", "tolerances"}
-_MODEL = {"Claim", "Clause", "Control", "Kind", "Limit", "Measured", "Paper", "ProofStatus", "ProofStep",
-          "Reading", "Relation", "ScalingLaw", "SummaryTable", "TableCell", "TableRow", "Use", "Verdict",
-          "control"}
+_MODEL = {"Claim", "Clause", "Contribution", "Control", "Kind", "Limit", "Measured", "Paper", "ProofStatus",
+          "ProofStep", "Reading", "Relation", "ScalingLaw", "SummaryTable", "TableCell", "TableRow", "Use",
+          "Verdict", "control"}
 
 __all__ = sorted(_MODEL | _MODULES | {"Context"})
 

@@ -15,9 +15,9 @@ import importlib
 from typing import Any
 
 _MODULES = {"montecarlo", "sampling", "symbolic", "tolerances"}
-_MODEL = {"Claim", "Clause", "Control", "Kind", "Limit", "Measured", "Paper", "ProofStatus", "ProofStep",
-          "Reading", "Relation", "ScalingLaw", "SummaryTable", "TableCell", "TableRow", "Use", "Verdict",
-          "control"}
+_MODEL = {"Claim", "Clause", "Contribution", "Control", "Kind", "Limit", "Measured", "Paper", "ProofStatus",
+          "ProofStep", "Reading", "Relation", "ScalingLaw", "SummaryTable", "TableCell", "TableRow", "Use",
+          "Verdict", "control"}
 
 __all__ = sorted(_MODEL | _MODULES | {"Context"})
 

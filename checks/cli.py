@@ -241,6 +241,7 @@ def _resolve_device(name: str) -> str:
 def cmd_run(args) -> int:
     from attnaudit.checks import results as journal
     from attnaudit.checks.executor import plan
+    from attnaudit.checks.graph import annotate as annotate_graph
     from attnaudit.checks.runner import load_error_record, versions
     from attnaudit.checks.witnesses import attach_witness_files
 
@@ -286,6 +287,7 @@ def cmd_run(args) -> int:
     execute(pending, args, lambda job: job.claim_id, keep)
     ordered = [records[cid] for cid in sorted(records)]  # catalogue order, whatever finished first
     attach_witness_files(ordered)
+    annotate_graph(ordered)  # uses, used_by, rests_on: once every record of the run exists
     total = time.perf_counter() - t0
     if args.out is not None:
         from attnaudit.checks.results import write_results
@@ -295,7 +297,7 @@ def cmd_run(args) -> int:
         write_witness_files(ordered, args.out)
         ran = {r["paper"] for r in ordered}
         papers = [{"key": p.key, "title": p.title, "authors": list(p.authors), "arxiv": p.arxiv,
-                   "source_file": p.source_file}
+                   "source_file": p.source_file, "contributions": p.contributions_json()}
                   | ({"pack": cat.sources[key], "baseline": _relative(cat.baselines[key])}
                      if key in cat.baselines else {})
                   for key, p in sorted(cat.papers.items()) if key in ran]

@@ -197,20 +197,57 @@ def control(variant: str, *, contrast: str | None = None, hypothesis: str | None
 
 
 @dataclass(frozen=True)
+class Contribution:
+    """A promise of the paper's abstract, quoted verbatim (checked against the source like
+    clauses), and the claims that carry it. It reads survived, refuted, partly or undecided from
+    the clauses of those claims' records (:func:`attnaudit.checks.graph.contribution_reading`)."""
+
+    quote: str
+    claims: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.quote.strip():
+            raise ValueError("a contribution quotes the abstract's promise")
+        if isinstance(self.claims, str):
+            raise TypeError(f"contribution {self.quote[:40]!r}: claims is a tuple of ids, not one string")
+        object.__setattr__(self, "claims", tuple(self.claims))
+        if not self.claims:
+            raise ValueError(f"contribution {self.quote[:40]!r}: name the claims that carry it")
+        for cid in self.claims:
+            if not isinstance(cid, str) or not ID_PATTERN.match(cid):
+                raise ValueError(f"contribution {self.quote[:40]!r}: {cid!r} is not a claim id")
+        if len(set(self.claims)) != len(self.claims):
+            raise ValueError(f"contribution {self.quote[:40]!r}: claims repeated")
+
+
+@dataclass(frozen=True)
 class Paper:
-    """Metadata of one source paper; lives in ``claims/<paper>/__init__.py`` as ``PAPER``."""
+    """Metadata of one source paper; lives in ``claims/<paper>/__init__.py`` as ``PAPER``.
+    ``contributions``: the abstract's promises, each with the claims that carry it."""
 
     key: str
     title: str
     authors: tuple[str, ...]
     arxiv: str | None
     source_file: str
+    contributions: tuple[Contribution, ...] = ()
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", self.key):
             raise ValueError(f"paper key {self.key!r} must be lower-case words joined by '-'")
         if not self.title or not self.authors:
             raise ValueError(f"paper {self.key!r} needs a title and at least one author")
+        if not all(isinstance(c, Contribution) for c in self.contributions):
+            raise TypeError(f"paper {self.key!r}: contributions must be Contribution objects")
+        for c in self.contributions:
+            foreign = [cid for cid in c.claims if cid.split("/", 1)[0] != self.key]
+            if foreign:
+                raise ValueError(f"paper {self.key!r}: contribution {c.quote[:40]!r} names claims of "
+                                 f"another paper: {', '.join(foreign)}")
+
+    def contributions_json(self) -> list[dict[str, Any]]:
+        """The contributions as the results file's ``papers`` entry lists them."""
+        return [{"quote": c.quote, "claims": list(c.claims)} for c in self.contributions]
 
 
 @dataclass(frozen=True)
@@ -539,6 +576,10 @@ class Claim:
             raise TypeError(f"claim {self.id}: uses must be Use objects")
         if any(u.claim == self.id for u in self.uses):
             raise ValueError(f"claim {self.id}: a claim cannot use itself")
+        used = [u.claim for u in self.uses]
+        if len(set(used)) != len(used):
+            raise ValueError(f"claim {self.id}: a used claim is listed twice (one Use per result: "
+                             f"quote the first place the argument relies on it)")
         if self.threads is not None and self.threads != 1:
             raise ValueError(f"claim {self.id}: threads must be 1 or None (torch's default): setting "
                              "two or more corrupts batched LU with torch 2.13's MKL")

@@ -144,7 +144,8 @@ def _base_record(claim_id: str, paper: str, ctx_fields: dict[str, Any]) -> dict[
             "reading": "", "readings": [], "notes": "", "summary": "", "figure": "",
             "derivation": {"steps": [], "first_disagreement": None, "note": ""},
             "evidence": [], "controls": [], "corrected": None, "clauses": [],
-            "confirmation": None, "identity": None} | ctx_fields
+            "confirmation": None, "identity": None,
+            "uses": [], "used_by": [], "rests_on": []} | ctx_fields  # the graph: checks.graph.annotate
 
 
 def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
@@ -161,7 +162,8 @@ def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
         one_thread()  # the engine owns threads: specs never set them
     record = _base_record(claim.id, claim.paper, {})
     record.update(label=claim.label, section=claim.section, kind=claim.kind.value,
-                  statement=claim.statement, reading=claim.reading, notes=claim.notes)
+                  statement=claim.statement, reading=claim.reading, notes=claim.notes,
+                  uses=[{"claim": u.claim, "quote": u.quote} for u in claim.uses])
     start = time.perf_counter()
     try:
         with time_limit(executor_limit(claim, profile) if alarm else None):

@@ -17,6 +17,7 @@ from attnaudit.checks import (
     ProofStep,
     Reading,
     Relation,
+    Use,
     control,
     sampling,
     symbolic,
@@ -205,6 +206,10 @@ NO_SPURIOUS = Claim(
     kind=Kind.INEQUALITY,
     derivation=spurious_derivation,
     proof_steps=PROOF,
+    uses=(
+        Use("georesolver/theorem-2.6/ida", "the PL inequality implies that every stationary point of the "
+            "IDA loss is either a global minimum or a strict saddle"),
+    ),
     checks=(
         _relation("local-minima-are-global", "max over local minima q of L(q) − L*", "0",
                   local_minima_gap, LOSS_TOL,
@@ -350,6 +355,9 @@ LINEAR = Claim(
     kind=Kind.INEQUALITY,
     derivation=linear_derivation,
     proof_steps=PROOF,
+    uses=(
+        Use("georesolver/theorem-2.6/ida", "Gradient descent converges linearly as ℒ(t)−ℒ∗≤e−μt(ℒ(0)−ℒ∗)"),
+    ),
     proof_gap=("the rate is stated, not derived: that GD with η ≤ 1/sup|L″| contracts L − L* by "
                "1 − ημ per step under PL (t = ηk) is the standard argument, not given"),
     checks=(

@@ -25,6 +25,7 @@ from attnaudit.checks import (
     ProofStep,
     Reading,
     Relation,
+    Use,
     control,
     symbolic,
     tolerances,
@@ -187,6 +188,9 @@ CLAIM = Claim(
     statement=STATEMENT,
     clauses=CLAUSES,
     proof_steps=PROOF_STEPS,
+    uses=(
+        Use("georesolver/section-5.2/volume-growth", "For hyperbolic storage, the volume growth"),
+    ),
     proof_gap=("the volume growth gives the divergence of a log-volume, not of a mutual information: no "
                "joint law of k and c_e is given, so nothing connects V_ℍ to I(k; c_e)"),
     identity=("I(q; c_e) ≤ H(c_e) ≤ log K_pool holds for every joint law with K_pool routing values "

@@ -15,6 +15,7 @@ from attnaudit.checks import (
     ProofStep,
     Reading,
     ScalingLaw,
+    Use,
     control,
     symbolic,
     tolerances,
@@ -126,6 +127,10 @@ CLAIM = Claim(
     statement=STATEMENT,
     clauses=CLAUSES,
     proof_steps=PROOF_STEPS,
+    uses=(
+        Use("georesolver/theorem-5.6", "Between spawns, standard C-HIDA regret applies."),
+        Use("georesolver/lemma-9.1", "Under the lemma, total regret is"),
+    ),
     reading=("The DMG pool as §9 and Definition 5.4 define it (operators.dmg_pool: surprise → spawn at x_t, "
              "closest-pair merge at k_max, otherwise the C-HIDA step of constant η on the nearest prototype) "
              "on a stationary stream with no structural change has E[R_T] = O(log T) against the best fixed "

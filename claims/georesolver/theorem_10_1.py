@@ -17,6 +17,7 @@ from attnaudit.checks import (
     ProofStep,
     Reading,
     Relation,
+    Use,
     control,
     sampling,
     symbolic,
@@ -279,6 +280,9 @@ LIMIT_CLAIM = Claim(
     statement=LIMIT_STATEMENT,
     clauses=LIMIT_CLAUSES,
     proof_steps=LIMIT_STEPS,
+    uses=(
+        Use("georesolver/lemma-5.1/a", "recall from the exact retrieval property (Lemma 0, Part (a))"),
+    ),
     reading=("For a query q ∈ S^{d−1} whose nearest prototype is unique (q generic: not on a prototype), "
              "any fixed 1 ≤ K < K_pool and bounded values, ‖o(q) − o*(q)‖₂ → 0 as ε → 0⁺; tested through "
              "the rate ε¹ that the suite derives where the limit holds (q on a prototype)."),

@@ -19,6 +19,7 @@ from attnaudit.checks import (
     Reading,
     Relation,
     ScalingLaw,
+    Use,
     control,
     sampling,
     symbolic,
@@ -241,6 +242,9 @@ IDA_CLAIM = Claim(
     kind=Kind.ASYMPTOTIC,
     derivation=ida_derivation,
     proof_steps=IDA_STEPS,
+    uses=(
+        Use("georesolver/property-2.2.4", "The proof of Theorem 1 exploits this property."),
+    ),
     checks=(
         ScalingLaw(
             name="inverse-temperature-vs-n",

@@ -18,6 +18,7 @@ from attnaudit.checks import (
     Reading,
     Relation,
     ScalingLaw,
+    Use,
     control,
     sampling,
     symbolic,
@@ -526,6 +527,10 @@ RATIO_CLAIM = Claim(
     kind=Kind.ASYMPTOTIC,
     derivation=ratio_derivation,
     proof_steps=PROOF_RATIO,
+    uses=(
+        Use("georesolver/theorem-2.6/ida", "so μIDA/μsoft=Ω(eΔ2/d/Δ2)"),
+        Use("georesolver/theorem-2.6/softmax", "so μIDA/μsoft=Ω(eΔ2/d/Δ2)"),
+    ),
     checks=(
         _ratio_law("x", "e^{Δ²/√d}", 1.0, _gap_grid, f"Δ = {SOFT_DELTA:g}, ε = {RATIO_EPS:g}, d = (Δ²/ln z)²",
                    "Ω(e^{Δ²/√d}/Δ²) at fixed Δ: exponent ≥ 1 in z"),

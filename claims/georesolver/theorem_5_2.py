@@ -20,6 +20,7 @@ from attnaudit.checks import (
     ProofStep,
     Reading,
     Relation,
+    Use,
     control,
     sampling,
     symbolic,
@@ -155,6 +156,9 @@ RETRIEVAL = Claim(
              "min_{j≠j*} d_H(q, k_j)²; and 0 ≤ W_j ≤ ε/(d_H(q,k_j)² + ε) for every ε > 0."),
     reading_why="the literal statement (exact retrieval at the query q = k_{j*})",
     kind=Kind.LIMIT, derivation=retrieval_derivation, clauses=CLAUSES_RETRIEVAL, proof_steps=PROOF_RETRIEVAL,
+    uses=(
+        Use("georesolver/lemma-5.1/a", "Claim (1) follows directly from Lemma 0 Part (a)"),
+    ),
     checks=(
         Limit(name="matched-weight-to-one", quantity="W_{j*} (Dense-HIDA)", variable="ε/d_min,H²",
               value="1", point="0", rate=1.0, grid=lambda ctx: T_GRID, gap=retrieval_gap,
@@ -308,6 +312,11 @@ RANK = Claim(
     alternatives=(Reading("suite-corrected", "eff-rank(K^H) ≥ n/(1 + ε²(n−1)/(d_min²+ε)²) and d_min,H ≥ "
                           "2·(2δ) = 4δ (the suite's forms)", "so that the correction rests on checks"),),
     kind=Kind.INEQUALITY, derivation=rank_derivation, clauses=CLAUSES_RANK, proof_steps=PROOF_RANK,
+    uses=(
+        Use("georesolver/lemma-5.1/b", "Claim (2) follows from Lemma 0 Part (b)"),
+        Use("georesolver/theorem-5.2/distance-lower-bound",
+            "follows from the hyperbolic distance lower bound"),
+    ),
     checks=(
         rank_relation("paper-bound", "hyperbolic", "points of the ball x = 0.9·tanh(‖z‖)z/‖z‖ "
                       "(the paper's projection)"),

@@ -19,6 +19,7 @@ from attnaudit.checks import (
     ProofStep,
     Relation,
     ScalingLaw,
+    Use,
     control,
     sampling,
     symbolic,
@@ -228,6 +229,11 @@ CLAIMS = (
         reading_why=READING_WHY,
         kind=Kind.ASYMPTOTIC, derivation=derivation,
         proof_steps=PROOF,
+        uses=(
+            Use("georesolver/theorem-2.6/ida",
+                "Substituting these into the attention weight formula and following the same expansion as "
+                "Theorem 2"),
+        ),
         proof_gap="the proof argues μ_HIDA only; μ_soft and the ratio ('Thus') are not argued",
         checks=(
             Relation(name="geodesic-reduction", lhs="W₁ by operators.hida_attention on the ball",

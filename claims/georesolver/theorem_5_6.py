@@ -15,7 +15,7 @@ import sympy as sp
 import torch
 
 from attnaudit import operators
-from attnaudit.checks import Claim, Clause, Kind, ProofStep, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, ProofStep, ScalingLaw, Use, control, symbolic, tolerances
 from attnaudit.claims.georesolver import _hida_cost as CO
 
 STATEMENT = (
@@ -177,6 +177,11 @@ CLAIMS = (
     Claim(
         id="georesolver/theorem-5.6", label="Theorem 5.6 (C-HIDA Convergence)", section="§5.6",
         statement=STATEMENT, kind=Kind.ASYMPTOTIC, derivation=derivation, clauses=CLAUSES, proof_steps=PROOF,
+        uses=(
+            Use("georesolver/section-4/karcher-mean",
+                "The Poincaré ball with hyperbolic metric is a CAT(0) space, so the Karcher mean (the "
+                "minimizer of the sum of squared distances) exists uniquely."),
+        ),
         reading=("On streams of i.i.d. tokens from c well-separated hyperbolic clusters, Definition 5.4's "
                  "online "
                  "update (η = 1, summaries initialised at the first c tokens) has regret Σ_t f_t(s^(t)) − "

@@ -13,7 +13,7 @@ import sympy as sp
 import torch
 
 from attnaudit import operators
-from attnaudit.checks import Claim, Clause, Kind, ProofStep, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, ProofStep, ScalingLaw, Use, control, symbolic, tolerances
 
 STATEMENT = (
     r"\text{For two keys with spherical angle } \theta>0:\ "
@@ -153,6 +153,9 @@ CLAIMS = (
         statement=STATEMENT,
         clauses=CLAUSES,
         proof_steps=PROOF_STEPS,
+        uses=(
+            Use("georesolver/theorem-2.6/ida", "has the same form as the 1D Euclidean case"),
+        ),
         reading=("Keys at angle θ ∈ (0, π] on the sphere, the query on the geodesic between them, μ = inf "
                  "|L′|²/(2(L − L*)) as in Part I's theorem-2.6, for fixed v₁ ≠ v₂, y (here y = v₁ = 1, "
                  "v₂ = 0), in the proof's regime ε ≪ θ²: μ_SIDA = Θ(ε²/θ⁴) with constants free of ε and θ "

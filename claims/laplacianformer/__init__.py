@@ -3,7 +3,18 @@
 injective feature map", a Nyström approximation solved by Newton–Schulz iteration. Only the
 abstract is available: every claim here is abstract-level (proof absent)."""
 
-from attnaudit.checks import Paper
+from attnaudit.checks import Contribution, Paper
+
+# The abstract's promises, quoted, with the claims that carry each (issue 25).
+CONTRIBUTIONS = (
+    Contribution("tend to oversuppress mid-range token interactions",
+                 ("laplacianformer/gaussian-oversuppression",)),
+    Contribution("we introduce a provably injective feature map",
+                 ("laplacianformer/injective-feature-map",)),
+    Contribution("we adopt a Nyström approximation of the kernel matrix and solve the resulting system "
+                 "using Newton--Schulz iteration",
+                 ("laplacianformer/nystrom", "laplacianformer/newton-schulz")),
+)
 
 PAPER = Paper(
     key="laplacianformer",
@@ -11,4 +22,5 @@ PAPER = Paper(
     authors=("not stated in the source",),
     arxiv=None,
     source_file="papers/004_855280ebdbbe5f37.txt",
+    contributions=CONTRIBUTIONS,
 )

@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Relation, Use, tolerances
 
 STATEMENT = (r"\text{Conjecture: } \bar U^2_{\mathrm{crit}} = \Theta(\tau/L),"
              r"\quad \bar U^2 = \max_t \|U_t\|_F^2.")
@@ -126,6 +126,8 @@ CLAIMS = (Claim(
     no_derivation="a conjecture: the record is an evidence run (evidence, not proof); the τ/L scale "
                   "comes from Proposition 3.5's Frobenius bound (checked there)",
     proof_absent="stated as a conjecture; the review says Θ(τ/L) is read off Proposition 3.5's bound",
+    uses=(Use("riemannian-attention/proposition-3.5", "The critical regime Ubar^2_crit = Theta(tau/L) "
+              "is derived from the Frobenius bound in Proposition 3.5"),),
     clauses=(Clause("critical-tau-over-l", "The critical regime Ubar^2_crit = Theta(tau/L)"),),
     reading=(
         "Evidence run on the stacks of conjecture-3.4 (pure metric attention, d = 4, τ = 2, random "

@@ -7,7 +7,7 @@ import math
 
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, control, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, Use, control, tolerances
 from attnaudit.claims.riemannian_attention._stacks import (
     below_threshold_depths,
     below_threshold_mean,
@@ -107,6 +107,8 @@ CLAIMS = (Claim(
              Clause("collapse-applies", "the known doubly-exponential rank-collapse analysis applies "
                                         "unchanged")),
     proof_absent="the review quotes the consequence, not an argument",
+    uses=(Use("rank-collapse/doubly-exponential",
+              "the known doubly-exponential rank-collapse analysis applies unchanged"),),
     reading=(
         "With U_t = U for all tokens (G = I + UUᵀ): (i) the row-softmax attention equals the softmax "
         "of a Gram matrix Q̃K̃ᵀ of (d+1)-dimensional vectors q̃_i = (q_i, 1), "
