@@ -2,7 +2,8 @@
 
 Jinja2 with autoescaping renders every string from a results file as text. The only markup that
 is not escaped is markup built here: MathML from :mod:`reports.formulas` (serialised by
-ElementTree) and the plots' SVG (written by matplotlib from numbers and escaped labels).
+ElementTree), the plots' SVG (written by matplotlib from numbers and escaped labels) and the graphs'
+SVG (written by Graphviz from quoted DOT strings, :mod:`reports.graph`).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def write_site(document: dict[str, Any], plots: dict[str, str], out: Path) -> li
     (out / "claims").mkdir(exist_ok=True)
     svg = {k: Markup(v) for k, v in plots.items()}
     written = [out / "index.html"]
-    written[0].write_text(env.get_template("index.html.j2").render(doc=document, root="."),
+    written[0].write_text(env.get_template("index.html.j2").render(doc=document, plots=svg, root="."),
                           encoding="utf-8")
     page = env.get_template("claim.html.j2")
     for claim in document["claims"]:

@@ -154,6 +154,8 @@ def report_data(document: dict[str, Any], out: Path) -> dict[str, Any]:
         for ev in claim.get("evidence") or []:
             ev["pdf"] = {"plot": _plot(ev.get("plot_id"), out)}
         claim["pdf"] = {"statement": statement(claim.get("statement"))}
+    for paper in doc.get("papers") or []:
+        paper["pdf"] = {"graph": _plot(f"graph-{paper.get('key')}", out)}  # written by reports.graph
     for table in doc.get("tables") or []:
         for row in table.get("rows") or []:
             for cell in row.get("cells") or []:

@@ -1,8 +1,10 @@
 """``attnaudit report``: results file → HTML site, PDF, JUnit XML and the plots, in one folder.
 
-Layout of ``out``: ``index.html`` and ``claims/<slug>.html`` (the site; plots inline),
-``figures/<plot id>.svg`` (the same plots as files, which the PDF embeds), ``report.pdf`` with its
-Typst source ``report.typ`` and data ``report-data.json``, and ``junit.xml``.
+Layout of ``out``: ``index.html``, ``claims/<slug>.html`` and ``papers/<key>.html`` (the site;
+plots and each paper's graph of results inline), ``figures/<plot id>.svg`` (the same plots and
+graphs as files, which the PDF embeds), ``report.pdf`` with its Typst source ``report.typ`` and
+data ``report-data.json``, ``letter-<key>.md`` and ``letter-<key>.pdf`` (a referee's letter per
+paper) and ``junit.xml``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from attnaudit.checks.gate import compare, load_baseline, split_by_baseline
 from attnaudit.checks.results import load_document, load_timings
 from attnaudit.checks.stability import load_stability
 from attnaudit.reports.document import build_document
+from attnaudit.reports.graph import extend_document, render_graphs, write_paper_pages
 from attnaudit.reports.html import write_site
 from attnaudit.reports.junit import write_junit
 
@@ -60,13 +63,14 @@ def render_plots(document: dict[str, Any], out: Path, *, workers: int | None = N
 
 
 def render_report(results_path: Path, out: Path, *, baseline: Path | None = None, pdf: bool = True,
-                  log: TextIO = sys.stderr, stability: Path | None = None) -> dict[str, Any]:
+                  log: TextIO | None = None, stability: Path | None = None) -> dict[str, Any]:
     """Render everything; returns the paths written and the seconds each stage took.
 
     ``baseline``: the gate's baseline; when given, the report and junit.xml show the gate's
     differences, otherwise the gate is reported as not evaluated.
     """
     results_path, out = Path(results_path), Path(out)
+    log = log if log is not None else sys.stderr  # the stderr of now, not of the first import
     stages: dict[str, float] = {}
     t0 = time.perf_counter()
     results = load_document(results_path)
@@ -87,6 +91,7 @@ def render_report(results_path: Path, out: Path, *, baseline: Path | None = None
                               baseline=", ".join(paths) if paths else None,
                               source=str(results_path), proof_locked=proof_locked,
                               stability=None if stability is None else load_stability(stability))
+    extend_document(document, results)  # uses, used by, rests on; the abstract's contributions
     out.mkdir(parents=True, exist_ok=True)
     stages["load"] = time.perf_counter() - t0
 
@@ -97,10 +102,13 @@ def render_report(results_path: Path, out: Path, *, baseline: Path | None = None
     t = time.perf_counter()
     n_plots = sum(ev["plot_id"] is not None for c in document["claims"] for ev in c["evidence"])
     print(f"report: {len(document['claims'])} claims, {n_plots} plots", file=log, flush=True)
-    plots = render_plots(document, out)
+    plots = render_plots(document, out) | render_graphs(document, out)
     stage("plots", t)
     t = time.perf_counter()
     written = {"html": write_site(document, plots, out)}
+    for paper in document["papers"]:
+        paper["letter_pdf"] = pdf
+    written["papers"] = write_paper_pages(document, plots, out)
     written["junit"] = write_junit(document, out / "junit.xml")
     stage("html", t)
     if pdf:
@@ -109,5 +117,10 @@ def render_report(results_path: Path, out: Path, *, baseline: Path | None = None
         t = time.perf_counter()
         written["pdf"] = write_pdf(document, out)
         stage("pdf", t)
+    from attnaudit.reports.letter import write_report_letters
+
+    t = time.perf_counter()
+    written["letters"] = write_report_letters(results, out, source=str(results_path), pdf=pdf)
+    stage("letters", t)
     stages["total"] = time.perf_counter() - t0
     return {"paths": written, "seconds": stages, "document": document}
