@@ -31,9 +31,9 @@ FILL = {"confirmed": "#d3f0da", "refuted": "#f9d4cf", "inconclusive": "#f8ebc0",
 BORDER = {"sound": ("#1a7f37", "solid"), "flawed": ("#b42318", "bold"),
           "incomplete": ("#9a6700", "dashed"), "absent": ("#57606a", "dotted")}
 RED, GREY = "#b42318", "#5b6672"
-# Isolated results (no edge in this paper) are stacked in columns of this many, so a paper with
+# Isolated results (no edge in this paper) are laid in rows of this many, so a paper with
 # many unconnected results gives a block rather than one very wide row.
-COLUMN = 6
+COLUMN = 5
 # Graphviz runs well under a second on a paper's graph; a hung process must not hang the report.
 DOT_TIMEOUT_S = 60
 
@@ -90,7 +90,7 @@ def paper_dot(document: dict[str, Any], key: str, *, link: str | None, font: str
             edges.append((u["id"], c["id"], u.get("quote") or ""))
     connected = {a for a, _, _ in edges} | {b for _, b, _ in edges}
     lines = [f"digraph {_q(key)} {{",
-             f'  graph [id={_q(prefix)}, rankdir=TB, nodesep=0.22, ranksep=0.42, bgcolor="transparent", '
+             f'  graph [id={_q(prefix)}, rankdir=LR, nodesep=0.18, ranksep=0.35, bgcolor="transparent", '
              f"fontname={_q(font)}, tooltip={_q(key + ': results and what their proofs use')}];",
              f'  node [shape=box, style="rounded,filled", fontname={_q(font)}, fontsize=10, '
              f'margin="0.10,0.05", color="{GREY}", fontcolor="#1d232b"];',

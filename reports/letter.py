@@ -120,7 +120,6 @@ def _evidence_blocks(record: dict[str, Any], clause_id: str) -> list[dict[str, A
                                 _c(_num(fit.get("exponent"))), _t(", 95% interval "),
                                 _c(f"[{_num(lo)}, {_num(hi)}]"), _t(f" over {_num(fit.get('decades'), 3)} "
                                                                     f"decades; {predicted}.")))
-        blocks.append(_item(_t("The check's decision: "), _t(e.get("decision") or e.get("summary") or "")))
     if not steps and not checks:
         blocks.append(_item(_t("Recorded: "), _t(next((c.get("summary") for c in record.get("clauses") or []
                                                       if c.get("id") == clause_id), record.get("summary")))))

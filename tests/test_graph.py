@@ -8,6 +8,7 @@ theorem and the corollary are confirmed: their neighbours never change their own
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -238,3 +239,61 @@ def test_the_pdf_holds_the_graph_figure_and_the_letters(run_out, capsys):
         assert node in text
     assert "A toy paper (toy)" in text
     assert (report / "letter-toy.pdf").read_bytes().startswith(b"%PDF")
+
+
+# ----------------------------------------------------------------------------- GeoResolver
+
+def georesolver_results() -> dict:
+    """A results document for every GeoResolver claim, its verdict and proof status as the gate's
+    baseline locks them and its uses as the catalogue states them (no claim is run)."""
+    catalogue = discover(entry_points=False)
+    baseline = json.loads((Path(__file__).resolve().parents[1] / "claims" / "baseline.json")
+                          .read_text(encoding="utf-8"))["claims"]
+    records = []
+    for c in sorted((c for c in catalogue.claims if c.paper == "georesolver"), key=lambda c: c.id):
+        b = baseline[c.id]
+        records.append({"id": c.id, "paper": c.paper, "label": c.label, "section": c.section,
+                        "kind": c.kind.value, "verdict": b["verdict"],
+                        "proof": {"status": b["proof"], "first_false_step": None, "reason": ""},
+                        "clauses": [{"id": "statement", "verdict": b["verdict"], "summary": ""}],
+                        "uses": [{"claim": u.claim, "quote": u.quote} for u in c.uses]})
+    paper = catalogue.papers["georesolver"]
+    return {"format": "attnaudit.results/1", "results": records, "tables": [],
+            "papers": [{"key": paper.key, "title": paper.title, "authors": list(paper.authors),
+                        "arxiv": paper.arxiv, "source_file": paper.source_file,
+                        "contributions": paper.contributions_json()}]}
+
+
+def georesolver_dependants(results: dict) -> dict[str, list[str]]:
+    """Each refuted GeoResolver result → the results whose argument uses it directly."""
+    refuted = {r["id"] for r in results["results"] if r["verdict"] == "refuted"}
+    out: dict[str, list[str]] = {}
+    for r in results["results"]:
+        for u in r["uses"]:
+            if u["claim"] in refuted:
+                out.setdefault(u["claim"], []).append(r["id"])
+    return out
+
+
+@needs_dot
+def test_the_georesolver_graph_has_one_node_per_claim_and_every_refuted_results_dependants(tmp_path):
+    from attnaudit.reports.render import render_report
+
+    results = georesolver_results()
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(results), encoding="utf-8")
+    render_report(path, tmp_path / "report", pdf=True)
+    page = (tmp_path / "report" / "papers" / "georesolver.html").read_text(encoding="utf-8")
+    nodes = [html.unescape(t) for t in
+             re.findall(r'<g id="g_georesolver_n\d+" class="node">\s*<title>([^<]+)</title>', page)]
+    assert sorted(nodes) == sorted(r["id"] for r in results["results"]) and len(nodes) == 52
+    titles = {html.unescape(t) for t in re.findall(r'class="edge">\s*<title>([^<]+)</title>', page)}
+    dependants = georesolver_dependants(results)
+    assert "georesolver/theorem-2.6/ida" in dependants and len(dependants["georesolver/theorem-2.6/ida"]) == 5
+    for used, users in dependants.items():
+        for user in users:
+            assert f"{used}->{user}" in titles
+    pages = pytest.importorskip("pypdf").PdfReader(str(tmp_path / "report" / "report.pdf")).pages
+    text = next(p.extract_text() for p in pages if "Results as graphs" in (p.extract_text() or ""))
+    for label in ("theorem-2.6/ida", "corollary-2.7/no-spurious-minima", "theorem-5.3", "lemma-9.1"):
+        assert label in text
