@@ -63,14 +63,13 @@ def render_plots(document: dict[str, Any], out: Path, *, workers: int | None = N
 
 
 def render_report(results_path: Path, out: Path, *, baseline: Path | None = None, pdf: bool = True,
-                  log: TextIO | None = None, stability: Path | None = None) -> dict[str, Any]:
+                  log: TextIO = sys.stderr, stability: Path | None = None) -> dict[str, Any]:
     """Render everything; returns the paths written and the seconds each stage took.
 
     ``baseline``: the gate's baseline; when given, the report and junit.xml show the gate's
     differences, otherwise the gate is reported as not evaluated.
     """
     results_path, out = Path(results_path), Path(out)
-    log = log if log is not None else sys.stderr  # the stderr of now, not of the first import
     stages: dict[str, float] = {}
     t0 = time.perf_counter()
     results = load_document(results_path)

@@ -22,6 +22,7 @@ from attnaudit.checks.cli import main
 from attnaudit.checks.discovery import discover
 from attnaudit.checks.graph import annotate, contribution_reading, dependants, edges
 from attnaudit.checks.results import load_document
+from attnaudit.reports.render import render_report  # at collection: its log is the real stderr
 
 PAPER = """
 from attnaudit.checks import Contribution, Paper
@@ -277,8 +278,6 @@ def georesolver_dependants(results: dict) -> dict[str, list[str]]:
 
 @needs_dot
 def test_the_georesolver_graph_has_one_node_per_claim_and_every_refuted_results_dependants(tmp_path):
-    from attnaudit.reports.render import render_report
-
     results = georesolver_results()
     path = tmp_path / "results.json"
     path.write_text(json.dumps(results), encoding="utf-8")
