@@ -55,7 +55,8 @@ def _step(session: nox.Session, *args: str) -> bool:
 @nox.session
 def verify(session: nox.Session) -> None:
     """Run every claim (quick profile; `-- --profile full` for more), write results, render the
-    report (results/report: index.html, report.pdf, junit.xml), then gate against the baseline.
+    report (results/report: index.html, report.pdf, letter-<paper>.md and .pdf, junit.xml), then
+    gate against the baseline.
 
     The arguments after `--` go to `attnaudit run` (e.g. `-- --scheduler tcp://HOST:8786`); the
     claims run one per CPU core unless they name `--jobs` or `--scheduler`.

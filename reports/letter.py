@@ -126,7 +126,9 @@ def _evidence_blocks(record: dict[str, Any], clause_id: str) -> list[dict[str, A
     return blocks
 
 
-def _major(records: list[dict[str, Any]], mine: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _major(records: list[dict[str, Any]], mine: list[dict[str, Any]], pack: str | None
+           ) -> list[dict[str, Any]]:
+    """``pack``: where the paper's claims come from when they are not built in (``--claims``)."""
     comments = []
     for r in mine:
         for order, clause in enumerate(r.get("clauses") or []):
@@ -152,6 +154,9 @@ def _major(records: list[dict[str, Any]], mine: list[dict[str, Any]]) -> list[di
         blocks.append(_quote(clause.get("quote") or r.get("reading") or r.get("statement") or ""))
         blocks.append(_p(_t("Finding: "), _t(clause.get("summary") or "")))
         blocks += _evidence_blocks(r, clause["id"])
+        blocks.append(_p(_t("Run the claim again, with this record's seed and profile:")))
+        blocks.append(_cmd(f"attnaudit run {r['id']} --seed {r.get('seed', 0)} --profile "
+                           f"{r.get('profile', 'quick')}" + (f" --claims {pack}" if pack else "")))
         proof = r.get("proof") or {}
         if proof.get("status") in ("flawed", "incomplete"):
             blocks.append(_p(_t(f"The proof is {proof['status']}: "), _t(proof.get("reason") or "")))
@@ -266,7 +271,7 @@ def build_letter(results: dict[str, Any], key: str, *, source: str) -> dict[str,
                         + f"; {_plural(refuted_clauses, 'clause')} refuted. Proofs: "
                         + ", ".join(f"{n} {s}" for s, n in sorted(proofs.items(), key=lambda x: str(x[0])))
                         + ".")))
-    blocks += _major(records, mine)
+    blocks += _major(records, mine, paper.get("pack"))
     blocks += _minor(mine)
     return {"schema": LETTER_SCHEMA, "paper": key, "title": title, "blocks": blocks}
 
