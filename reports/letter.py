@@ -37,7 +37,11 @@ Span = list[str]  # ["t", text] or ["c", code]
 
 
 class LetterError(Exception):
-    """The letter cannot be written (no such paper, Typst failed); the message is one line."""
+    """The letter cannot be written (no such paper in the results); the message is one line."""
+
+
+class LetterPdfError(LetterError):
+    """Typst failed on the letter (a defect of the template or the data, never of the reader)."""
 
 
 def _t(text: Any) -> Span:
@@ -339,7 +343,7 @@ def write_pdf(letters: list[dict[str, Any]], path: Path) -> Path:
                           ignore_system_fonts=True)
         except typst.TypstError as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise LetterError(f"Typst could not compile the letter: {first}") from exc
+            raise LetterPdfError(f"Typst could not compile the letter: {first}") from exc
         shutil.copyfile(folder / "letter.pdf", path)
     return path
 

@@ -28,7 +28,14 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from attnaudit.checks.results import load_document
-    from attnaudit.reports.letter import LetterError, build_letter, markdown, paper_keys, write_pdf
+    from attnaudit.reports.letter import (
+        LetterError,
+        LetterPdfError,
+        build_letter,
+        markdown,
+        paper_keys,
+        write_pdf,
+    )
 
     fmt = args.format or ("pdf" if args.out is not None and args.out.suffix.lower() == ".pdf" else "md")
     if fmt == "pdf" and args.out is None:
@@ -46,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
             args.out.write_text(markdown(letters), encoding="utf-8")
         else:
             sys.stdout.write(markdown(letters))
+    except LetterPdfError as exc:  # not the reader's input: a failed outcome (exit 1)
+        print(f"attnaudit: error: {exc}", file=sys.stderr)
+        return 1
     except LetterError as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
