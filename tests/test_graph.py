@@ -223,6 +223,16 @@ def test_without_dot_the_report_lists_the_graph_and_says_how_to_install_it(run_o
     assert "uses <code>toy/lemma-1</code> (refuted)" in index
 
 
+def test_without_dot_the_pdf_says_how_to_install_it(run_out, monkeypatch, capsys):
+    pypdf = pytest.importorskip("pypdf")
+    monkeypatch.setattr("attnaudit.reports.graph.dot_program", lambda: None)
+    assert main(["report", str(run_out / "results.json"), "--out", str(run_out / "plain")]) == 0
+    capsys.readouterr()
+    pages = pypdf.PdfReader(str(run_out / "plain" / "report.pdf")).pages
+    text = " ".join(p.extract_text() or "" for p in pages)
+    assert "Install Graphviz to draw this graph" in " ".join(text.split())
+
+
 @needs_dot
 def test_the_pdf_holds_the_graph_figure_and_the_letters(run_out, capsys):
     pypdf = pytest.importorskip("pypdf")
