@@ -132,7 +132,7 @@ def _evidence_blocks(record: dict[str, Any], clause_id: str) -> list[dict[str, A
 
 def _major(records: list[dict[str, Any]], mine: list[dict[str, Any]], pack: str | None
            ) -> list[dict[str, Any]]:
-    """``pack``: where the paper's claims come from when they are not built in (``--claims``)."""
+    """``pack``: where the paper's claims were loaded from when they are not built in."""
     comments = []
     for r in mine:
         for order, clause in enumerate(r.get("clauses") or []):
@@ -158,9 +158,11 @@ def _major(records: list[dict[str, Any]], mine: list[dict[str, Any]], pack: str 
         blocks.append(_quote(clause.get("quote") or r.get("reading") or r.get("statement") or ""))
         blocks.append(_p(_t("Finding: "), _t(clause.get("summary") or "")))
         blocks += _evidence_blocks(r, clause["id"])
-        blocks.append(_p(_t("Run the claim again, with this record's seed and profile:")))
+        blocks.append(_p(_t("Run the claim again, with this record's seed and profile"
+                            + (f" (its claims were loaded from {pack}: add the --claims that loads them)"
+                               if pack else "") + ":")))
         blocks.append(_cmd(f"attnaudit run {r['id']} --seed {r.get('seed', 0)} --profile "
-                           f"{r.get('profile', 'quick')}" + (f" --claims {pack}" if pack else "")))
+                           f"{r.get('profile', 'quick')}"))
         proof = r.get("proof") or {}
         if proof.get("status") in ("flawed", "incomplete"):
             blocks.append(_p(_t(f"The proof is {proof['status']}: "), _t(proof.get("reason") or "")))
