@@ -306,3 +306,22 @@ def test_the_georesolver_graph_has_one_node_per_claim_and_every_refuted_results_
     text = next(p.extract_text() for p in pages if "Results as graphs" in (p.extract_text() or ""))
     for label in ("theorem-2.6/ida", "corollary-2.7/no-spurious-minima", "theorem-5.3", "lemma-9.1"):
         assert label in text
+
+
+@needs_dot
+def test_hostile_strings_stay_text_in_the_graph(tmp_path):
+    from attnaudit.reports.document import build_document
+    from attnaudit.reports.graph import dot_program, extend_document, paper_dot, render_svg
+
+    results = georesolver_results()
+    hostile = '"]; x [URL="javascript:alert(1)"]; y [label="\\N\\G</text><script>alert(1)</script>'
+    results["results"][0]["label"] = hostile
+    results["results"][1]["uses"] = [{"claim": results["results"][0]["id"], "quote": hostile + "\n\\l"}]
+    document = build_document(results)
+    extend_document(document, results)
+    svg = render_svg(paper_dot(document, "georesolver", link="claims/", font="Helvetica"), dot_program())
+    hrefs = re.findall(r'xlink:href="([^"]*)"', svg)
+    assert hrefs and all(h.startswith("claims/georesolver__") and h.endswith(".html") for h in hrefs)
+    assert "<script" not in svg and "javascript:alert(1)" not in " ".join(hrefs)
+    assert "&lt;script&gt;" in svg  # the label is there, as text
+    assert len(re.findall(r'class="node"', svg)) == 52
