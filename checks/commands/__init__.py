@@ -9,7 +9,15 @@ module named in ``COMMANDS``, in that order.
 
 from __future__ import annotations
 
-COMMANDS: tuple[str, ...] = ()
+COMMANDS: tuple[str, ...] = (
+    "list",
+    "run",
+    "stability",
+    "gate",
+    "report",
+    "replay",
+    "new",
+)
 
 
 class UsageError(Exception):
