@@ -43,7 +43,9 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        return status
     except (UsageError, ResultsError, SchedulerError) as exc:
         print(f"attnaudit: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -348,3 +348,147 @@ def test_the_default_baseline_is_found_from_the_package_not_the_working_director
     here = _baseline()
     monkeypatch.chdir(tmp_path)
     assert _baseline() == here and here.is_absolute() and here.name == "baseline.json"
+
+
+# ── the CLI's edges (issue 26 part 4) ─────────────────────────────────────────────────────────
+
+def _unwritable(tmp_path: Path) -> Path:
+    """A path no one can make a folder at, root included: its parent is a plain file."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    return blocker / "out"
+
+
+@pytest.mark.parametrize("command", ["run", "stability", "report", "journal"])
+def test_an_unwritable_output_is_one_line_and_exit_2_before_any_claim_runs(pkg, capsys, tmp_path,
+                                                                            monkeypatch, command):
+    import attnaudit.checks.terminal as terminal
+
+    def never(*args, **kwargs):
+        raise AssertionError("a claim ran before the output location was checked")
+
+    for name in ("run", "stability"):  # the engine entry the commands call
+        monkeypatch.setattr(f"attnaudit.checks.commands.{name}.execute", never)
+    monkeypatch.setattr(terminal, "execute", never)
+    bad = _unwritable(tmp_path)
+    if command == "run":
+        args = ["run", "--claims", pkg, "--out", bad]
+    elif command == "stability":
+        args = ["stability", "--seeds", "2", "--claims", pkg, "--out", bad / "stability.json"]
+    elif command == "journal":  # the folder is fine, the journal's place inside it is not
+        (tmp_path / "out").mkdir()
+        (tmp_path / "out" / "journal").write_text("")
+        args, bad = ["run", "--claims", pkg, "--out", tmp_path / "out"], tmp_path / "out" / "journal"
+    else:
+        results = tmp_path / "results.json"
+        results.write_text("[]")
+        args = ["report", results, "--no-pdf", "--out", bad]
+    code, out, err = cli(args, capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("attnaudit: error: --out ") and str(bad) in err, err
+
+
+def _closed_pipe(args: list[str], env: dict) -> subprocess.CompletedProcess:
+    """Run the CLI with a stdout pipe whose reader has gone before anything was written (what
+    `attnaudit list | head -1` becomes once head has its line), deterministically: the read end is
+    closed at once, before the interpreter has started. Block-buffered, as a user's shell has it
+    (PYTHONUNBUFFERED would raise at the first print instead of at the last flush)."""
+    env = {k: v for k, v in env.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.Popen([sys.executable, "-m", "attnaudit", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    return subprocess.CompletedProcess(args, proc.wait(timeout=300), "", err)
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path, pythonpath_env):
+    from conftest import make_claims_package
+
+    pkg = make_claims_package(tmp_path, "pipeclaims", {"good": GOOD, "false": FALSE})
+    out = tmp_path / "out"
+    assert subprocess.run([sys.executable, "-m", "attnaudit", "run", "--claims", pkg, "--out", str(out)],
+                          capture_output=True, env=pythonpath_env, timeout=300).returncode == 0
+    baseline = tmp_path / "baseline.json"
+    subprocess.run([sys.executable, "-m", "attnaudit", "gate", str(out / "results.json"), "--baseline",
+                    str(baseline), "--accept"], check=True, capture_output=True, env=pythonpath_env)
+    for args in (["list", "--claims", pkg], ["gate", str(out / "results.json"), "--baseline", str(baseline)]):
+        done = _closed_pipe(args, pythonpath_env)
+        assert done.stderr == "", (args, done.stderr)  # no BrokenPipeError, no traceback
+        assert done.returncode == 1, args  # the output did not reach its reader
+
+
+def _baseline_results(tmp_path: Path) -> Path:
+    """A results file that agrees with the built-in baseline claim by claim (no claim run)."""
+    from attnaudit.checks.cli import _baseline
+
+    claims = json.loads(_baseline().read_text())["claims"]
+    records = [{"id": cid, "paper": cid.split("/")[0], "verdict": entry["verdict"],
+                "proof": {"status": entry["proof"]}} for cid, entry in claims.items()]
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"format": results_mod.RESULTS_FORMAT, "results": records,
+                                "tables": [], "papers": []}))
+    return path
+
+
+def test_gate_and_report_find_the_baseline_from_another_directory(tmp_path, capsys, monkeypatch):
+    results = _baseline_results(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # no claims/ here
+    code, out, _ = cli(["gate", results], capsys)
+    assert code == 0 and "verdicts match" in out, out
+    code, out, err = cli(["report", results, "--no-pdf", "--out", tmp_path / "report"], capsys)
+    assert code == 0, err
+    assert out.strip().endswith("gate passes"), out
+
+
+def test_files_are_written_with_the_users_umask(pkg, capsys, tmp_path):
+    import os
+
+    previous = os.umask(0o022)
+    try:
+        out = tmp_path / "out"
+        assert cli(["run", "--claims", pkg, "--out", out], capsys)[0] == 0
+        code, _, err = cli(["stability", "--seeds", "1", "--claims", pkg, "--out",
+                            tmp_path / "stability.json"], capsys)
+        assert code == 0, err
+    finally:
+        os.umask(previous)
+    written = [out / "results.json", out / "timings.json", *(out / "witnesses").iterdir(),
+               tmp_path / "stability.json", *(tmp_path / "stability.json.runs" / "journal").iterdir()]
+    assert len(written) >= 6 and any(p.parent.name == "witnesses" for p in written)
+    assert {p.name: oct(p.stat().st_mode & 0o777) for p in written} == {
+        p.name: "0o644" for p in written}
+    # The journal of a plain run: written as each claim completes, before results.json.
+    journal = out / "journal"
+    assert all(oct(p.stat().st_mode & 0o777) == "0o644" for p in journal.iterdir())
+
+
+@pytest.mark.parametrize("field, value, named", [
+    ("verdict", "maybe", "verdict is 'maybe'"),
+    ("proof", {"status": "shaky"}, "proof.status is 'shaky'"),
+    ("clauses", [{"id": "(i)", "verdict": "sort of"}], "clauses[(i)].verdict is 'sort of'"),
+])
+@pytest.mark.parametrize("command", ["gate", "report", "replay"])
+def test_an_invalid_value_in_a_results_file_is_an_error_naming_claim_and_field(tmp_path, capsys, command,
+                                                                                field, value, named):
+    record = {"id": "toy/good", "verdict": "confirmed", "proof": {"status": "sound"}} | {field: value}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"format": results_mod.RESULTS_FORMAT, "results": [record]}))
+    args = [command, path] + (["--no-pdf", "--out", tmp_path / "report"] if command == "report" else [])
+    code, _, err = cli(args, capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"claim toy/good: {named}, not one of " in err
+    assert not (tmp_path / "report").exists()  # nothing rendered
+
+
+def test_new_kind_help_says_what_each_kind_starts_with(capsys):
+    from attnaudit.checks.scaffold import _REL, KINDS
+
+    with pytest.raises(SystemExit):
+        main(["new", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for kind in KINDS:
+        assert kind in text
+    assert "a ScalingLaw for asymptotic, complexity" in text and "a Limit for limit" in text
+    assert set(_REL) == set(KINDS)

@@ -37,7 +37,7 @@ def cmd_report(args) -> int:
         _args.writable_folder(folder, "--out")
     try:
         report = render_report(args.results, out, baseline=baseline, pdf=not args.no_pdf,
-                               stability=args.stability)
+                               stability=args.stability, log=sys.stderr)  # today's stderr
     except PdfError as exc:
         print(f"attnaudit: error: {exc} (the HTML site and junit.xml are written)", file=sys.stderr)
         return EXIT_FAIL
