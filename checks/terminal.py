@@ -70,11 +70,12 @@ def summary_line(record: dict[str, Any], width: int, line_width: int = LINE_WIDT
 
 def findings(records: list[dict[str, Any]], line_width: int = LINE_WIDTH) -> list[str]:
     """Each refuted clause with its reason, then each error with its cause."""
-    refuted, errors = [], []
+    refuted, errors, claims = [], [], 0
     for r in records:
         if r["verdict"] == "error":
             errors.append(f"error    {r['id']}: {' '.join(str(r.get('summary', '')).split())}")
         elif r["verdict"] == "refuted":
+            claims += 1
             clauses = [c for c in r.get("clauses") or [] if c.get("verdict") == "refuted"]
             if len(r.get("clauses") or []) > 1 and clauses:
                 refuted += [f"refuted  {r['id']} clause {c.get('id')}: "
@@ -83,12 +84,17 @@ def findings(records: list[dict[str, Any]], line_width: int = LINE_WIDTH) -> lis
                 refuted.append(f"refuted  {r['id']}: {reason(r)}")
     if not refuted and not errors:
         return []
-    lines = [f"Findings ({len(refuted)} refuted, {len(errors)} errors):"]
+    clauses = f" ({len(refuted)} refuted clauses)" if len(refuted) != claims else ""
+    lines = [f"Findings: {_count(claims, 'refuted claim')}{clauses}, {_count(len(errors), 'error')}"]
     for entry in refuted + errors:
         lines += textwrap.wrap(entry, width=line_width, initial_indent="  ",
                                subsequent_indent="  " + INDENT, break_long_words=False,
                                break_on_hyphens=False)
     return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' * (n != 1)}"
 
 
 def print_table(records: list[dict[str, Any]], timings: dict[str, float], total: float,

@@ -63,9 +63,9 @@ def test_run_json_records_carry_verdict_proof_readings_and_controls(pkg, capsys)
 def test_one_summary_line_per_claim_with_id_verdict_and_proof(pkg, capsys):
     code, out, err = cli(["run", "--claims", pkg], capsys)
     assert code == 0
-    lines = out.split("\n\nFindings")[0].splitlines()
+    lines = out.split("\n\nFindings:")[0].splitlines()
     assert len(lines) == 4
-    assert "Findings (1 refuted, 0 errors):\n  refuted  toy/false: " in out
+    assert "Findings: 1 refuted claim, 0 errors\n  refuted  toy/false: " in out
     for line, (cid, verdict, proof) in zip(lines, [("toy/false", "refuted", "incomplete"),
                                                    ("toy/flawed", "confirmed", "flawed"),
                                                    ("toy/good", "confirmed", "incomplete")], strict=False):
@@ -113,11 +113,14 @@ def test_the_summary_names_the_worst_clause_and_the_findings_list_every_refutati
     error = {"id": "p/err", "verdict": "error", "summary": "ran past its time limit of 45 s"}
     ok = {"id": "p/ok", "verdict": "confirmed", "figure": "x"}
     lines = findings([record, plain, error, ok])
-    assert lines[0] == "Findings (2 refuted, 1 errors):"
+    assert lines[0] == "Findings: 2 refuted claims, 1 error"
     assert lines[1:] == ["  refuted  p/two clause (ii): 2.0 <= 1.5 is false",
                          "  refuted  p/one: slope 2.1 vs predicted 1",
                          "  error    p/err: ran past its time limit of 45 s"]
     assert findings([ok]) == []
+    assert findings([record | {"clauses": [*record["clauses"], {"id": "(iii)", "verdict": "refuted",
+                                                                 "summary": "no"}]}])[0] == (
+        "Findings: 1 refuted claim (2 refuted clauses), 0 errors")
     assert summary_line({"id": "p/c", "verdict": "confirmed", "figure": "f", "clauses": []}, 3) == (
         "p/c  confirmed    -          f")
 
