@@ -289,53 +289,107 @@ class _SessionError(Exception):
     pass
 
 
+class _Session:
+    """What a nox session offers the noxfile: run (recorded), log, error. A venv command makes the
+    environment's python; a pip command is recorded as ("pip", its arguments)."""
+
+    posargs: list[str] = []
+
+    def __init__(self, command_failed=RuntimeError, on_run=None):
+        self.calls, self.logs, self.pip = [], [], []
+        self.command_failed, self.on_run = command_failed, on_run
+
+    def log(self, text):
+        self.logs.append(text)
+
+    def error(self, text):
+        raise _SessionError(text)
+
+    def run(self, *args, **kwargs):
+        if args[1:3] == ("-m", "venv"):
+            python = Path(args[3]) / "bin" / "python"
+            python.parent.mkdir(parents=True)
+            python.write_text("")
+            self.calls.append(("venv",))
+        elif args[1:4] == ("-m", "pip", "install"):
+            self.calls.append(("pip", kwargs.get("silent")))
+            self.pip.append(list(args[4:]))
+        else:
+            self.calls.append((Path(args[0]).name, args[1]))
+            assert kwargs.get("env", {}).get("VIRTUAL_ENV") and kwargs.get("external")
+            if self.on_run is not None:
+                self.on_run(args)
+
+
 @pytest.mark.parametrize("write_results", [True, False])
 def test_nox_verify_reports_and_gates_after_a_claim_errored(monkeypatch, tmp_path, write_results):
     noxfile, CommandFailed = _noxfile(monkeypatch)
+    monkeypatch.setattr(noxfile, "SHARED_ENV", tmp_path / "env")
     monkeypatch.chdir(tmp_path)
 
-    class Session:
-        posargs: list[str] = []
+    def on_run(args):
+        if args[1] == "run":
+            if write_results:
+                (tmp_path / "results").mkdir()
+                (tmp_path / "results" / "results.json").write_text(json.dumps(
+                    {"results": [{"id": "p/slow", "verdict": "error"},
+                                 {"id": "p/ok", "verdict": "confirmed"}]}))
+            raise CommandFailed("Returned code 1")
+        if args[1] == "gate":
+            raise CommandFailed("Returned code 1")
 
-        def __init__(self):
-            self.calls, self.logs = [], []
-
-        def install(self, *args, **kwargs):
-            self.calls.append(("install", kwargs.get("silent")))
-
-        def log(self, text):
-            self.logs.append(text)
-
-        def error(self, text):
-            raise _SessionError(text)
-
-        def run(self, *args, **kwargs):
-            self.calls.append(args[:2])
-            if args[1] == "run":
-                if write_results:
-                    (tmp_path / "results").mkdir()
-                    (tmp_path / "results" / "results.json").write_text(json.dumps(
-                        {"results": [{"id": "p/slow", "verdict": "error"},
-                                     {"id": "p/ok", "verdict": "confirmed"}]}))
-                raise CommandFailed("Returned code 1")
-            if args[1] == "gate":
-                raise CommandFailed("Returned code 1")
-
-    session = Session()
+    session = _Session(CommandFailed, on_run)
     with pytest.raises(_SessionError) as failed:
         noxfile.verify(session)
     message = str(failed.value)
-    assert session.calls[0] == ("install", False)  # pip's progress is shown
+    assert session.calls[:2] == [("venv",), ("pip", False)]  # pip's progress is shown
     assert any("installing" in text for text in session.logs)
     assert "--resume" in message
     if write_results:
-        assert session.calls[1:] == [("attnaudit", "run"), ("attnaudit", "report"),
+        assert session.calls[2:] == [("attnaudit", "run"), ("attnaudit", "report"),
                                      ("attnaudit", "gate")]
         assert "1 claim(s) ended in error (p/slow)" in message and "nox -s report" in message
         assert "the gate failed" in message
     else:  # nothing to render: the session stops, saying how to continue
-        assert session.calls[1:] == [("attnaudit", "run")]
+        assert session.calls[2:] == [("attnaudit", "run")]
         assert "stopped before writing" in message
+
+
+def test_verify_report_and_tests_share_one_environment_installed_once(monkeypatch, tmp_path):
+    noxfile, _ = _noxfile(monkeypatch)
+    monkeypatch.setattr(noxfile, "SHARED_ENV", tmp_path / "env")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ATTNAUDIT_CONSTRAINTS", raising=False)
+    monkeypatch.delenv("ATTNAUDIT_TORCH_INDEX", raising=False)
+    monkeypatch.setattr(noxfile, "reachable", lambda url: True)  # as on a machine with network
+    session = _Session()
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "results.json").write_text("[]")
+    noxfile.verify(session)
+    noxfile.report(session)
+    noxfile.tests(session)
+    assert [c for c in session.calls if c[0] in ("venv", "pip")] == [("venv",), ("pip", False)]
+    assert [c[0] for c in session.calls if c[0] not in ("venv", "pip")] == [
+        "attnaudit", "attnaudit", "attnaudit", "attnaudit", "pytest"]
+    (pip,) = session.pip
+    constraints = str(noxfile.ROOT / ".ci" / "constraints.txt")
+    assert pip[:4] == ["-c", constraints, "--extra-index-url", "https://download.pytorch.org/whl/cpu"]
+    assert pip[4:] == ["-e", f"{noxfile.ROOT}[test]"]
+    # What it was installed from changes: installed again, once.
+    monkeypatch.setenv("ATTNAUDIT_TORCH_INDEX", "none")
+    noxfile.report(session)
+    noxfile.tests(session)
+    assert session.pip[1:] == [["-c", constraints, "-e", f"{noxfile.ROOT}[test]"]]
+    monkeypatch.setenv("ATTNAUDIT_CONSTRAINTS", "none")  # your own torch: no pin, no CPU index
+    noxfile.report(session)
+    assert session.pip[2:] == [["-e", f"{noxfile.ROOT}[test]"]]
+    # Offline (this machine: pip's configuration carries the CPU wheel): the index is left out,
+    # and the session says so, instead of pip retrying it for every package.
+    monkeypatch.delenv("ATTNAUDIT_CONSTRAINTS")
+    monkeypatch.delenv("ATTNAUDIT_TORCH_INDEX")
+    monkeypatch.setattr(noxfile, "reachable", lambda url: False)
+    assert noxfile.pip_arguments(session) == ["-c", constraints]
+    assert "does not answer" in session.logs[-1]
 
 
 def test_nox_verify_passes_quietly_when_everything_passes(monkeypatch, tmp_path):
@@ -495,3 +549,34 @@ def test_new_kind_help_says_what_each_kind_starts_with(capsys):
         assert kind in text
     assert "a ScalingLaw for asymptotic, complexity" in text and "a Limit for limit" in text
     assert set(_REL) == set(KINDS)
+
+
+# Busy past its 1 s limit (×2 headroom) on its first attempt only: a marker beside the module says
+# the first attempt happened.
+FLAKY = GOOD.replace("def sample(ctx, gen):\n", '''def sample(ctx, gen):
+    import pathlib, time
+    marker = pathlib.Path(__file__).with_name("attempted")
+    if not marker.exists():
+        marker.write_text("")
+        end = time.process_time() + 30
+        while time.process_time() < end:
+            pass
+''').replace('id="toy/good"', 'id="toy/flaky"').replace(
+    'kind=Kind.IDENTITY,', 'kind=Kind.IDENTITY, time_limit_s=1.0,')
+
+
+def test_a_claim_past_its_time_limit_runs_again_alone_and_the_record_says_so(claims_package, capsys,
+                                                                              tmp_path):
+    pkg = claims_package({"flaky": FLAKY, "good": GOOD})
+    out = tmp_path / "out"
+    code, stdout, err = cli(["run", "--claims", pkg, "--out", out, "--jobs", "2"], capsys)
+    assert code == 0, stdout
+    records = {r["id"]: r for r in results_mod.load_results(out / "results.json")}
+    flaky = records["toy/flaky"]
+    assert flaky["verdict"] == "confirmed"
+    assert "ran past its time limit of 2 s" in flaky["retry"]["first_attempt"]
+    assert flaky["retry"]["seconds"] > 0
+    assert "retry" not in records["toy/good"]
+    assert "toy/flaky ran past its time limit: it runs again alone at the end" in err
+    assert "toy/flaky (second attempt)  confirmed" in err
+    assert err.count("[2/2]") == 1  # counted once
