@@ -22,19 +22,19 @@ def _num(value: float, digits: int = 3) -> str:
 
 
 # An interval is printed with as many significant digits as show its two ends apart, up to this
-# many; narrower than that it is printed once, marked as such (a deterministic fit's interval is
-# exact to round-off, and [-0.5, -0.5] would read as a bug).
+# many; narrower than that it is one value, marked exact to that many digits (a deterministic
+# fit's interval is exact to round-off, and [-0.5, -0.5] would read as a bug).
 MAX_DIGITS = 7
 
 
 def interval(lo: float, hi: float) -> str:
-    """``95% CI [lo, hi]`` to the precision that shows its width, or ``… to 7 digits`` when even
+    """``[lo, hi]`` to the precision that shows its width, or ``v (exact to 7 digits)`` when even
     that shows none."""
     for digits in range(3, MAX_DIGITS + 1):
         a, b = _num(lo, digits), _num(hi, digits)
         if a != b:
-            return f"95% CI [{a}, {b}]"
-    return f"95% CI [{a}, {b}] to {MAX_DIGITS} digits"
+            return f"[{a}, {b}]"
+    return f"{a} (exact to {MAX_DIGITS} digits)"
 
 
 def _law(law: str, var: str, exponent: str) -> str:
@@ -64,7 +64,7 @@ def figure(ev: dict[str, Any]) -> str:
     kind = ev.get("type")
     if kind in ("scaling", "limit") and "fit" in ev:
         fit = ev["fit"]
-        exponent, ci = _num(fit["exponent"]), interval(*fit["ci"])
+        exponent, ci = _num(fit["exponent"]), f"95% CI {interval(*fit['ci'])}"
         versus = predicted(ev)
         tail = f" vs predicted {versus}" if versus else ""
         if kind == "limit":

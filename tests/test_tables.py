@@ -132,9 +132,11 @@ def test_a_fit_figure_shows_the_predicted_exponent_beside_the_measured_one():
 
 
 def test_an_interval_is_printed_to_the_precision_that_shows_its_width():
-    from attnaudit.checks.tables import MAX_DIGITS, interval
+    from attnaudit.checks.tables import MAX_DIGITS, figure, interval
 
-    assert interval(0.9249, 1.072) == "95% CI [0.925, 1.07]"
-    assert interval(-5.999997, -5.999866) == "95% CI [-6, -5.9999]"  # 3 digits would show [-6, -6]
-    assert interval(-0.5, -0.4999999999999999) == f"95% CI [-0.5, -0.5] to {MAX_DIGITS} digits"
-    assert interval(-1.4e-31, 3e-17) == f"95% CI [0, 0] to {MAX_DIGITS} digits"  # round-off: 0
+    assert interval(0.9249, 1.072) == "[0.925, 1.07]"
+    assert interval(-5.999997, -5.999866) == "[-6, -5.9999]"  # 3 digits would show [-6, -6]
+    assert interval(-0.5, -0.4999999999999999) == f"-0.5 (exact to {MAX_DIGITS} digits)"
+    assert interval(-1.4e-31, 3e-17) == f"0 (exact to {MAX_DIGITS} digits)"  # round-off: 0
+    assert figure({"type": "scaling", "quantity": "q", "variable": "n",
+                   "fit": {"exponent": 2.0, "ci": [2.0, 2.0]}}) == "q ∝ n^2 (95% CI 2 (exact to 7 digits))"
