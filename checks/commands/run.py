@@ -23,7 +23,8 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=_args.seed, default=0, help="run seed (default 0)")
     p.add_argument("--json", action="store_true", help="stdout holds exactly one JSON array")
     p.add_argument("--out", type=Path,
-                   help="write results.json (records and summary tables), timings.json and witnesses/ here")
+                   help="write results.json (records and summary tables), timings.json, witnesses/ and "
+                        "the journal/ of finished claims (read by --resume) here")
     _args.add_claims(p)
     _args.engine_args(p)
     p.add_argument("--resume", action="store_true",
