@@ -1,15 +1,26 @@
 """The user's entry points: ``nox -s verify`` (the audit) and ``nox -s tests`` (the test suite);
 ``nox -s mutants`` mutation-tests the engine's verdict logic (slow, not in CI; its score is).
 
-Installs prefer the CPU build of PyTorch named in ``.ci/constraints.txt`` (present on these
-machines as a local wheel). Set ``ATTNAUDIT_CONSTRAINTS`` to another constraints file, or to
-``none`` to let pip pick any torch the project's range admits (e.g. your CUDA build).
+verify, report, tests, bench and precision share one environment, ``.nox/attnaudit`` (the project
+with its test extras): it is created and installed once, with pip's progress shown, and installed
+again only when pyproject.toml, the constraints or the torch index change. lint and mutants keep
+nox's own environments (ruff; mutmut).
+
+Installs prefer the CPU build of PyTorch: the version pinned in ``.ci/constraints.txt``, looked
+up on PyTorch's CPU index as well as the usual ones (``ATTNAUDIT_TORCH_INDEX``; ``none`` for the
+usual indexes only; pip prefers the ``+cpu`` build the CPU index carries; an index that does not
+answer, as on an offline machine, is left out). Set
+``ATTNAUDIT_CONSTRAINTS`` to another constraints file, or to ``none`` (which also drops the CPU
+index) to let pip pick any torch the project's range admits, e.g. your CUDA build.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -20,15 +31,83 @@ nox.options.reuse_existing_virtualenvs = True
 
 ROOT = Path(__file__).parent
 RESULTS_DIR = "results"
+SHARED_ENV = ROOT / ".nox" / "attnaudit"
+STAMP = "attnaudit-installed.json"
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+
+def reachable(url: str, timeout: float = 5.0) -> bool:
+    """Whether ``url`` answers at all. pip retries an unreachable index five times for every
+    package it resolves (minutes on an offline machine), so one that does not answer is left out."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=timeout).close()
+    except urllib.error.HTTPError:
+        return True  # it answered
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def pip_arguments(session: nox.Session | None = None) -> list[str]:
+    """The constraints and index arguments every install of the project gets."""
+    constraints = os.environ.get("ATTNAUDIT_CONSTRAINTS", str(ROOT / ".ci" / "constraints.txt"))
+    if constraints == "none":
+        return []
+    index = os.environ.get("ATTNAUDIT_TORCH_INDEX", TORCH_CPU_INDEX)
+    if index != "none" and not reachable(index):
+        if session is not None:
+            _say(session, f"{index} does not answer: installing torch from your pip configuration's "
+                 "indexes only (set ATTNAUDIT_TORCH_INDEX=none to skip this check)")
+        index = "none"
+    return ["-c", constraints] + ([] if index == "none" else ["--extra-index-url", index])
 
 
 def _install(session: nox.Session, *packages: str) -> None:
-    """pip install with its progress shown (the first install downloads torch: minutes)."""
-    constraints = os.environ.get("ATTNAUDIT_CONSTRAINTS", str(ROOT / ".ci" / "constraints.txt"))
-    args = [] if constraints == "none" else ["-c", constraints]
-    _say(session, f"installing {' '.join(packages)} and its dependencies (torch, sympy, typst, ...; "
-         "the first time 2-4 minutes and about 1.5 GB per session's environment, reused afterwards)")
-    session.install(*args, *packages, silent=False)
+    """pip install into the session's own environment, with its progress shown."""
+    _say(session, f"installing {' '.join(packages)} and its dependencies")
+    session.install(*pip_arguments(session), *packages, silent=False)
+
+
+def _bin(env: Path) -> Path:
+    return env / ("Scripts" if os.name == "nt" else "bin")
+
+
+def shared_environment(session: nox.Session, env: Path | None = None) -> dict[str, str]:
+    """Create ``env`` (default SHARED_ENV) once and install the project with its test extras
+    when what it was installed from changed; the variables that run a command in it."""
+    env = SHARED_ENV if env is None else env
+    python = _bin(env) / ("python.exe" if os.name == "nt" else "python")
+    if not python.exists():
+        _say(session, f"creating the shared environment {env}")
+        session.run(sys.executable, "-m", "venv", str(env), external=True)
+    args = pip_arguments(session)
+    constraints = args[args.index("-c") + 1] if "-c" in args else None
+    wanted = {"pyproject": hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest(),
+              "constraints": None if constraints is None else Path(constraints).read_text(),
+              "pip": args}
+    stamp = env / STAMP
+    try:
+        installed = json.loads(stamp.read_text())
+    except (OSError, ValueError):
+        installed = None
+    if installed != wanted:
+        _say(session, f"installing the project, its test extras and their dependencies into {env} "
+             "(torch, sympy, typst, ...: the first time 2-4 minutes and about 1.6 GB; once for "
+             "verify, report and tests)")
+        session.run(str(python), "-m", "pip", "install", *args, "-e", f"{ROOT}[test]", external=True,
+                    silent=False)
+        stamp.write_text(json.dumps(wanted))
+    return {"VIRTUAL_ENV": str(env), "PATH": os.pathsep.join([str(_bin(env)), os.environ.get("PATH", "")])}
+
+
+def _in(env: dict[str, str], *args: str) -> tuple[str, ...]:
+    """A command of the shared environment, by its full path (nox looks up a bare name on its own
+    PATH, not the one a command is given)."""
+    folder = _bin(Path(env["VIRTUAL_ENV"]))
+    return (shutil.which(args[0], path=str(folder)) or str(folder / args[0]), *args[1:])
 
 
 def _say(session: nox.Session, text: str) -> None:
@@ -43,16 +122,17 @@ def _command_failed() -> type[BaseException]:
     return getattr(command, "CommandFailed", None) or RuntimeError
 
 
-def _step(session: nox.Session, *args: str) -> bool:
-    """Run one command; False (after nox has logged its exit code) instead of ending the session."""
+def _step(session: nox.Session, env: dict[str, str], *args: str) -> bool:
+    """Run one command of the shared environment; False (after nox has logged its exit code)
+    instead of ending the session."""
     try:
-        session.run(*args)
+        session.run(*_in(env, *args), env=env, external=True)
     except _command_failed():
         return False
     return True
 
 
-@nox.session
+@nox.session(venv_backend="none")
 def verify(session: nox.Session) -> None:
     """Run every claim (quick profile; `-- --profile full` for more), write results, render the
     report (results/report: index.html, report.pdf, letter-<paper>.md and .pdf, junit.xml), then
@@ -64,16 +144,16 @@ def verify(session: nox.Session) -> None:
     The report and the gate run whatever the run's outcome, as long as it wrote its results: a
     claim that errored (e.g. past its time limit on a busy machine) is shown first in the report,
     and the session fails afterwards, saying how to rerun only what failed (`-- --resume`)."""
-    _install(session, "-e", ".")
+    env = shared_environment(session)
     results = Path(RESULTS_DIR) / "results.json"
     started = time.time()
-    ran = _step(session, "attnaudit", "run", "--out", RESULTS_DIR, *run_arguments(session.posargs))
+    ran = _step(session, env, "attnaudit", "run", "--out", RESULTS_DIR, *run_arguments(session.posargs))
     if not ran and not (results.exists() and results.stat().st_mtime >= started - 1):
         session.error(f"'attnaudit run' stopped before writing {results}; the claims that finished "
                       f"are journaled in {RESULTS_DIR}/: continue with 'nox -s verify -- --resume' "
                       "(add your other arguments again)")
-    reported = _step(session, "attnaudit", "report", str(results), "--out", f"{RESULTS_DIR}/report")
-    gated = _step(session, "attnaudit", "gate", str(results))
+    reported = _step(session, env, "attnaudit", "report", str(results), "--out", f"{RESULTS_DIR}/report")
+    gated = _step(session, env, "attnaudit", "gate", str(results))
     problems = verify_problems(results, ran=ran, reported=reported, gated=gated)
     if problems:
         session.error("verify failed: " + "; ".join(problems))
@@ -116,22 +196,23 @@ def run_arguments(posargs: list[str]) -> list[str]:
     return args
 
 
-@nox.session
+@nox.session(venv_backend="none")
 def report(session: nox.Session) -> None:
     """Re-render the report from an existing results file (default results/results.json)."""
-    _install(session, "-e", ".")
+    env = shared_environment(session)
     results = session.posargs[0] if session.posargs else f"{RESULTS_DIR}/results.json"
-    session.run("attnaudit", "report", results, *session.posargs[1:])
+    session.run(*_in(env, "attnaudit", "report", results, *session.posargs[1:]), env=env, external=True)
 
 
-@nox.session
+@nox.session(venv_backend="none")
 def tests(session: nox.Session) -> None:
     """The pytest suite: operators against references, engine behaviour, claims, the gate.
 
     One worker per CPU core (pytest-xdist); a claim's own tests and its mutation tests stay in one
     worker (tests/conftest.py groups them), so each claim runs once. `-- -p no:xdist` runs serially."""
-    _install(session, "-e", ".[test]")
-    session.run("pytest", *(session.posargs or ["-q", "-n", str(os.cpu_count() or 1), "--dist", "loadgroup"]))
+    env = shared_environment(session)
+    session.run(*_in(env, "pytest", *(session.posargs or ["-q", "-n", str(os.cpu_count() or 1), "--dist",
+                                                          "loadgroup"])), env=env, external=True)
 
 
 @nox.session
@@ -141,20 +222,21 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", ".")
 
 
-@nox.session
+@nox.session(venv_backend="none")
 def bench(session: nox.Session) -> None:
     """Speed and peak memory of the operators as ratios against named peers (torch SDPA,
     geoopt); `-- --quick` for n <= 2048. The precision table is `nox -s precision`."""
-    _install(session, "-e", ".[test]")
-    session.run("python", "benchmarks/bench_attention.py", *session.posargs)
+    env = shared_environment(session)
+    session.run(*_in(env, "python", "benchmarks/bench_attention.py", *session.posargs), env=env,
+                external=True)
 
 
-@nox.session
+@nox.session(venv_backend="none")
 def precision(session: nox.Session) -> None:
     """Per operator and dtype, the maximum error against mpmath on the registry's samples,
     with geoopt's PoincareBall.dist beside the Poincaré distance (same inputs, same run)."""
-    _install(session, "-e", ".[test]")
-    session.run("python", "benchmarks/precision.py", *session.posargs)
+    env = shared_environment(session)
+    session.run(*_in(env, "python", "benchmarks/precision.py", *session.posargs), env=env, external=True)
 
 
 MUTANTS_REPORT = ROOT / "tests" / "mutants-equivalent.md"

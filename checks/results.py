@@ -5,15 +5,19 @@
 arXiv id and source file of each paper with a record]}``, byte-identical for one
 seed, device and set of versions; ``timings.json`` beside it maps id to seconds, kept apart for
 that reason. A bare JSON array of records (``attnaudit run --json`` prints one) is also read.
+Every record read is checked (:func:`check_record`): a verdict or proof status the engine never
+writes is an error naming the claim and the field.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
 from pathlib import Path
 from typing import Any
+
+from attnaudit.checks.model import ProofStatus, Verdict
 
 RESULTS_FORMAT = "attnaudit.results/1"
 RESULTS_NAME = "results.json"
@@ -31,11 +35,18 @@ def dumps(data: Any) -> str:
 def write_atomic(path: Path, text: str) -> None:
     """Write to a temporary file in the same directory, fsync, then rename over ``path``.
 
-    A crash at any point leaves either the previous file or the new one, never a torn one.
+    A crash at any point leaves either the previous file or the new one, never a torn one. The
+    file gets the user's umask like any other (``tempfile.mkstemp`` would make it 0600).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    while True:
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+        try:  # O_EXCL: a fresh file of our own; mode 0o666 is narrowed by the umask
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:
+            continue
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -86,9 +97,45 @@ def parse_results(data: Any, path: Path) -> tuple[list[dict[str, Any]], list[dic
         isinstance(r, dict) and isinstance(r.get("id"), str) and "verdict" in r for r in records
     ):
         raise ResultsError(f"results file {path} does not hold a list of records with id and verdict")
+    for record in records:
+        check_record(record, path)
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise ResultsError(f"results file {path}: 'tables' is not a list of tables")
     return records, tables
+
+
+VERDICTS = tuple(v.value for v in Verdict)
+PROOF_STATUSES = tuple(p.value for p in ProofStatus)
+
+
+def check_record(record: dict[str, Any], path: Path) -> None:
+    """The fields a reader decides on hold values the engine writes, or a one-line ResultsError
+    naming the claim and the field: the verdict, each reading's and each clause's verdict, and the
+    proof's status (None: no proof was audited)."""
+    cid = record["id"]
+
+    def wrong(field: str, value: Any, allowed: tuple[str, ...]) -> ResultsError:
+        return ResultsError(f"results file {path}: claim {cid}: {field} is {value!r}, not one of "
+                            f"{', '.join(allowed)}")
+
+    if record["verdict"] not in VERDICTS:
+        raise wrong("verdict", record["verdict"], VERDICTS)
+    proof = record.get("proof")
+    if proof is not None:
+        if not isinstance(proof, dict):
+            raise ResultsError(f"results file {path}: claim {cid}: proof is not an object")
+        if proof.get("status") is not None and proof["status"] not in PROOF_STATUSES:
+            raise wrong("proof.status", proof["status"], PROOF_STATUSES)
+    for field in ("readings", "clauses"):
+        entries = record.get(field)
+        if entries is None:
+            continue
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise ResultsError(f"results file {path}: claim {cid}: {field} is not a list of objects")
+        for i, entry in enumerate(entries):
+            if entry.get("verdict") not in VERDICTS:
+                name = entry.get("id", i)
+                raise wrong(f"{field}[{name}].verdict", entry.get("verdict"), VERDICTS)
 
 
 def load_document(path: Path) -> dict[str, Any]:

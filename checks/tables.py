@@ -17,22 +17,60 @@ from attnaudit.checks.model import Measured, SummaryTable
 ROUNDOFF_EXPONENT = 1e-12
 
 
-def _num(value: float) -> str:
-    return "0" if abs(value) < ROUNDOFF_EXPONENT else f"{value:.3g}"
+def _num(value: float, digits: int = 3) -> str:
+    return "0" if abs(value) < ROUNDOFF_EXPONENT else f"{value:.{digits}g}"
+
+
+# An interval is printed with as many significant digits as show its two ends apart, up to this
+# many; narrower than that it is one value, marked exact to that many digits (a deterministic
+# fit's interval is exact to round-off, and [-0.5, -0.5] would read as a bug).
+MAX_DIGITS = 7
+
+
+def interval(lo: float, hi: float) -> str:
+    """``[lo, hi]`` to the precision that shows its width, or ``v (exact to 7 digits)`` when even
+    that shows none."""
+    for digits in range(3, MAX_DIGITS + 1):
+        a, b = _num(lo, digits), _num(hi, digits)
+        if a != b:
+            return f"[{a}, {b}]"
+    return f"{a} (exact to {MAX_DIGITS} digits)"
+
+
+def _law(law: str, var: str, exponent: str) -> str:
+    return {"exponential": f"exp({exponent}·{var})", "polylog": f"(log {var})^{exponent}"}.get(
+        law, f"{var}^{exponent}")
+
+
+def predicted(ev: dict[str, Any]) -> str:
+    """The prediction a fitted exponent is compared with, in the fit's own form (``Θ(n^-2)``,
+    ``O((log T)^1)``, ``Ω(exp(1.1·l))``); '' when the check has none."""
+    order, exponent = ev.get("order"), ev.get("predicted_exponent")
+    if order is None or exponent is None:
+        return ""
+    law = (ev.get("fit") or {}).get("law", "power")
+    if order == "subpolynomial":
+        return f"{ev['variable']}^o(1)"
+    if order == "unbounded":
+        return "unbounded"
+    if ev.get("type") == "limit":
+        return f"{order}(|{ev['variable']} − {ev['point']}|^{_num(exponent)})"
+    return f"{order}({_law(law, ev['variable'], _num(exponent))})"
 
 
 def figure(ev: dict[str, Any]) -> str:
-    """One line for a check: a fit as exponent and interval, a relation as its counts."""
+    """One line for a check: a fit as exponent, interval and the prediction it is compared with;
+    a relation as its counts."""
     kind = ev.get("type")
     if kind in ("scaling", "limit") and "fit" in ev:
         fit = ev["fit"]
-        exponent, (lo, hi) = _num(fit["exponent"]), (_num(v) for v in fit["ci"])
+        exponent, ci = _num(fit["exponent"]), f"95% CI {interval(*fit['ci'])}"
+        versus = predicted(ev)
+        tail = f" vs predicted {versus}" if versus else ""
         if kind == "limit":
-            return f"gap ∝ |{ev['variable']} − {ev['point']}|^{exponent} (95% CI [{lo}, {hi}])"
-        var = ev["variable"]
-        law = {"exponential": f"exp({exponent}·{var})", "polylog": f"(log {var})^{exponent}"}.get(
-            fit.get("law", "power"), f"{var}^{exponent}")
-        return f"{ev['quantity']} ∝ {law} (95% CI [{lo}, {hi}])"
+            return f"gap ∝ |{ev['variable']} − {ev['point']}|^{exponent} ({ci}){tail}"
+        law = _law(fit.get("law", "power"), ev["variable"], exponent)
+        return f"{ev['quantity']} ∝ {law} ({ci}){tail}"
     if kind == "relation":
         if ev.get("violations"):
             return f"{ev['relation']}: violated on {ev['violations']} of {ev['cases']} cases"

@@ -8,6 +8,7 @@ its own indented lines, wrapped only between words, so a relation or a number is
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 import textwrap
@@ -70,11 +71,12 @@ def summary_line(record: dict[str, Any], width: int, line_width: int = LINE_WIDT
 
 def findings(records: list[dict[str, Any]], line_width: int = LINE_WIDTH) -> list[str]:
     """Each refuted clause with its reason, then each error with its cause."""
-    refuted, errors = [], []
+    refuted, errors, claims = [], [], 0
     for r in records:
         if r["verdict"] == "error":
             errors.append(f"error    {r['id']}: {' '.join(str(r.get('summary', '')).split())}")
         elif r["verdict"] == "refuted":
+            claims += 1
             clauses = [c for c in r.get("clauses") or [] if c.get("verdict") == "refuted"]
             if len(r.get("clauses") or []) > 1 and clauses:
                 refuted += [f"refuted  {r['id']} clause {c.get('id')}: "
@@ -83,12 +85,17 @@ def findings(records: list[dict[str, Any]], line_width: int = LINE_WIDTH) -> lis
                 refuted.append(f"refuted  {r['id']}: {reason(r)}")
     if not refuted and not errors:
         return []
-    lines = [f"Findings ({len(refuted)} refuted, {len(errors)} errors):"]
+    clauses = f" ({len(refuted)} refuted clauses)" if len(refuted) != claims else ""
+    lines = [f"Findings: {_count(claims, 'refuted claim')}{clauses}, {_count(len(errors), 'error')}"]
     for entry in refuted + errors:
         lines += textwrap.wrap(entry, width=line_width, initial_indent="  ",
                                subsequent_indent="  " + INDENT, break_long_words=False,
                                break_on_hyphens=False)
     return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' * (n != 1)}"
 
 
 def print_table(records: list[dict[str, Any]], timings: dict[str, float], total: float,
@@ -159,6 +166,15 @@ class Progress:
                 self.stream.write(self._status())
             self.stream.flush()
 
+    def note(self, text: str) -> None:
+        """A line of its own between the finished claims' lines."""
+        with self._lock:
+            prefix = "\r\033[K" if self.live else ""
+            self.stream.write(f"{prefix}{text}\n")
+            if self.live and self._running:
+                self.stream.write(self._status())
+            self.stream.flush()
+
     def close(self) -> None:
         if self._thread is not None:
             self._stop.set()
@@ -169,20 +185,46 @@ class Progress:
             self.stream.flush()
 
 
+# A claim process killed at its CPU or wall-clock limit (checks.executor) says so in its summary.
+TIME_LIMIT = re.compile(r"\bran past\b.*\btime limit\b")
+
+
+def timed_out(record: dict[str, Any]) -> bool:
+    """An error record of a claim killed at its time limit (on a busy machine, usually load)."""
+    return record.get("verdict") == "error" and bool(TIME_LIMIT.search(str(record.get("summary", ""))))
+
+
 def execute(jobs: list, args, label: Callable[[Any], str],
             on_record: Callable[[Any, dict[str, Any], float, float], None]) -> None:
     """Run ``jobs`` on the engine the arguments name (``--jobs`` processes here, or a Dask
     ``--scheduler``) with live progress; ``on_record(job, record, seconds, cpu)`` for each as it
     completes (it journals the record before the progress line is printed). Serves both
-    ``attnaudit run`` and ``attnaudit stability``."""
+    ``attnaudit run`` and ``attnaudit stability``.
+
+    A claim killed at its time limit is run once more, alone, after every other job has finished
+    (the load that slowed it is then gone); the record that counts is the second one, with
+    ``retry`` holding the first attempt's summary and seconds."""
     from attnaudit.checks.executor import run_dask, run_local
 
+    def engine(batch: list, n: int) -> Iterable:
+        return (run_dask(batch, args.scheduler) if args.scheduler else
+                run_local(batch, n, on_start=lambda job: progress.start(label(job))))
+
     progress = Progress(len(jobs))
+    again: list[tuple[Any, dict[str, Any], float]] = []
     try:
-        stream: Iterable = (run_dask(jobs, args.scheduler) if args.scheduler else
-                            run_local(jobs, args.jobs, on_start=lambda job: progress.start(label(job))))
-        for job, record, seconds, cpu in stream:
+        for job, record, seconds, cpu in engine(jobs, args.jobs):
+            if timed_out(record):
+                again.append((job, record, seconds))
+                progress.note(f"{label(job)} ran past its time limit: it runs again alone at the end")
+                continue
             on_record(job, record, seconds, cpu)
             progress.done(label(job), record, seconds, cpu)
+        for first_job, first, first_seconds in again:
+            for job, record, seconds, cpu in engine([first_job], 1):
+                record = record | {"retry": {"first_attempt": first["summary"],
+                                             "seconds": round(first_seconds, 3)}}
+                on_record(job, record, seconds, cpu)
+                progress.done(f"{label(job)} (second attempt)", record, seconds, cpu)
     finally:
         progress.close()

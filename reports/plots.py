@@ -3,7 +3,8 @@
 A plot shows the measured points (with their standard errors when given), the fitted law with the
 confidence band of the fitted line, and the predicted law (drawn through the measurement at the
 asymptotic end, as the record defines it: the largest x of a scaling law, the point nearest the
-limit of a limit; an O()/Ω() bound through the smallest x, see :func:`predicted_prefactor`).
+limit of a limit; an O()/Ω() bound through the smallest x, see :func:`predicted_prefactor`, with
+the side that violates it shaded: above an O() bound, below an Ω() one).
 The fit's ``law`` (checks.fitting) says what its exponent p is: a power law
 ``y = c · x**p`` (log–log axes, the default), an exponential ``y = c · exp(p·x)`` (log y against
 linear x, where it is straight) or a polylog ``y = c · (log x)**p`` (log–log axes, a curve). A fit
@@ -46,6 +47,7 @@ MIN_LOG_SPAN = 1.0  # decades: a y axis is never narrower, so noise on a flat la
 
 # Okabe–Ito colours (colour-blind safe); the fit and the prediction also differ by line style.
 POINTS, FIT, PREDICTED, NOTE = "#0072B2", "#D55E00", "#009E73", "#444444"
+VIOLATING, VIOLATING_ALPHA = "#777777", 0.12  # a bound's violating side: grey, apart from the fit's band
 SERIES = ("#CC79A7", "#E69F00", "#56B4E9", "#000000")  # further series (evidence ``info``), in turn
 SERIES_MARKERS = ("s", "^", "D", "v")
 
@@ -198,7 +200,16 @@ def plot_labels(ev: dict[str, Any]) -> list[str]:
     points = ev.get("points") if isinstance(ev.get("points"), dict) else {}
     labels = ["measured ± s.e." if points.get("yerr") is not None else "measured"]
     labels += [label for label in (_fit_label(ev), _predicted_label(ev)) if label is not None]
+    if _violating_side(ev) is not None and _predicted_label(ev) is not None:
+        labels.append(f"{_violating_side(ev)} the line: violates the {_text(ev['order'])}() bound")
     return labels + [_text(series["label"]) for series in _series(ev)]
+
+
+def _violating_side(ev: dict[str, Any]) -> str | None:
+    """'above' for an O()/o() bound, 'below' for an Ω()/ω() one, None for anything else."""
+    if not _bound(ev):
+        return None
+    return "above" if str(ev["order"]).strip() in ("O", "o") else "below"
 
 
 def _series(ev: dict[str, Any]) -> list[dict[str, Any]]:
@@ -397,10 +408,13 @@ def _draw(ev: dict[str, Any], uid: str, tag: str) -> str | None:
                     handle = (shade, fit_line)  # one legend entry: the line over its band
             handles.append(handle)
 
+        bound_line = None
         if predicted_label is not None:
             ys = _line(xs, predicted_prefactor(ev, x, y, law), float(ev["predicted_exponent"]), law)
             (pred_line,) = ax.plot(xs[visible(ys)], ys[visible(ys)], "--", color=PREDICTED, lw=1.5, zorder=2)
             handles.append(pred_line)
+            if _violating_side(ev) is not None:
+                bound_line = (xs[visible(ys)], ys[visible(ys)])
 
         if log:
             y0, y1 = ax.get_ylim()
@@ -415,6 +429,20 @@ def _draw(ev: dict[str, Any], uid: str, tag: str) -> str | None:
             y0, y1 = float(y.min()), float(y.max())
             pad = 0.08 * (y1 - y0) if y1 > y0 else 0.1 * max(abs(y0), 1.0)
             ax.set_ylim(y0 - pad, y1 + pad)
+        if bound_line is not None and len(bound_line[0]) >= 2:
+            # The side of an O()/Ω() bound where a measurement violates it, shaded to the axis edge
+            # (the limits are final here: the shade must not move them).
+            y0, y1 = ax.get_ylim()
+            bx, by = bound_line
+            edge = y1 if _violating_side(ev) == "above" else y0
+            dense = np.geomspace(bx[0], bx[-1], 101) if xlog else np.linspace(bx[0], bx[-1], 101)
+            curve = np.interp(np.log(dense) if xlog else dense, np.log(bx) if xlog else bx,
+                              np.log(by) if log else by)
+            curve = np.exp(curve) if log else curve
+            violating = ax.fill_between(dense, curve, edge, color=VIOLATING, alpha=VIOLATING_ALPHA, lw=0,
+                                        zorder=0)
+            ax.set_ylim(y0, y1)
+            handles.append(violating)
 
         xlabel, ylabel = _axis_labels(ev)
         ax.set_xlabel(xlabel)

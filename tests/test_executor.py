@@ -370,6 +370,8 @@ def test_nox_verify_passes_the_engine_through_and_defaults_to_one_job_per_core(m
                                                   Path(__file__).parent.parent / "noxfile.py")
     noxfile = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(noxfile)
+    # The shared environment as if installed: commands run by their path in it.
+    monkeypatch.setattr(noxfile, "shared_environment", lambda session: {"VIRTUAL_ENV": "/env", "PATH": ""})
 
     class Session:
         def __init__(self, posargs):
@@ -383,11 +385,11 @@ def test_nox_verify_passes_the_engine_through_and_defaults_to_one_job_per_core(m
 
     session = Session(["--scheduler", "tcp://10.0.0.5:8786"])
     noxfile.verify(session)
-    assert session.calls[0] == ("attnaudit", "run", "--out", "results", "--scheduler",
+    assert session.calls[0] == ("/env/bin/attnaudit", "run", "--out", "results", "--scheduler",
                                 "tcp://10.0.0.5:8786")
     session = Session([])
     noxfile.verify(session)
-    assert session.calls[0] == ("attnaudit", "run", "--out", "results", "--jobs",
+    assert session.calls[0] == ("/env/bin/attnaudit", "run", "--out", "results", "--jobs",
                                 str(os.cpu_count() or 1))
     assert noxfile.run_arguments(["--jobs=3", "--profile", "full"]) == ["--jobs=3", "--profile", "full"]
 

@@ -405,8 +405,9 @@ def test_cli_report_says_in_one_line_when_typst_fails(tmp_path, report_results, 
     monkeypatch.setattr(typst, "compile", broken)
     path, baseline = write_inputs(tmp_path / "run", report_results)
     assert main(["report", str(path), "--baseline", str(baseline)]) == 1
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "unexpected argument" in err and "HTML site" in err
+    *progress, err = capsys.readouterr().err.strip().splitlines()  # progress lines, then the error
+    assert all(line.startswith("report: ") for line in progress)
+    assert err.startswith("attnaudit: error: ") and "unexpected argument" in err and "HTML site" in err
     assert (path.parent / "report" / "index.html").exists()
 
 

@@ -276,3 +276,49 @@ def test_a_refuted_O_bound_is_drawn_through_its_smallest_x_so_the_violation_show
     theta = scaling()
     assert predicted_prefactor(theta, x, y, "power") == theta["predicted_prefactor"]
     assert evidence_plot(ev, uid="bound") is not None
+
+
+@pytest.mark.parametrize("order, side", [("O", "above"), ("Ω", "below")])
+def test_a_bound_shades_the_side_that_violates_it(order, side):
+    """The shaded region lies on the violating side of the predicted line: above an O() bound,
+    below an Ω() one; a Θ law has no such region."""
+    import numpy as np
+    from matplotlib.collections import PolyCollection
+
+    import attnaudit.reports.plots as plots
+
+    ev = scaling(order=order, predicted=f"{order}(n)", predicted_exponent=1.0, predicted_prefactor=1e3,
+                 y=[1.0, 100.0, 1e4, 1e6], status="disagrees")
+    label = f"{side} the line: violates the {order}() bound"
+    assert plot_labels(ev)[3] == label
+    assert label not in plot_labels(scaling())
+    shaded = []
+    original = plots.Figure
+
+    def spy(*args, **kwargs):  # keep the axes to read what was drawn on them
+        fig = original(*args, **kwargs)
+        shaded.append(fig)
+        return fig
+
+    plots.Figure = spy
+    try:
+        assert evidence_plot(ev, uid=f"bound-{order}") is not None
+        assert evidence_plot(scaling(), uid="theta") is not None
+    finally:
+        plots.Figure = original
+    theta = shaded[1].axes[0]
+    assert not [c for c in theta.collections if c.get_alpha() == plots.VIOLATING_ALPHA]
+    ax = shaded[0].axes[0]
+    (region,) = [c for c in ax.collections
+                 if isinstance(c, PolyCollection) and c.get_alpha() == plots.VIOLATING_ALPHA]
+    vertices = region.get_paths()[0].vertices
+    y0, y1 = ax.get_ylim()
+    line = next(ln for ln in ax.lines if ln.get_linestyle() == "--")
+    lx, ly = line.get_data()
+    mid = np.sqrt(lx[0] * lx[-1])
+    on_line = np.exp(np.interp(np.log(mid), np.log(lx), np.log(ly)))
+    column = vertices[np.isclose(vertices[:, 0], vertices[np.argmin(abs(vertices[:, 0] - mid)), 0]), 1]
+    if side == "above":
+        assert column.max() == pytest.approx(y1) and column.min() >= on_line * 0.99
+    else:
+        assert column.min() == pytest.approx(y0) and column.max() <= on_line * 1.01

@@ -111,3 +111,32 @@ def test_key_figure_names_what_carries_the_verdict():
     only_proof = [rel("p", "agrees", role="proof")]
     assert key_figure("inconclusive", [], only_proof) == "p <= 1: holds on 10 cases"
     assert key_figure("unverifiable", [], []) == ""
+
+
+def test_a_fit_figure_shows_the_predicted_exponent_beside_the_measured_one():
+    from attnaudit.checks.tables import figure
+
+    ev = {"type": "scaling", "quantity": "μ", "variable": "Δ", "order": "Θ", "predicted_exponent": -4.0,
+          "fit": {"exponent": -5.9999, "ci": [-6.03, -5.97]}}
+    assert figure(ev) == "μ ∝ Δ^-6 (95% CI [-6.03, -5.97]) vs predicted Θ(Δ^-4)"
+    bound = ev | {"order": "O", "predicted_exponent": 1.0, "fit": {"exponent": 7.3, "ci": [6.49, 8.11],
+                                                                   "law": "polylog"}}
+    assert figure(bound) == "μ ∝ (log Δ)^7.3 (95% CI [6.49, 8.11]) vs predicted O((log Δ)^1)"
+    growth = ev | {"order": "Ω", "predicted_exponent": 1.0986, "fit": {"exponent": 1.0986, "ci": [
+        1.0978, 1.0994], "law": "exponential"}}
+    assert figure(growth) == "μ ∝ exp(1.1·Δ) (95% CI [1.098, 1.099]) vs predicted Ω(exp(1.1·Δ))"
+    limit = {"type": "limit", "variable": "t", "point": "0", "order": "Θ", "predicted_exponent": 1.0,
+             "fit": {"exponent": 0.998, "ci": [0.925, 1.07]}}
+    assert figure(limit) == "gap ∝ |t − 0|^0.998 (95% CI [0.925, 1.07]) vs predicted Θ(|t − 0|^1)"
+    assert figure(ev | {"order": "subpolynomial"}).endswith("vs predicted Δ^o(1)")
+
+
+def test_an_interval_is_printed_to_the_precision_that_shows_its_width():
+    from attnaudit.checks.tables import MAX_DIGITS, figure, interval
+
+    assert interval(0.9249, 1.072) == "[0.925, 1.07]"
+    assert interval(-5.999997, -5.999866) == "[-6, -5.9999]"  # 3 digits would show [-6, -6]
+    assert interval(-0.5, -0.4999999999999999) == f"-0.5 (exact to {MAX_DIGITS} digits)"
+    assert interval(-1.4e-31, 3e-17) == f"0 (exact to {MAX_DIGITS} digits)"  # round-off: 0
+    assert figure({"type": "scaling", "quantity": "q", "variable": "n",
+                   "fit": {"exponent": 2.0, "ci": [2.0, 2.0]}}) == "q ∝ n^2 (95% CI 2 (exact to 7 digits))"

@@ -9,7 +9,16 @@ module named in ``COMMANDS``, in that order.
 
 from __future__ import annotations
 
-COMMANDS: tuple[str, ...] = ("letter",)
+COMMANDS: tuple[str, ...] = (
+    "list",
+    "run",
+    "stability",
+    "gate",
+    "report",
+    "replay",
+    "new",
+    "letter",
+)
 
 
 class UsageError(Exception):
