@@ -88,7 +88,7 @@ def _items_verdict(s_steps: list[dict[str, Any]], s_checks: list[dict[str, Any]]
         if s_steps:
             return Verdict.INCONCLUSIVE, (f"{len(s_steps)} statement step(s) agree but no numerical "
                                           "check with a negative control tests the statement")
-        return Verdict.INCONCLUSIVE, "nothing tests the statement itself (only proof steps)"
+        return Verdict.INCONCLUSIVE, "no statement step or check tests it yet"
     outcomes = {e["name"]: controls_outcome(e) for e in s_checks}
     backed = [n for n, o in outcomes.items() if o == "discriminates"]
     blind = [n for n, o in outcomes.items() if o == "blind"]
@@ -142,6 +142,8 @@ def clause_verdicts(claim: Claim, steps: list[dict[str, Any]], evidence: list[di
         undefined = getattr(clause, "undefined", None)
         if undefined is not None:
             verdict, summary = Verdict.UNVERIFIABLE, f"undefined as written: {undefined}"
+        elif cid and not s_steps and not s_checks:
+            verdict, summary = Verdict.INCONCLUSIVE, f"no statement step or check tests clause '{cid}' yet"
         else:
             verdict, summary = _items_verdict(s_steps, s_checks)
             if verdict is Verdict.CONFIRMED and vacuity:

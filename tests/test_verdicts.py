@@ -119,7 +119,7 @@ def test_without_a_statement_check_nothing_is_confirmed():
     assert verdict is Verdict.INCONCLUSIVE and why.startswith("2 statement step(s) agree")
     verdict, why = reading_verdict([step("p", "agrees", role="proof")],
                                    [ev("q", "agrees", role="proof")], None)
-    assert (verdict, why) == (Verdict.INCONCLUSIVE, "nothing tests the statement itself (only proof steps)")
+    assert (verdict, why) == (Verdict.INCONCLUSIVE, "no statement step or check tests it yet")
 
 
 def test_summaries_name_every_item_they_rest_on():

@@ -9,7 +9,7 @@ module named in ``COMMANDS``, in that order.
 
 from __future__ import annotations
 
-COMMANDS: tuple[str, ...] = ()
+COMMANDS: tuple[str, ...] = ("init",)
 
 
 class UsageError(Exception):
