@@ -37,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="attnaudit", description="Computational audit of geometric-attention "
                      "theorems: every claim gets a verdict with evidence.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    builtin_help = "with --claims folders: load the built-in claims and installed packs beside them"
     claims_help = ("a folder of claims to add beside the built-in ones (a path holding a '/', or a "
                    "folder here that is no importable package), "
                    "laid out like claims/<paper>/ or a folder of such folders; or the name of a "
@@ -46,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("list", help="every discovered claim: id, paper, label, kind")
     p.add_argument("--json", action="store_true", help="print one JSON array")
     p.add_argument("--claims", action="append", default=[], help=claims_help)
+    p.add_argument("--with-builtin", action="store_true", help=builtin_help)
 
     p = sub.add_parser("run", help="run claims and print verdicts")
     p.add_argument("ids", nargs="*", metavar="ID_OR_PREFIX", help="claim ids or id prefixes")
@@ -56,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path,
                    help="write results.json (records and summary tables), timings.json and witnesses/ here")
     p.add_argument("--claims", action="append", default=[], help=claims_help)
+    p.add_argument("--with-builtin", action="store_true", help=builtin_help)
     _engine_args(p)
     p.add_argument("--resume", action="store_true",
                    help="with --out: keep the journaled record of every claim whose source hash, "
@@ -73,6 +76,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="with --out: keep the journaled runs that still match, run the rest")
     p.add_argument("--json", action="store_true", help="stdout holds exactly one JSON document")
     p.add_argument("--claims", action="append", default=[], help=claims_help)
+    p.add_argument("--with-builtin", action="store_true", help=builtin_help)
     _engine_args(p)
 
     p = sub.add_parser("gate", help="compare a run's verdicts with the baseline")
@@ -96,6 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("witness", type=Path, metavar="WITNESS.json",
                    help="a witness file, or a results.json (replays every witness in it)")
     p.add_argument("--claims", action="append", default=[], help=claims_help)
+    p.add_argument("--with-builtin", action="store_true", help=builtin_help)
 
     p = sub.add_parser("new", help="write a claim module and its test from a template")
     p.add_argument("paper", metavar="PAPER-KEY")
@@ -173,45 +178,36 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FAIL
 
 
-def _discover(values: list[str]):
-    """``--claims`` values: folders (a path, holding a '/') are added; at most one package name
-    replaces the built-in ``claims``."""
-    return _discover_where(values)[0]
+def _discover(values: list[str], with_builtin: bool = True):
+    """``--claims`` values: folders (a path, holding a '/') are packs, loaded alone unless
+    ``with_builtin``; at most one package name replaces the built-in ``claims``."""
+    return _discover_where(values, with_builtin)[0]
 
 
-def _discover_where(values: list[str]):
+def _discover_where(values: list[str], with_builtin: bool = True):
     """(catalogue, package, folders): what a worker process needs to discover the same claims."""
-    from attnaudit.checks.discovery import DEFAULT_PACKAGE, discover
+    from attnaudit.checks.discovery import discover_claims
 
-    folders = [v for v in values if "/" in v or "\\" in v or _plain_folder(v)]
-    packages = [v for v in values if v not in folders]
-    if len(packages) > 1:
-        raise UsageError(f"--claims names more than one package: {', '.join(packages)}")
-    package = packages[0] if packages else DEFAULT_PACKAGE
-    for folder in folders:
-        if not Path(folder).is_dir():
-            raise UsageError(f"--claims {folder}: no such folder")
     try:
-        return discover(package, folders=tuple(folders)), package, tuple(folders)
-    except ModuleNotFoundError as exc:
-        raise UsageError(f"cannot import the claims package {package!r}: {exc}") from None
+        return discover_claims(values, with_builtin=with_builtin)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
-def _plain_folder(name: str) -> bool:
-    """A folder in the working directory that imports as no regular package (``--claims mine``)."""
-    import importlib.util
+def _select(cat, ids: list[str], package: str):
+    """The claims and load errors ``ids`` select; an unknown id is a usage error naming the
+    nearest ids."""
+    from attnaudit.checks.discovery import NO_BUILTIN
 
-    if not Path(name).is_dir():
-        return False
     try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError):
-        return True
-    return spec is None or spec.origin is None  # None, or a namespace package
+        return cat.select(ids)
+    except KeyError as exc:
+        hint = " (built-in claims load beside --claims folders only with --with-builtin)"
+        raise UsageError(exc.args[0] + (hint if package == NO_BUILTIN else "")) from None
 
 
 def cmd_list(args) -> int:
-    cat = _discover(args.claims)
+    cat = _discover(args.claims, args.with_builtin)
     rows = [{"id": c.id, "paper": c.paper, "label": c.label, "kind": c.kind.value}
             for c in sorted(cat.claims, key=lambda c: c.id)]
     rows += [{"id": e.id, "paper": e.paper, "label": "", "kind": "error", "error": e.reason}
@@ -246,11 +242,8 @@ def cmd_run(args) -> int:
 
     if args.resume and args.out is None:
         raise UsageError("--resume needs --out DIR: the run to resume")
-    cat, package, folders = _discover_where(args.claims)
-    try:
-        claims, errors = cat.select(args.ids)
-    except KeyError as exc:
-        raise UsageError(exc.args[0]) from None
+    cat, package, folders = _discover_where(args.claims, args.with_builtin)
+    claims, errors = _select(cat, args.ids, package)
     device = _resolve_device(args.device)
     t0 = time.perf_counter()
     jobs = plan(claims, seeds=[args.seed], profile=args.profile, device=device, files=cat.files,
@@ -285,7 +278,7 @@ def cmd_run(args) -> int:
 
     execute(pending, args, lambda job: job.claim_id, keep)
     ordered = [records[cid] for cid in sorted(records)]  # catalogue order, whatever finished first
-    attach_witness_files(ordered)
+    attach_witness_files(ordered, cat.folders)
     total = time.perf_counter() - t0
     if args.out is not None:
         from attnaudit.checks.results import write_results
@@ -293,12 +286,9 @@ def cmd_run(args) -> int:
         from attnaudit.checks.witnesses import write_witness_files
 
         write_witness_files(ordered, args.out)
-        ran = {r["paper"] for r in ordered}
-        papers = [{"key": p.key, "title": p.title, "authors": list(p.authors), "arxiv": p.arxiv,
-                   "source_file": p.source_file}
-                  | ({"pack": cat.sources[key], "baseline": _relative(cat.baselines[key])}
-                     if key in cat.baselines else {})
-                  for key, p in sorted(cat.papers.items()) if key in ran]
+        from attnaudit.checks.discovery import paper_entries
+
+        papers = paper_entries(cat, {r["paper"] for r in ordered}, args.ids)
         path = write_results(args.out, ordered, timings, fill_tables(cat.tables, ordered), papers)
         print(f"wrote {path} ({len(ordered)} records) in {total:.1f}s", file=sys.stderr)
     if args.json:
@@ -317,11 +307,8 @@ def cmd_stability(args) -> int:
     from attnaudit.checks.runner import load_error_record, versions
     from attnaudit.checks.stability import format_stability, summarize
 
-    cat, package, folders = _discover_where(args.claims)
-    try:
-        claims, errors = cat.select(args.ids)
-    except KeyError as exc:
-        raise UsageError(exc.args[0]) from None
+    cat, package, folders = _discover_where(args.claims, args.with_builtin)
+    claims, errors = _select(cat, args.ids, package)
     device = _resolve_device(args.device)
     seeds = list(range(args.seeds))
     t0 = time.perf_counter()
@@ -367,14 +354,6 @@ def cmd_stability(args) -> int:
     return EXIT_OK if document["summary"]["stable"] == document["summary"]["claims"] else EXIT_FAIL
 
 
-def _relative(path: str) -> str:
-    p = Path(path).resolve()
-    try:
-        return str(p.relative_to(Path.cwd()))
-    except ValueError:
-        return str(p)
-
-
 def _baseline() -> Path:
     """The built-in claims' baseline, found from the installed package (not the working
     directory: ``gate`` from results/ must find it too); DEFAULT_BASELINE if that is absent."""
@@ -385,20 +364,17 @@ def _baseline() -> Path:
 
 
 def cmd_gate(args) -> int:
-    from attnaudit.checks.gate import accept, compare, format_diff, load_baseline, split_by_baseline
+    from attnaudit.checks.gate import accept_all, format_diff, gate
     from attnaudit.checks.results import load_document
 
     document = load_document(args.results)
-    groups = split_by_baseline(document["results"], document["papers"], args.baseline or _baseline())
     if args.accept:
-        for path, records, _ in groups:
-            print(accept(records, path))
+        for line in accept_all(document, _baseline(), args.baseline, args.results):
+            print(line)
         return EXIT_OK
     failed = False
-    for path, records, is_pack in groups:
-        baseline = load_baseline(path) if path.exists() or not is_pack else {}
-        diffs = compare(records, baseline)
-        print(format_diff(diffs, path, len(records)))
+    for group, diffs in gate(document, _baseline(), args.baseline, args.results):
+        print(format_diff(diffs, group.baseline, len(group.records)))
         failed = failed or bool(diffs)
     return EXIT_FAIL if failed else EXIT_OK
 
@@ -446,6 +422,11 @@ def cmd_replay(args) -> int:
     if not witnesses:
         print(f"{args.witness}: no witnesses to replay")
         return EXIT_OK
-    cat = _discover(args.claims)
+    from attnaudit.checks.witnesses import claims_of
+
+    # a pack's witness names the --claims folder it needs: it replays from any directory
+    values = args.claims or claims_of(witnesses)
+    builtin = args.with_builtin or not values or any(not w.get("claims") for w in witnesses)
+    cat = _discover(values, builtin)
     still_failing = [replay(w, cat) for w in witnesses]
     return EXIT_OK if all(still_failing) else EXIT_FAIL

@@ -59,14 +59,17 @@ CLAIMS = (Claim(
 TEST_TEMPLATE = '''\
 """{cid}: written by 'attnaudit init' ({display}, {file}, line {line}).
 
-It pins what the stub reads today; once the claim has checks, state the verdict you expect and run
-'attnaudit mutate {cid} --claims PACK' (every check must be able to fail). Run with pytest (an
-environment with only attnaudit needs pip install 'attnaudit[test]'). Only this paper's pack loads.
+It pins what the stub reads today; once the claim has checks, state the verdict you expect (the
+mutation test below, also 'attnaudit mutate {cid} --claims PACK', then shows each check can fail).
+Run with pytest (an environment with only attnaudit needs pip install 'attnaudit[test]'). Only this
+paper's pack loads.
 """
 
 from functools import cache
 from pathlib import Path
 
+from attnaudit.checks.context import Context
+from attnaudit.checks.mutation import mutate_claim
 from attnaudit.checks.quotes import position, source_text
 from attnaudit.checks.runner import run_claim
 from attnaudit.checks.scaffold import discover_pack
@@ -80,17 +83,18 @@ def _loaded():
     cat = discover_pack(PACK / "{paper_mod}")  # this paper alone: no other claim is imported
     assert not cat.errors, [f"{{e.file}}: {{e.reason}}" for e in cat.errors]
     claim = next(c for c in cat.claims if c.id == CLAIM_ID)
-    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu")
-    return claim, cat.papers[claim.paper], record
+    ctx = Context(claim.id, seed=0, profile="quick", device="cpu", dtype_name=claim.dtype)
+    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu", context=ctx)
+    return claim, cat.papers[claim.paper], record, ctx
 
 
 def test_{func}_runs():
-    _, _, record = _loaded()
+    _, _, record, _ = _loaded()
     assert record["verdict"] == "inconclusive", record["summary"]  # TODO: the expected verdict
 
 
 def test_{func}_quotes_stand_in_the_source():
-    claim, paper, _ = _loaded()
+    claim, paper, _, _ = _loaded()
     text = source_text(paper.source_file, PACK / "papers")
     assert text is not None, f"the paper's source is not at {{PACK / 'papers'}}/"
     quotes = [("clause", c.id, c.quote) for c in claim.clauses]
@@ -100,6 +104,15 @@ def test_{func}_quotes_stand_in_the_source():
     assert not missing, f"quotes not found in the source: {{missing}}"
     at = [position(text, s.quote) for s in claim.proof_steps]
     assert at == sorted(at), "proof steps are listed out of the source's order"
+
+
+def test_{func}_every_check_can_fail():
+    """The engine's mutation test, as 'attnaudit mutate' runs it (none to run until the stub has
+    checks): each check with its prediction moved flips, and a statement check's verdict holds
+    with its tolerance times 10."""
+    claim, _, record, ctx = _loaded()
+    failures = [o.detail for o in mutate_claim(claim, record, ctx) if o.passed is False]
+    assert not failures, failures
 '''
 
 PAPER_TEMPLATE = '''\

@@ -117,7 +117,7 @@ def test_the_written_tests_pass(tmp_path, capsys):
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            str(tmp_path / "mine" / "tests")], capture_output=True, text=True,
                           cwd=tmp_path, env={"PYTHONPATH": str(ROOT), "PATH": ""}, timeout=300)
-    assert proc.returncode == 0 and f"{2 * len(EXPECTED)} passed" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 0 and f"{3 * len(EXPECTED)} passed" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_init_twice_exits_2_and_touches_nothing(tmp_path, capsys):

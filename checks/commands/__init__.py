@@ -9,7 +9,7 @@ module named in ``COMMANDS``, in that order.
 
 from __future__ import annotations
 
-COMMANDS: tuple[str, ...] = ("init",)
+COMMANDS: tuple[str, ...] = ("init", "mutate")
 
 
 class UsageError(Exception):
