@@ -259,9 +259,10 @@ def confirmation_kind(claim: Claim, verdict: Verdict) -> str | None:
 
 def corrected_statement(claim: Claim, verdict: Verdict, evidence: list[dict[str, Any]]
                         ) -> dict[str, Any] | None:
-    """What the evidence supports instead, marked as derived by the suite; None when not refuted.
+    """What the evidence supports instead, marked with who derived it; None when not refuted.
 
-    The spec's own ``correction`` (typically from its exact derivation) takes precedence; otherwise
+    The spec's own ``correction`` (typically from its exact derivation) takes precedence, labelled
+    as its author's (``attnaudit`` for a built-in claim, the spec's author for a pack's); otherwise
     each refuted statement scaling law of the primary reading contributes the exponent the
     measurement supports.
     """
@@ -270,7 +271,11 @@ def corrected_statement(claim: Claim, verdict: Verdict, evidence: list[dict[str,
     primary = _of_reading(evidence, None, "statement")
     text = claim.correction(evidence) if claim.correction is not None else None
     basis = [e["name"] for e in primary if e["status"] == "disagrees"]
+    # The spec's own text is its author's: the suite's when the spec is a built-in claim.
+    derived_by = ("attnaudit" if claim.source_module.startswith("attnaudit.claims.")
+                  else "the spec's author (correction=)")
     if text is None:
+        derived_by = "attnaudit"
         parts = []
         for e in primary:
             if e["status"] != "disagrees" or e["type"] != "scaling" or e["fit"].get("law") != "power":
@@ -285,4 +290,4 @@ def corrected_statement(claim: Claim, verdict: Verdict, evidence: list[dict[str,
         text = "; ".join(parts) or None
     if text is None:
         return None
-    return {"statement": text, "derived_by": "attnaudit", "basis": basis}
+    return {"statement": text, "derived_by": derived_by, "basis": basis}
