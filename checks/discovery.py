@@ -43,8 +43,9 @@ PACK_BASELINE = "baseline.json"
 class LoadError:
     id: str
     file: str
-    reason: str
+    reason: str  # the exception in full, with the spec's line that raised it
     paper: str = ""
+    line: int | None = None  # that line of ``file``, when the spec's own code raised
 
 
 @dataclass
@@ -105,10 +106,28 @@ def _relative(path: str | None) -> str:
         return str(p)
 
 
-def _reason(exc: BaseException) -> str:
+def _reason(exc: BaseException, file: str | None = None) -> tuple[str, int | None]:
+    """(the exception in full, with where it was raised; the line of ``file`` that raised it).
+
+    The line is the spec's own (the last frame in ``file``), not the library's deepest frame; a
+    frame deeper than the spec is named too. A SyntaxError names its own file and line."""
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, SyntaxError) and exc.lineno is not None:
+        return f"{text} (line {exc.lineno} of {Path(exc.filename or '?').name})", (
+            exc.lineno if file and exc.filename and Path(exc.filename).resolve() == Path(file).resolve()
+            else None)
     frames = traceback.extract_tb(exc.__traceback__)
-    where = f" (line {frames[-1].lineno} of {Path(frames[-1].filename).name})" if frames else ""
-    return f"{type(exc).__name__}: {exc}{where}"
+    if not frames:
+        return text, None
+    target = Path(file).resolve() if file else None
+    own = [f for f in frames if target is not None and Path(f.filename).resolve() == target]
+    last = frames[-1]
+    if not own:
+        return f"{text} (line {last.lineno} of {Path(last.filename).name})", None
+    where = f" (line {own[-1].lineno} of {Path(own[-1].filename).name}"
+    if own[-1] is not last:
+        where += f", raised in {Path(last.filename).name} line {last.lineno}"
+    return text + where + ")", own[-1].lineno
 
 
 # Imported lazily while specs load: a spec may import torch and the operators at module level,
@@ -269,7 +288,8 @@ def _load_paper(cat: Catalogue, mod_name: str, file: str, key: str, source: str,
             raise ValueError(f"paper key {paper.key!r} of {source} clashes with "
                              f"{cat.sources[paper.key]}")
     except Exception as exc:  # noqa: BLE001 - every failure becomes a record
-        cat.errors.append(LoadError(f"{key}/<package>", _relative(file), _reason(exc), key))
+        reason, line = _reason(exc, file)
+        cat.errors.append(LoadError(f"{key}/<package>", _relative(file), reason, key, line))
         return
     cat.papers[paper.key] = paper
     cat.sources[paper.key] = source
@@ -297,7 +317,8 @@ def _load_module(cat: Catalogue, paper: Paper, name: str, file: str) -> None:
             raise TypeError("CLAIMS must be a non-empty tuple of checks.Claim")
         rel = _relative(getattr(module, "__file__", file))
     except Exception as exc:  # noqa: BLE001 - every failure becomes a record
-        cat.errors.append(LoadError(pseudo_id, rel, _reason(exc), paper.key))
+        reason, line = _reason(exc, file)
+        cat.errors.append(LoadError(pseudo_id, rel, reason, paper.key, line))
         return
     for claim in claims:
         if claim.paper != paper.key:
