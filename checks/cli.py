@@ -38,11 +38,10 @@ def _parser() -> argparse.ArgumentParser:
                      "theorems: every claim gets a verdict with evidence.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     builtin_help = "with --claims folders: load the built-in claims and installed packs beside them"
-    claims_help = ("a folder of claims to add beside the built-in ones (a path holding a '/', or a "
-                   "folder here that is no importable package), "
-                   "laid out like claims/<paper>/ or a folder of such folders; or the name of a "
-                   "package laid out like claims/ that replaces the built-in claims and installed "
-                   "packs; repeatable")
+    claims_help = ("a pack folder (a path holding a '/', or a folder here that is no importable "
+                   "package), laid out like claims/<paper>/ or a folder of such folders: its claims "
+                   "alone, unless --with-builtin; or the name of a package laid out like claims/ "
+                   "that replaces the built-in claims and installed packs; repeatable")
 
     p = sub.add_parser("list", help="every discovered claim: id, paper, label, kind")
     p.add_argument("--json", action="store_true", help="print one JSON array")
@@ -82,8 +81,9 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("gate", help="compare a run's verdicts with the baseline")
     p.add_argument("results", type=Path, metavar="RESULTS.json")
     p.add_argument("--baseline", type=Path, default=None,
-                   help="baseline of the built-in claims (a pack's claims are gated against the "
-                        "pack's own baseline.json, recorded in the results file)")
+                   help="gate (or --accept) every record of the run against this file (default: a "
+                        "pack's claims against the pack's own baseline.json, recorded in the results "
+                        "file, the rest against the built-in claims/baseline.json)")
     p.add_argument("--accept", action="store_true", help="rewrite the baseline from this run")
 
     p = sub.add_parser("report", help="render the HTML site, PDF and JUnit XML from a results file")

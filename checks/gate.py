@@ -126,6 +126,11 @@ def accept(records: list[dict[str, Any]], baseline_path: Path,
     return f"gate: baseline {baseline_path} now holds {len(claims)} verdicts and proof statuses"
 
 
+def selection_of(papers: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The id selection a run was made of (recorded with each paper; empty: everything)."""
+    return next((tuple(p["selection"]) for p in papers if isinstance(p.get("selection"), list)), ())
+
+
 @dataclass(frozen=True)
 class Group:
     """The records of a run gated against one baseline."""
@@ -143,7 +148,7 @@ def groups(document: dict[str, Any], default: Path, explicit: Path | None = None
     pack's own baseline (its absolute path is in the results file; an older relative one is read
     from the results file's folder) and the rest against ``default``."""
     papers = document.get("papers", [])
-    selection = next((tuple(p["selection"]) for p in papers if isinstance(p.get("selection"), list)), ())
+    selection = selection_of(papers)
     records = document["results"]
     if explicit is not None:
         return [Group(Path(explicit), records, False, selection)]

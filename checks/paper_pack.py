@@ -152,6 +152,10 @@ def planned(paper: Paper, key: str, root: Path) -> dict[Path, str]:
         raise InitError(f"paper key {key!r} must be lower-case words joined by '-' (--key KEY)")
     if not paper.results:
         raise InitError(f"{paper.main}: no theorem-like environment found")
+    import attnaudit.claims
+
+    if any(Path(root).resolve() == Path(p).resolve() for p in attnaudit.claims.__path__):
+        raise InitError(f"{root} is the built-in claims package; give a folder for the pack (--claims PATH)")
     paper_mod = _mod(key)
     folder = root / paper_mod
     files: dict[Path, str] = {}

@@ -182,3 +182,12 @@ def test_a_claim_with_clauses_and_no_check_reads_inconclusive_never_confirmed():
     with pytest.raises(ValueError, match="no checks"):  # without clauses a claim still needs a check
         Claim(id="p/lemma-2", label="Lemma 2", section="§1", statement="x", reading="r",
               kind="identity", no_derivation="a stub")
+
+
+def test_init_refuses_the_built_in_claims_package(capsys):
+    import attnaudit.claims
+
+    builtin = next(iter(attnaudit.claims.__path__))
+    assert main(["init", str(PAPER), "--key", "traces", "--claims", builtin]) == 2
+    assert "built-in claims package" in capsys.readouterr().err
+    assert not (Path(builtin) / "traces").exists()
