@@ -28,7 +28,7 @@ from attnaudit.checks.latex import Paper, Result
 _CLAIM_KIND = {"conjecture": "conjecture", "definition": "definition-consistency"}
 
 STUB_TEMPLATE = '''\
-"""{display} of {key}{title_note}: {file}, line {line} ({section}).
+r"""{display} of {key}{title_note}: {file}, line {line} ({section}).
 
 Written by 'attnaudit init' from the paper's LaTeX. It runs at once and reads inconclusive: no
 step or check decides its clauses yet, and the summary names each one. Write the reading, the
@@ -46,7 +46,7 @@ CLAUSES = (
 )
 {proof_block}{uses_block}
 CLAIMS = (Claim(
-    id="{cid}", label="{display}", section="{section}",
+    id="{cid}", label={display!r}, section={section_field!r},
     statement=STATEMENT, clauses=CLAUSES,{proof_field}{uses_field}
     reading="TODO: the precise proposition tested, with its hypotheses and quantifiers",
     kind="{claim_kind}",  # TODO: identity, inequality, asymptotic, limit, construction, complexity, ...
@@ -167,6 +167,8 @@ def planned(paper: Paper, key: str, root: Path) -> dict[Path, str]:
     ids = {r.id: f"{key}/{r.id}" for r in paper.results}
     modules: dict[str, str] = {}
     for r in paper.results:
+        if not r.clauses:
+            raise InitError(f"{r.file}:{r.line}: {r.display} has an empty statement: nothing to quote")
         module = _mod(r.id)
         if module in modules:
             raise InitError(f"results {modules[module]} and {r.id} would share the module {module}.py")
@@ -216,7 +218,7 @@ def _stub(r: Result, key: str, ids: dict[str, str]) -> str:
     fields = "\n    ".join(f for f in (proof_field, uses_field) if f)
     return STUB_TEMPLATE.format(
         display=r.display, key=key, title_note=f" ({r.title})" if r.title else "", file=r.file,
-        line=r.line, section=r.section.replace('"', "'"), imports=imports,
+        line=r.line, section=r.section.replace('"', "'"), section_field=r.section, imports=imports,
         macro_note=f": {', '.join(r.macros)}" if r.macros else "", statement=_literal(r.statement),
         clauses=clauses, proof_block=proof_block, uses_block=uses_block, cid=ids[r.id],
         proof_field="\n    " + fields, uses_field="", claim_kind=_CLAIM_KIND.get(r.kind, "identity"))

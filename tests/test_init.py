@@ -191,3 +191,12 @@ def test_init_refuses_the_built_in_claims_package(capsys):
     assert main(["init", str(PAPER), "--key", "traces", "--claims", builtin]) == 2
     assert "built-in claims package" in capsys.readouterr().err
     assert not (Path(builtin) / "traces").exists()
+
+
+def test_an_empty_statement_is_an_error_that_says_where_and_writes_nothing(tmp_path, capsys):
+    (tmp_path / "paper.tex").write_text("\\documentclass{article}\n\\begin{document}\n"
+                                        "\\begin{theorem}[On $\\ell_2$] $x \\ge 0$. \\end{theorem}\n"
+                                        "\\begin{lemma}\\end{lemma}\n\\end{document}\n")
+    code, _, err = _init(tmp_path, tmp_path / "paper.tex", "empty", capsys)
+    assert code == 2 and "paper.tex:4: Lemma 1 has an empty statement" in err
+    assert not (tmp_path / "mine").exists()
