@@ -194,10 +194,16 @@ class _Walk:
         self.sources: list[_Source] = []
         self.main = self._load(main, None)
 
-    def _load(self, file: Path, at: str | None) -> _Source:
-        if any(s.file == file.resolve() for s in self.sources):
-            raise LatexError(f"{at}: {file.name} is \\input twice in one chain (a loop)")
-        source = _parse(file.resolve(), self.root, self.context)
+    def _load(self, file: Path, at: str | None, chain: tuple[Path, ...] = ()) -> _Source:
+        """The parsed ``file`` (parsed once, however often it is input); a file that inputs
+        itself, directly or through others, is an error naming where."""
+        file = file.resolve()
+        if file in chain:
+            raise LatexError(f"{at}: \\input of {file.name} inputs itself again (a loop)")
+        known = next((s for s in self.sources if s.file == file), None)
+        if known is not None:
+            return known
+        source = _parse(file, self.root, self.context)
         self.sources.append(source)
         return source
 
@@ -210,20 +216,21 @@ class _Walk:
                 return candidate
         raise LatexError(f"{source.rel}:{line}: \\{node.macroname}{{{name}}}: no such file")
 
-    def nodes(self, source: _Source | None = None, nodes=None):
+    def nodes(self, source: _Source | None = None, nodes=None, chain: tuple[Path, ...] = ()):
         source = source or self.main
+        chain = chain or (source.file,)
         for node in source.nodes if nodes is None else nodes:
             if node is None:
                 continue
             if node.isNodeType(latexwalker.LatexMacroNode) and node.macroname in _INPUTS:
                 line = source.walker.pos_to_lineno_colno(node.pos)[0]
-                child = self._load(self._resolve(source, node), f"{source.rel}:{line}")
-                yield from self.nodes(child)
+                child = self._load(self._resolve(source, node), f"{source.rel}:{line}", chain)
+                yield from self.nodes(child, None, (*chain, child.file))
                 continue
             yield source, node
             if node.isNodeType(latexwalker.LatexEnvironmentNode) or node.isNodeType(
                     latexwalker.LatexGroupNode):
-                yield from self.nodes(source, node.nodelist)
+                yield from self.nodes(source, node.nodelist, chain)
 
     def flattened(self) -> str:
         """The main file with each \\input replaced by its file's text, recursively."""
@@ -445,7 +452,7 @@ def read_paper(path: str | Path) -> Paper:
     counted: dict[str, int] = {}
     reading: tuple[_Source | None, int, int] = (None, 0, 0)  # the result just read: its body is whole
     for source, node in walk.nodes():
-        if reading[0] is source and reading[1] <= node.pos < reading[2]:
+        if reading[0] is source and reading[1] < node.pos < reading[2]:  # its own nodes
             continue
         if node.isNodeType(latexwalker.LatexMacroNode):
             name = node.macroname

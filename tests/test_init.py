@@ -200,3 +200,14 @@ def test_an_empty_statement_is_an_error_that_says_where_and_writes_nothing(tmp_p
     code, _, err = _init(tmp_path, tmp_path / "paper.tex", "empty", capsys)
     assert code == 2 and "paper.tex:4: Lemma 1 has an empty statement" in err
     assert not (tmp_path / "mine").exists()
+
+
+def test_a_file_input_twice_is_read_twice_and_a_loop_is_an_error(tmp_path):
+    (tmp_path / "main.tex").write_text("\\documentclass{article}\n\\begin{document}\n\\input{part}\n"
+                                       "\\input{part}\n\\end{document}\n")
+    (tmp_path / "part.tex").write_text("\\begin{lemma} $x$ holds. \\end{lemma}\n")
+    paper = read_paper(tmp_path / "main.tex")
+    assert [r.id for r in paper.results] == ["lemma-1", "lemma-2"] and paper.files == ("main.tex", "part.tex")
+    (tmp_path / "part.tex").write_text("\\input{main}\n")
+    with pytest.raises(LatexError, match=r"^part\.tex:1: \\input of main\.tex inputs itself again"):
+        read_paper(tmp_path / "main.tex")
