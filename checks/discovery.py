@@ -32,6 +32,9 @@ from typing import Any
 from attnaudit.checks.model import Claim, Paper, SummaryTable
 
 DEFAULT_PACKAGE = "attnaudit.claims"
+# A package of no papers: discovering it with folders loads those packs alone (no built-in claim,
+# no installed pack), in this process and in the executor's workers alike.
+NO_BUILTIN = "attnaudit_no_builtin_claims"
 ENTRY_POINT_GROUP = "attnaudit.claims"
 PACK_BASELINE = "baseline.json"
 
@@ -40,8 +43,9 @@ PACK_BASELINE = "baseline.json"
 class LoadError:
     id: str
     file: str
-    reason: str
+    reason: str  # the exception in full, with the spec's line that raised it
     paper: str = ""
+    line: int | None = None  # that line of ``file``, when the spec's own code raised
 
 
 @dataclass
@@ -53,9 +57,11 @@ class Catalogue:
     tables: dict[str, tuple[SummaryTable, ...]] = field(default_factory=dict)  # paper key -> TABLES
     sources: dict[str, str] = field(default_factory=dict)  # paper key -> where it was loaded from
     baselines: dict[str, str] = field(default_factory=dict)  # paper key -> a pack's baseline.json
+    folders: dict[str, str] = field(default_factory=dict)  # paper key -> the --claims folder (absolute)
 
     def select(self, patterns: list[str]) -> tuple[list[Claim], list[LoadError]]:
-        """Claims and load errors whose id equals or starts with one of ``patterns``."""
+        """Claims and load errors whose id equals or starts with one of ``patterns`` (whole
+        segments: ``geo`` selects nothing of ``georesolver/…``)."""
         if not patterns:
             return list(self.claims), list(self.errors)
 
@@ -65,12 +71,29 @@ class Catalogue:
         ids = [c.id for c in self.claims] + [e.id for e in self.errors]
         unknown = [p for p in patterns if not any(hit_one(i, p) for i in ids)]
         if unknown:
-            raise KeyError(f"no claim matches {', '.join(unknown)} (see 'attnaudit list')")
+            raise KeyError("; ".join(unmatched(p, ids) for p in unknown))
         return [c for c in self.claims if hit(c.id)], [e for e in self.errors if hit(e.id)]
 
 
 def hit_one(cid: str, pattern: str) -> bool:
     return cid == pattern or cid.startswith(pattern.rstrip("/") + "/")
+
+
+def unmatched(pattern: str, ids: list[str]) -> str:
+    """Why ``pattern`` selects no claim, with the nearest ids (difflib), in one line."""
+    import difflib
+
+    prefixes = sorted({"/".join(i.split("/")[:k]) for i in ids for k in range(1, i.count("/") + 1)})
+    near = difflib.get_close_matches(pattern, sorted(set(ids)) + prefixes, n=3, cutoff=0.5)
+    partial = sorted(i for i in set(ids) if i.startswith(pattern))
+    text = f"no claim matches {pattern}: an id or a prefix of whole '/'-separated segments"
+    if partial:
+        text += f" ({partial[0]} starts with those letters but not with whole segments)"
+    if near:
+        text += f"; did you mean {', '.join(near)}?"
+    elif not ids:
+        text += "; no claim is loaded"
+    return text + " (see 'attnaudit list')"
 
 
 def _relative(path: str | None) -> str:
@@ -83,10 +106,28 @@ def _relative(path: str | None) -> str:
         return str(p)
 
 
-def _reason(exc: BaseException) -> str:
+def _reason(exc: BaseException, file: str | None = None) -> tuple[str, int | None]:
+    """(the exception in full, with where it was raised; the line of ``file`` that raised it).
+
+    The line is the spec's own (the last frame in ``file``), not the library's deepest frame; a
+    frame deeper than the spec is named too. A SyntaxError names its own file and line."""
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, SyntaxError) and exc.lineno is not None:
+        return f"{text} (line {exc.lineno} of {Path(exc.filename or '?').name})", (
+            exc.lineno if file and exc.filename and Path(exc.filename).resolve() == Path(file).resolve()
+            else None)
     frames = traceback.extract_tb(exc.__traceback__)
-    where = f" (line {frames[-1].lineno} of {Path(frames[-1].filename).name})" if frames else ""
-    return f"{type(exc).__name__}: {exc}{where}"
+    if not frames:
+        return text, None
+    target = Path(file).resolve() if file else None
+    own = [f for f in frames if target is not None and Path(f.filename).resolve() == target]
+    last = frames[-1]
+    if not own:
+        return f"{text} (line {last.lineno} of {Path(last.filename).name})", None
+    where = f" (line {own[-1].lineno} of {Path(own[-1].filename).name}"
+    if own[-1] is not last:
+        where += f", raised in {Path(last.filename).name} line {last.lineno}"
+    return text + where + ")", own[-1].lineno
 
 
 # Imported lazily while specs load: a spec may import torch and the operators at module level,
@@ -158,6 +199,10 @@ def discover(package: str = DEFAULT_PACKAGE, folders: tuple[str | Path, ...] = (
     for name in LAZY_MODULES:
         lazy_import(name)
     cat = Catalogue()
+    if package == NO_BUILTIN and NO_BUILTIN not in sys.modules:
+        empty = types.ModuleType(NO_BUILTIN, "A package of no claims: the packs given load alone.")
+        empty.__path__ = []
+        sys.modules[NO_BUILTIN] = empty
     root = importlib.import_module(package)
     for paper_info in sorted(pkgutil.iter_modules(root.__path__), key=lambda m: m.name):
         if not paper_info.ispkg or paper_info.name.startswith("_"):
@@ -173,8 +218,11 @@ def discover(package: str = DEFAULT_PACKAGE, folders: tuple[str | Path, ...] = (
     for folder in folders:
         for init in pack_folders(Path(folder)):
             name = _folder_module_name(init.parent)
+            before = set(cat.papers)
             _load_paper(cat, name, str(init), init.parent.name.replace("_", "-"),
                         f"pack folder {_relative(str(init.parent))}", pack=True, init=init)
+            for key in set(cat.papers) - before:
+                cat.folders[key] = str(Path(folder).resolve())
     _drop_repeated_ids(cat)
     return cat
 
@@ -240,7 +288,8 @@ def _load_paper(cat: Catalogue, mod_name: str, file: str, key: str, source: str,
             raise ValueError(f"paper key {paper.key!r} of {source} clashes with "
                              f"{cat.sources[paper.key]}")
     except Exception as exc:  # noqa: BLE001 - every failure becomes a record
-        cat.errors.append(LoadError(f"{key}/<package>", _relative(file), _reason(exc), key))
+        reason, line = _reason(exc, file)
+        cat.errors.append(LoadError(f"{key}/<package>", _relative(file), reason, key, line))
         return
     cat.papers[paper.key] = paper
     cat.sources[paper.key] = source
@@ -268,7 +317,8 @@ def _load_module(cat: Catalogue, paper: Paper, name: str, file: str) -> None:
             raise TypeError("CLAIMS must be a non-empty tuple of checks.Claim")
         rel = _relative(getattr(module, "__file__", file))
     except Exception as exc:  # noqa: BLE001 - every failure becomes a record
-        cat.errors.append(LoadError(pseudo_id, rel, _reason(exc), paper.key))
+        reason, line = _reason(exc, file)
+        cat.errors.append(LoadError(pseudo_id, rel, reason, paper.key, line))
         return
     for claim in claims:
         if claim.paper != paper.key:
@@ -289,3 +339,47 @@ def _drop_repeated_ids(cat: Catalogue) -> None:
         cat.errors.append(LoadError(cid, cat.files.get(cid, "?"), f"id repeated in {where}",
                                     cid.split("/", 1)[0]))
     cat.claims = [c for c in cat.claims if c.id not in repeated]
+
+
+def discover_claims(values: list[str], *, with_builtin: bool = True
+                    ) -> tuple[Catalogue, str, tuple[str, ...]]:
+    """(catalogue, package, folders) for a command's ``--claims`` values: folders (a path holding
+    a '/', or a folder here that imports as no package) are packs; at most one package name
+    replaces the built-in claims. With folders and not ``with_builtin``, the packs load alone
+    (no built-in claim, no installed pack). Raises ValueError with a one-line message."""
+    folders = [v for v in values if "/" in v or "\\" in v or _plain_folder(v)]
+    packages = [v for v in values if v not in folders]
+    if len(packages) > 1:
+        raise ValueError(f"--claims names more than one package: {', '.join(packages)}")
+    package = packages[0] if packages else (DEFAULT_PACKAGE if with_builtin or not folders else NO_BUILTIN)
+    for folder in folders:
+        if not Path(folder).is_dir():
+            raise ValueError(f"--claims {folder}: no such folder")
+    try:
+        return discover(package, folders=tuple(folders)), package, tuple(folders)
+    except ModuleNotFoundError as exc:
+        raise ValueError(f"cannot import the claims package {package!r}: {exc}") from None
+
+
+def _plain_folder(name: str) -> bool:
+    """A folder in the working directory that imports as no regular package (``--claims mine``)."""
+    if not Path(name).is_dir():
+        return False
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return True
+    return spec is None or spec.origin is None  # None, or a namespace package
+
+
+def paper_entries(cat: Catalogue, keys: set[str], selection: list[str]) -> list[dict[str, Any]]:
+    """The results file's ``papers``: each paper that ran, with, for a pack, where it was loaded
+    from and its baseline's absolute path (so that the gate finds it from any directory), and the
+    run's id selection (empty: everything; the gate then compares only the selected ids)."""
+    return [{"key": p.key, "title": p.title, "authors": list(p.authors), "arxiv": p.arxiv,
+             "source_file": p.source_file, "contributions": p.contributions_json()}
+            | ({"pack": cat.sources[key], "baseline": str(Path(cat.baselines[key]).resolve())}
+               if key in cat.baselines else {})
+            | ({"claims": cat.folders[key]} if key in cat.folders else {})
+            | {"selection": list(selection)}
+            for key, p in sorted(cat.papers.items()) if key in keys]

@@ -46,10 +46,18 @@ def proof_of(record: dict[str, Any]) -> str | None:
     return proof.get("status") if isinstance(proof, dict) else None
 
 
-def compare(records: list[dict[str, Any]], baseline: dict[str, dict[str, str | None]]
-            ) -> list[Difference]:
+def selected(cid: str, selection: list[str] | tuple[str, ...]) -> bool:
+    """Whether a run of the id prefixes ``selection`` (empty: everything) covers ``cid``."""
+    return not selection or any(cid == p or cid.startswith(p.rstrip("/") + "/") for p in selection)
+
+
+def compare(records: list[dict[str, Any]], baseline: dict[str, dict[str, str | None]],
+            selection: list[str] | tuple[str, ...] = ()) -> list[Difference]:
+    """The differences of a run from its baseline. A run of a ``selection`` of ids is compared
+    on those alone: the baseline's other claims were not run, so they have not vanished."""
     diffs: list[Difference] = []
     current = {r["id"]: r for r in records}
+    baseline = {cid: e for cid, e in baseline.items() if selected(cid, selection)}
     for cid in sorted(set(baseline) | set(current)):
         record, before = current.get(cid), baseline.get(cid)
         if record is None:
@@ -102,11 +110,69 @@ def format_diff(diffs: list[Difference], baseline_path: Path, n_records: int) ->
     return "\n".join(lines)
 
 
-def accept(records: list[dict[str, Any]], baseline_path: Path) -> str:
+def accept(records: list[dict[str, Any]], baseline_path: Path,
+           selection: list[str] | tuple[str, ...] = ()) -> str:
+    """Rewrite the baseline from a run. A run of a ``selection`` replaces the selected claims'
+    entries and keeps the others of an existing baseline."""
     errors = [r["id"] for r in records if r["verdict"] == "error"]
     if errors:
         raise ResultsError(f"refusing to accept a run with errors: {', '.join(errors)}")
-    claims = {r["id"]: {"verdict": r["verdict"], "proof": proof_of(r)}
-              for r in sorted(records, key=lambda r: r["id"])}
+    kept = {}
+    if selection and Path(baseline_path).exists():
+        kept = {cid: e for cid, e in load_baseline(baseline_path).items() if not selected(cid, selection)}
+    claims = dict(sorted((kept | {r["id"]: {"verdict": r["verdict"], "proof": proof_of(r)}
+                                  for r in records}).items()))
     write_atomic(baseline_path, dumps({"schema": BASELINE_SCHEMA, "claims": claims}))
     return f"gate: baseline {baseline_path} now holds {len(claims)} verdicts and proof statuses"
+
+
+def selection_of(papers: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The id selection a run was made of (recorded with each paper; empty: everything)."""
+    return next((tuple(p["selection"]) for p in papers if isinstance(p.get("selection"), list)), ())
+
+
+@dataclass(frozen=True)
+class Group:
+    """The records of a run gated against one baseline."""
+
+    baseline: Path
+    records: list[dict[str, Any]]
+    is_pack: bool
+    selection: tuple[str, ...]
+
+
+def groups(document: dict[str, Any], default: Path, explicit: Path | None = None,
+           results_path: Path | None = None) -> list[Group]:
+    """Which baseline each record of a results document is gated against: with ``explicit``
+    (``--baseline FILE``), that file for every record; otherwise a pack's claims against the
+    pack's own baseline (its absolute path is in the results file; an older relative one is read
+    from the results file's folder) and the rest against ``default``."""
+    papers = document.get("papers", [])
+    selection = selection_of(papers)
+    records = document["results"]
+    if explicit is not None:
+        return [Group(Path(explicit), records, False, selection)]
+    here = Path(results_path).parent if results_path is not None else Path(".")
+    resolved = [p | {"baseline": str(here / p["baseline"])} if p.get("baseline") else p for p in papers]
+    return [Group(path, recs, is_pack, selection)
+            for path, recs, is_pack in split_by_baseline(records, resolved, default)]
+
+
+def gate(document: dict[str, Any], default: Path, explicit: Path | None = None,
+         results_path: Path | None = None) -> list[tuple[Group, list[Difference]]]:
+    """Each group with its differences. A pack's baseline that does not exist is an error that
+    says so (a ResultsError), never a run of claims all "new"."""
+    out = []
+    for group in groups(document, default, explicit, results_path):
+        if group.is_pack and not group.baseline.exists():
+            raise ResultsError(f"the pack's baseline {group.baseline} does not exist (review the run, "
+                               "then 'attnaudit gate RESULTS --accept' writes it)")
+        out.append((group, compare(group.records, load_baseline(group.baseline), group.selection)))
+    return out
+
+
+def accept_all(document: dict[str, Any], default: Path, explicit: Path | None = None,
+               results_path: Path | None = None) -> list[str]:
+    """Accept every group's records into its own baseline (a pack's into the pack's alone)."""
+    return [accept(g.records, g.baseline, g.selection)
+            for g in groups(document, default, explicit, results_path)]

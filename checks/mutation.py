@@ -24,7 +24,7 @@ tolerance's, not the measurement's).
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from attnaudit.checks.model import Limit, Relation, ScalingLaw
@@ -188,3 +188,130 @@ def _matched(evaluate):
         return lhs, lhs, tol
 
     return matched
+
+
+# ── the mutation test over a claim: what tests/test_mutations.py, a pack's tests and
+# 'attnaudit mutate' share ─────────────────────────────────────────────────────────────────
+
+
+# Refutations that a tenfold tolerance would turn, listed with why: reported, never failed. Each
+# is an alternative reading, never a headline.
+KNOWN_TOLERANCE_SENSITIVE = {
+    "georesolver/proposition-11.3::online-k-means-regret-increment":
+        "the online-k-means alternative's O(T⁰) refutation (T^0.82) clears its closed-form fit bias "
+        "(±0.436, 2 × 0.218 on this grid) by 0.36 only; tenfold, the bias swamps it",
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One mutation of one check: ``passed`` True (the check can fail / the verdict held), False
+    (the mutation test fails: ``detail`` says why), or None (not applicable: ``detail`` says why)."""
+
+    claim: str
+    check: str
+    mutation: str  # "prediction" or "tolerance"
+    passed: bool | None
+    change: str
+    detail: str
+
+
+def prediction_flip(claim, check, record: dict[str, Any], ctx) -> Outcome:
+    """The check with its prediction moved flips its outcome; a statement check that agreed then
+    refutes its reading, a proof check that agreed then makes the proof flawed. An undecided check
+    (a drifting fit, a straddled bound) must still be able to fail: moved as if it agreed, past
+    every interval it measured, it disagrees."""
+    from attnaudit.checks.runner import run_check
+    from attnaudit.checks.verdict import proof_status, reading_verdict
+
+    original = next(e for e in record["evidence"] if e["name"] == check.name)
+    basis = original | {"status": "agrees"} if original["status"] == "undecided" else original
+    mutant, change = mutate(check, basis, ctx)
+    mutated = run_check(mutant, ctx) | {"controls": []}
+    expected = "disagrees" if basis["status"] == "agrees" else "agrees"
+    if mutated["status"] != expected:
+        return Outcome(claim.id, check.name, "prediction", False, change,
+                       f"{change}: {mutated['status']}, not {expected}: {mutated['summary']}")
+    if original["status"] == "agrees":
+        evidence = [mutated if e["name"] == check.name else e for e in record["evidence"]]
+        steps = record["derivation"]["steps"]
+        if check.role == "statement":
+            verdict, _ = reading_verdict(steps, evidence, check.reading)
+            if verdict.value != "refuted":
+                return Outcome(claim.id, check.name, "prediction", False, change,
+                               f"{change}: the check disagrees but its reading reads {verdict.value}")
+        elif check.role == "proof" and check.step is not None:
+            status = proof_status(claim, steps, evidence)["status"]
+            if status != "flawed":
+                return Outcome(claim.id, check.name, "prediction", False, change,
+                               f"{change}: the check disagrees but the proof reads {status}")
+    return Outcome(claim.id, check.name, "prediction", True, change, f"{change}: {original['status']} "
+                   f"→ {mutated['status']}")
+
+
+def tolerance_hold(claim, check, record: dict[str, Any], ctx) -> Outcome:
+    """A statement check's verdict is the measurement's, not its tolerance's: with the check's
+    tolerance times ``TOLERANCE_FACTOR`` the verdict of the reading it decides stays the same (a
+    check whose own status turns fails only when the verdict turns with it). Not applicable
+    (``passed`` None) to an exact comparison, to an agreement under a stated tolerance (a wider one
+    only widens what agrees) and where the wider tolerance would reach the bound itself."""
+    from attnaudit.checks import tolerances
+    from attnaudit.checks.runner import run_check
+    from attnaudit.checks.verdict import decide, reading_verdict
+
+    original = next(e for e in record["evidence"] if e["name"] == check.name)
+
+    def skipped(why: str) -> Outcome:
+        return Outcome(claim.id, check.name, "tolerance", None, f"tolerance × {TOLERANCE_FACTOR:g}", why)
+
+    if getattr(check.tolerance, "value", None) == 0 or isinstance(check.tolerance, tolerances.Exact):
+        return skipped("an exact comparison: ten times no tolerance is none")
+    monotone = getattr(check, "order", "Θ") in ("Θ", "O", "Ω")  # "unbounded" subtracts its tolerance
+    if (original["status"] == "agrees" and monotone
+            and not isinstance(check.tolerance, tolerances.Systematic)):
+        # A wider tolerance only widens what agrees (a relation's violations and a fit's excluded
+        # exponents can only shrink; drift, judged with the tolerance, only lessens), and only a
+        # hand-set Systematic one can turn an agreement undecided: nothing to rerun.
+        return skipped("an agreement under a stated tolerance stays one under a wider tolerance")
+    mutant, change = scale_tolerance(check, TOLERANCE_FACTOR)
+    try:
+        mutated = run_check(mutant, ctx)
+    except ValueError as exc:
+        if "as wide as the bound" not in str(exc):
+            raise
+        # Tenfold, the tolerance would reach the bound itself: the engine refuses to compare, so
+        # no verdict can be turned by it; the check's own tolerance is below the bound.
+        return skipped(f"{change}: the tenfold tolerance reaches the bound ({exc})")
+    if mutated["status"] == original["status"]:
+        return Outcome(claim.id, check.name, "tolerance", True, change,
+                       f"{change}: still {original['status']}")
+    evidence = [mutated | {"controls": original.get("controls", []),
+                           "control_outcome": original.get("control_outcome")}
+                if e["name"] == check.name else e for e in record["evidence"]]
+    steps = record["derivation"]["steps"]
+    if check.reading is None:
+        before, after = record["verdict"], decide(claim, steps, evidence)["verdict"].value
+    else:
+        before = next(r["verdict"] for r in record["readings"] if r["id"] == check.reading)
+        after = reading_verdict(steps, evidence, check.reading)[0].value
+    if after != before:
+        return Outcome(claim.id, check.name, "tolerance", False, change,
+                       f"{change}: the verdict turns {before} → {after}: {mutated['summary']}")
+    return Outcome(claim.id, check.name, "tolerance", True, change,
+                   f"{change}: the check turns {original['status']} → {mutated['status']}, the verdict "
+                   f"stays {before}")
+
+
+def mutate_claim(claim, record: dict[str, Any], ctx) -> list[Outcome]:
+    """Both mutations of every check of a claim whose ``record`` ran in ``ctx`` (the tolerance
+    mutation for statement checks only)."""
+    out = []
+    for check in claim.checks:
+        out.append(prediction_flip(claim, check, record, ctx))
+        if check.role != "statement":
+            continue
+        known = KNOWN_TOLERANCE_SENSITIVE.get(f"{claim.id}::{check.name}")
+        out.append(Outcome(claim.id, check.name, "tolerance", None, f"tolerance × {TOLERANCE_FACTOR:g}",
+                           f"listed as tolerance-sensitive: {known}") if known
+                   else tolerance_hold(claim, check, record, ctx))
+    return out

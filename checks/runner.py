@@ -271,8 +271,9 @@ def _provenance(claim: Claim, ctx: Context, spec_file: str) -> dict[str, Any]:
 
 def load_error_record(error: LoadError, *, seed: int, profile: str, device: str) -> dict[str, Any]:
     record = _base_record(error.id, error.paper, {})
-    record.update(verdict=Verdict.ERROR.value, summary=f"{error.file}: {error.reason}",
-                  error={"file": error.file, "reason": error.reason})
+    where = f"{error.file}:{error.line}" if error.line is not None else error.file
+    record.update(verdict=Verdict.ERROR.value, summary=f"{where}: {error.reason}",
+                  error={"file": error.file, "line": error.line, "reason": error.reason})
     record["proof"]["reason"] = "the spec did not load"
     record.update(seed=seed, profile=profile, device=device, dtype="", spec_file=error.file,
                   source_hash="", versions=versions())

@@ -21,7 +21,7 @@ import sympy as sp
 
 from attnaudit.checks.model import ROLES
 
-METHODS = ("exact", "series", "limit", "leading-order", "holds")
+METHODS = ("exact", "series", "limit", "leading-order", "holds", "supremum", "infimum")
 STATUSES = ("agrees", "disagrees", "undecided")
 
 
@@ -186,22 +186,52 @@ def _tagged(fn):
 # ── steps ───────────────────────────────────────────────────────────────────────────────────
 
 
+def _worst(statuses) -> str:
+    statuses = set(statuses)
+    return "disagrees" if "disagrees" in statuses else "undecided" if "undecided" in statuses else "agrees"
+
+
+def difference_status(paper, derived) -> str:
+    """Is ``paper − derived`` identically zero? For matrices, entry by entry (a shape mismatch
+    disagrees; the worst entry decides)."""
+    paper, derived = sp.sympify(paper), sp.sympify(derived)
+    if isinstance(paper, sp.MatrixBase) or isinstance(derived, sp.MatrixBase):
+        if not (isinstance(paper, sp.MatrixBase) and isinstance(derived, sp.MatrixBase)):
+            return "disagrees"  # a matrix is no scalar
+        if paper.shape != derived.shape:
+            return "disagrees"
+        return _worst(zero_status(e) for e in (paper - derived))
+    return zero_status(paper - derived)
+
+
 @_tagged
 def exact(name: str, paper: sp.Expr, derived: sp.Expr, *, role: str, reading: str | None = None,
           note: str = "") -> Step:
-    """The paper's expression equals the derived one identically."""
-    status = zero_status(sp.sympify(paper) - sp.sympify(derived))
-    return _step(name, "exact", paper, derived, status, role, reading, note)
+    """The paper's expression equals the derived one identically (scalars, or matrices entry by
+    entry: a matrix identity)."""
+    return _step(name, "exact", paper, derived, difference_status(paper, derived), role, reading, note)
+
+
+_EVALUATED = ("SymPy evaluated the relation to {value} before the step saw it; write holds(name, "
+              "lhs, '<=', rhs) to show the relation itself")
 
 
 @_tagged
-def holds(name: str, relation: sp.Basic, *, role: str, reading: str | None = None,
-          note: str = "") -> Step:
+def holds(name: str, relation, rel: str | None = None, rhs=None, *, role: str,
+          reading: str | None = None, note: str = "") -> Step:
     """A relational statement (an inequality's direction, a sign), decided by :func:`relation_status`
-    under the symbols' assumptions. The derived column shows what SymPy reduced it to."""
-    status = relation_status(relation)
+    under the symbols' assumptions: ``holds(name, sp.Le(a, b))``, or ``holds(name, a, "<=", b)``,
+    which keeps the relation as written however SymPy evaluates it (``1/2 <= 1/4``, not
+    ``False``). The paper column shows the relation, the derived one what SymPy decided."""
+    if rel is not None:
+        shown = sp.Rel(sp.sympify(relation), sp.sympify(rhs), rel, evaluate=False)
+    else:
+        shown = relation
+        if isinstance(relation, (bool, sp.logic.boolalg.BooleanAtom)):
+            note = "; ".join(n for n in (note, _EVALUATED.format(value=bool(relation))) if n)
+    status = relation_status(shown)
     derived = {"agrees": sp.true, "disagrees": sp.false}.get(status, sp.Symbol("undecided"))
-    return _step(name, "holds", relation, derived, status, role, reading, note)
+    return _step(name, "holds", shown, derived, status, role, reading, note)
 
 
 @_tagged
@@ -216,7 +246,9 @@ def series(name: str, paper: sp.Expr, derived: sp.Expr, var: sp.Symbol, point, o
 @_tagged
 def limit(name: str, expr: sp.Expr, var: sp.Symbol, point, paper_value: sp.Expr, *, role: str,
           direction: str = "+", reading: str | None = None, note: str = "") -> Step:
-    """``lim_{var → point} expr`` equals the paper's value (undecided when SymPy cannot take it)."""
+    """``lim_{var → point} expr`` equals the paper's value (undecided when SymPy cannot take it).
+    The value may be infinite (``oo``, ``-oo``): divergence to ∞ is a limit like any other
+    (compared as values, never as the difference oo − oo)."""
     try:
         value = sp.limit(expr, var, point, dir=direction)
     except (NotImplementedError, sp.PoleError, ValueError):
@@ -224,8 +256,63 @@ def limit(name: str, expr: sp.Expr, var: sp.Symbol, point, paper_value: sp.Expr,
                      "undecided", role, reading, note)
     if isinstance(value, sp.Limit) or value.has(sp.AccumBounds):
         return _step(name, "limit", paper_value, value, "undecided", role, reading, note)
-    return _step(name, "limit", paper_value, value, zero_status(sp.sympify(paper_value) - value),
-                 role, reading, note)
+    return _step(name, "limit", paper_value, value, _value_status(paper_value, value), role, reading,
+                 note)
+
+
+_INFINITE = (sp.oo, -sp.oo, sp.zoo)
+
+
+def _value_status(paper_value, value) -> str:
+    """Does a limit (or sup/inf) ``value`` equal the paper's? Infinities compare as values."""
+    paper_value, value = sp.sympify(paper_value), sp.sympify(value)
+    if paper_value in _INFINITE or value in _INFINITE:
+        if paper_value == value:
+            return "agrees"
+        finite = [v.is_finite for v in (paper_value, value) if v not in _INFINITE]
+        return "disagrees" if all(f is True for f in finite) else "undecided"
+    return zero_status(paper_value - value)
+
+
+@_tagged
+def diverges(name: str, expr: sp.Expr, var: sp.Symbol, point=sp.oo, *, role: str, to=sp.oo,
+             direction: str = "+", reading: str | None = None, note: str = "") -> Step:
+    """``expr → to`` (``oo`` or ``-oo``) as ``var → point``: the paper's "grows without bound".
+    Disagrees when the limit exists and is anything else (finite, or the other infinity)."""
+    if sp.sympify(to) not in (sp.oo, -sp.oo):
+        raise ValueError(f"step {name!r}: diverges to oo or -oo, not {to!r}")
+    return limit.__wrapped__(name, expr, var, point, to, role=role, direction=direction,
+                             reading=reading, note=note)
+
+
+def _extremum(kind: str, name: str, expr, var, domain, paper_value, role, reading, note) -> Step:
+    from sympy.calculus.util import maximum, minimum
+
+    try:
+        value = (maximum if kind == "supremum" else minimum)(sp.sympify(expr), var, domain)
+    except (NotImplementedError, ValueError, TypeError):
+        value = None
+    shown = sp.Function("sup" if kind == "supremum" else "inf")(expr)
+    if value is None or not isinstance(value, sp.Expr) or value.has(sp.AccumBounds):
+        return _step(name, kind, paper_value, shown, "undecided", role, reading,
+                     "; ".join(n for n in (note, f"SymPy cannot take the {kind} over {domain}") if n))
+    return _step(name, kind, paper_value, value, _value_status(paper_value, value), role, reading,
+                 "; ".join(n for n in (note, f"over {var} ∈ {domain}") if n))
+
+
+@_tagged
+def supremum(name: str, expr: sp.Expr, var: sp.Symbol, domain: sp.Set, paper_value, *, role: str,
+             reading: str | None = None, note: str = "") -> Step:
+    """``sup_{var ∈ domain} expr`` equals the paper's value (attained or not; ``oo`` when
+    unbounded). Undecided when SymPy cannot take it."""
+    return _extremum("supremum", name, expr, var, domain, paper_value, role, reading, note)
+
+
+@_tagged
+def infimum(name: str, expr: sp.Expr, var: sp.Symbol, domain: sp.Set, paper_value, *, role: str,
+            reading: str | None = None, note: str = "") -> Step:
+    """``inf_{var ∈ domain} expr`` equals the paper's value (``-oo`` when unbounded below)."""
+    return _extremum("infimum", name, expr, var, domain, paper_value, role, reading, note)
 
 
 def leading_term(expr: sp.Expr, var: sp.Symbol, point=sp.oo) -> sp.Expr:

@@ -88,7 +88,7 @@ def _items_verdict(s_steps: list[dict[str, Any]], s_checks: list[dict[str, Any]]
         if s_steps:
             return Verdict.INCONCLUSIVE, (f"{len(s_steps)} statement step(s) agree but no numerical "
                                           "check with a negative control tests the statement")
-        return Verdict.INCONCLUSIVE, "nothing tests the statement itself (only proof steps)"
+        return Verdict.INCONCLUSIVE, "no statement step or check tests it yet"
     outcomes = {e["name"]: controls_outcome(e) for e in s_checks}
     backed = [n for n, o in outcomes.items() if o == "discriminates"]
     blind = [n for n, o in outcomes.items() if o == "blind"]
@@ -142,6 +142,8 @@ def clause_verdicts(claim: Claim, steps: list[dict[str, Any]], evidence: list[di
         undefined = getattr(clause, "undefined", None)
         if undefined is not None:
             verdict, summary = Verdict.UNVERIFIABLE, f"undefined as written: {undefined}"
+        elif cid and not s_steps and not s_checks:
+            verdict, summary = Verdict.INCONCLUSIVE, f"no statement step or check tests clause '{cid}' yet"
         else:
             verdict, summary = _items_verdict(s_steps, s_checks)
             if verdict is Verdict.CONFIRMED and vacuity:
@@ -257,9 +259,10 @@ def confirmation_kind(claim: Claim, verdict: Verdict) -> str | None:
 
 def corrected_statement(claim: Claim, verdict: Verdict, evidence: list[dict[str, Any]]
                         ) -> dict[str, Any] | None:
-    """What the evidence supports instead, marked as derived by the suite; None when not refuted.
+    """What the evidence supports instead, marked with who derived it; None when not refuted.
 
-    The spec's own ``correction`` (typically from its exact derivation) takes precedence; otherwise
+    The spec's own ``correction`` (typically from its exact derivation) takes precedence, labelled
+    as its author's (``attnaudit`` for a built-in claim, the spec's author for a pack's); otherwise
     each refuted statement scaling law of the primary reading contributes the exponent the
     measurement supports.
     """
@@ -268,7 +271,11 @@ def corrected_statement(claim: Claim, verdict: Verdict, evidence: list[dict[str,
     primary = _of_reading(evidence, None, "statement")
     text = claim.correction(evidence) if claim.correction is not None else None
     basis = [e["name"] for e in primary if e["status"] == "disagrees"]
+    # The spec's own text is its author's: the suite's when the spec is a built-in claim.
+    derived_by = ("attnaudit" if claim.source_module.startswith("attnaudit.claims.")
+                  else "the spec's author (correction=)")
     if text is None:
+        derived_by = "attnaudit"
         parts = []
         for e in primary:
             if e["status"] != "disagrees" or e["type"] != "scaling" or e["fit"].get("law") != "power":
@@ -283,4 +290,4 @@ def corrected_statement(claim: Claim, verdict: Verdict, evidence: list[dict[str,
         text = "; ".join(parts) or None
     if text is None:
         return None
-    return {"statement": text, "derived_by": "attnaudit", "basis": basis}
+    return {"statement": text, "derived_by": derived_by, "basis": basis}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,12 +25,25 @@ def _witnesses(records: list[dict[str, Any]]):
                 yield ev["witness"]
 
 
-def attach_witness_files(records: list[dict[str, Any]]) -> None:
-    """Name each witness's file (relative to the results directory) and its replay command."""
+def attach_witness_files(records: list[dict[str, Any]], folders: dict[str, str] | None = None) -> None:
+    """Name each witness's file (relative to the results directory) and its replay command. A
+    pack folder's claim needs that folder to replay: ``folders`` (paper key → the absolute
+    ``--claims`` folder) puts it in the witness (``claims``) and in the command, so the witness
+    replays from any directory."""
+    folders = folders or {}
     for w in _witnesses(records):
         rel = f"{WITNESS_DIR}/{witness_filename(w['claim'], w['check'])}"
         w["file"] = rel
-        w["replay"] = f"attnaudit replay {rel}"
+        folder = folders.get(str(w["claim"]).split("/", 1)[0])
+        if folder is not None:
+            w["claims"] = [folder]
+        w["replay"] = f"attnaudit replay {rel}" + (f" --claims {shlex.quote(folder)}" if folder else "")
+
+
+def claims_of(witnesses: list[dict[str, Any]]) -> list[str]:
+    """The ``--claims`` folders the witnesses were stored with (those that still exist)."""
+    folders = {f for w in witnesses for f in w.get("claims") or () if isinstance(f, str)}
+    return sorted(f for f in folders if Path(f).is_dir())
 
 
 def write_witness_files(records: list[dict[str, Any]], out: Path) -> list[Path]:

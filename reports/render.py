@@ -16,7 +16,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, TextIO
 
-from attnaudit.checks.gate import compare, load_baseline, split_by_baseline
+from attnaudit.checks.gate import compare, load_baseline
+from attnaudit.checks.gate import groups as gate_groups
 from attnaudit.checks.results import load_document, load_timings
 from attnaudit.checks.stability import load_stability
 from attnaudit.reports.document import build_document
@@ -74,14 +75,15 @@ def render_report(results_path: Path, out: Path, *, baseline: Path | None = None
     t0 = time.perf_counter()
     results = load_document(results_path)
     locked, diffs, paths = None, None, []
-    # A claim pack's claims are gated against the pack's own baseline (recorded in the results).
-    for path, records, is_pack in split_by_baseline(results["results"], results["papers"],
-                                                    baseline or Path("-")):
-        if not is_pack and baseline is None:
+    # A claim pack's claims are gated against the pack's own baseline (recorded in the results),
+    # a run of a selection on the selected ids alone; a pack not yet accepted is not gated here.
+    for group in gate_groups(results, baseline or Path("-"), None, results_path):
+        if (not group.is_pack and baseline is None) or (group.is_pack and not group.baseline.exists()):
             continue
-        entries = load_baseline(path) if path.exists() or not is_pack else {}
-        locked, diffs = (locked or {}) | entries, (diffs or []) + compare(records, entries)
-        paths.append(str(path))
+        entries = load_baseline(group.baseline)
+        locked = (locked or {}) | entries
+        diffs = (diffs or []) + compare(group.records, entries, group.selection)
+        paths.append(str(group.baseline))
     if diffs is not None:
         diffs.sort(key=lambda d: d.id)
     # A schema-1 baseline holds verdicts only: the gate then leaves proof statuses unlocked.

@@ -1,5 +1,8 @@
 """docs/writing-a-claim.md: every command in its ``bash`` blocks runs as shown, from the root of a
-copy of the repository (``attnaudit`` and ``pytest`` through this interpreter)."""
+copy of the repository (``attnaudit`` and ``pytest`` through this interpreter): Part 1's built-in
+claim, and Part 2's pack written by ``attnaudit init`` from the docs example paper, whose commands
+run from directories that are not the pack's (the root, results/, /tmp). A command marked
+``# exits N`` must exit N."""
 
 from __future__ import annotations
 
@@ -23,6 +26,15 @@ def commands(text: str) -> list[str]:
             if line.strip() and not line.strip().startswith("#")]
 
 
+def expected_exit(cmd: str) -> int:
+    found = re.search(r"#\s*exits (\d+)\s*$", cmd)
+    return int(found.group(1)) if found else 0
+
+
+def part_1(text: str) -> str:
+    return text.split("\n# Part 2", 1)[0]
+
+
 def test_the_readme_links_the_guide():
     assert "(docs/writing-a-claim.md)" in (ROOT / "README.md").read_text()
 
@@ -30,6 +42,8 @@ def test_the_readme_links_the_guide():
 def test_every_command_of_the_guide_runs(tmp_path):
     cmds = commands(GUIDE.read_text())
     assert len(cmds) >= 8 and any("attnaudit run georesolver/property-2.2.1" in c for c in cmds)
+    assert any(c.startswith("attnaudit init docs/example-paper/") for c in cmds)
+    assert any(expected_exit(c) == 2 for c in cmds)  # the missing pack baseline, shown failing
     copy = tmp_path / "repo"
     shutil.copytree(ROOT, copy, ignore=SKIP)
     env = dict(os.environ, PYTHONPATH=str(copy))
@@ -38,12 +52,28 @@ def test_every_command_of_the_guide_runs(tmp_path):
     for cmd in cmds:
         proc = subprocess.run(["bash", "-o", "pipefail", "-c", prelude + cmd], cwd=copy, env=env,
                               capture_output=True, text=True, timeout=600)
-        assert proc.returncode == 0, f"{cmd}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        assert proc.returncode == expected_exit(cmd), f"{cmd}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        if cmd.startswith("attnaudit init"):
+            assert "4 results" in proc.stdout
+        if cmd == "attnaudit run --claims my-claims":  # the stubs, at once
+            assert proc.stdout.count("inconclusive") >= 4 and "clause 'clause-1'" in proc.stdout
+        if cmd.startswith("attnaudit run --claims my-claims --out"):
+            assert "2 confirmed, 1 inconclusive, 1 refuted" in proc.stdout
+            assert "1507/3000" in (copy / "results" / "paper" / "results.json").read_text()  # section 15
+        if expected_exit(cmd) == 2:
+            assert "baseline.json does not exist" in proc.stderr
+        if cmd.startswith("attnaudit mutate --claims"):
+            assert "0 failed" in proc.stdout and "FAILS" not in proc.stdout
         if cmd.startswith("attnaudit run my-paper"):
             assert "inconclusive" in proc.stdout and "undecided" in proc.stdout
         if cmd.startswith("attnaudit run georesolver"):
             assert "confirmed" in proc.stdout and "absent" in proc.stdout  # as section 9 says
     assert (copy / "results" / "guide" / "baseline.json").exists()
+    # the pack's accept wrote the pack's own baseline and no other
+    written = {p.relative_to(copy).as_posix() for p in copy.rglob("baseline.json")}
+    assert written == {"claims/baseline.json", "results/guide/baseline.json",
+                       "tests/example_pack/attnaudit_example/baseline.json",
+                       "my-claims/softmax_note/baseline.json"}
 
 
 def test_the_guides_imports_are_the_public_api():
@@ -63,8 +93,8 @@ def test_the_guides_example_is_the_spec():
     from attnaudit.claims.georesolver import property_2_2_1, property_2_2_2
 
     claims = [*property_2_2_1.CLAIMS, *property_2_2_2.CLAIMS]
-    text = GUIDE.read_text()
-    scaffold = {"main", "step-1"}  # the ids 'attnaudit new' writes (section 13)
+    text = part_1(GUIDE.read_text())  # Part 2 quotes the docs example paper's specs
+    scaffold = {"main", "step-1"}  # the ids 'attnaudit new' writes
     for cls, attr in (("Clause", "clauses"), ("ProofStep", "proof_steps")):
         quotes = {i.id: normalise(i.quote) for c in claims for i in getattr(c, attr)}
         found = [(i, q) for i, q in re.findall(rf'{cls}\("([^"]+)", "([^"]+)"', text) if i not in scaffold]

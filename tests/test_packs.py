@@ -173,3 +173,98 @@ def test_a_folder_pack_runs_replays_and_gates_against_its_own_baseline(tmp_path,
     out = capsys.readouterr().out
     assert "mine/attnaudit_example/baseline.json" in out and "confirmed → refuted" in out
     assert "claims/baseline.json" not in out  # a run of pack claims alone leaves it aside
+
+
+def _refuted_pack(root: Path) -> Path:
+    """The example pack copied under ``root/mine`` with a second, refuted claim (ONE = 2)."""
+    folder = root / "mine" / "attnaudit_example"
+    shutil.copytree(EXAMPLE / "attnaudit_example", folder)
+    src = (folder / "pythagoras.py").read_text()
+    (folder / "wrong.py").write_text(src.replace("\nONE = 1\n", "\nONE = 2\n")
+                                     .replace("example/identity-1", "example/identity-2"))
+    (folder / "baseline.json").unlink()
+    return root / "mine"
+
+
+def test_the_pack_flow_works_from_any_directory(tmp_path, monkeypatch, capsys):
+    """run in one directory; report, replay, gate, gate of a subset and accept from others: the
+    pack's baseline is found from the pack, and only the pack's is written."""
+    pack = _refuted_pack(tmp_path)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    assert main(["run", "--claims", str(pack), "--out", "out"]) == 0  # the pack alone
+    document = json.loads((tmp_path / "a" / "out" / "results.json").read_text())
+    assert [r["id"] for r in document["results"]] == ["example/identity-1", "example/identity-2"]
+    [paper] = document["papers"]
+    assert paper["baseline"] == str(pack / "attnaudit_example" / "baseline.json")
+    results = str(tmp_path / "a" / "out" / "results.json")
+    capsys.readouterr()
+    monkeypatch.chdir(tmp_path / "b")
+    # no baseline yet: an error that says so, exit 2, nothing written
+    assert main(["gate", results]) == 2
+    err = capsys.readouterr().err
+    assert "baseline.json does not exist" in err and "--accept" in err
+    assert main(["gate", results, "--accept"]) == 0
+    assert "now holds 2 verdicts" in capsys.readouterr().out
+    assert list((tmp_path / "b").iterdir()) == []  # nothing stray here
+    baseline = json.loads((pack / "attnaudit_example" / "baseline.json").read_text())
+    assert baseline["claims"]["example/identity-2"] == {"verdict": "refuted", "proof": "incomplete"}
+    assert main(["gate", results]) == 0
+    assert "2 verdicts match" in capsys.readouterr().out
+    # the witness replays from here with the --claims it stored
+    [witness] = (tmp_path / "a" / "out" / "witnesses").glob("*.json")
+    stored = json.loads(witness.read_text())
+    assert stored["claims"] == [str(pack)] and f"--claims {pack}" in stored["replay"]
+    assert main(["replay", str(witness)]) == 0
+    assert "VIOLATED" in capsys.readouterr().out
+    assert main(["report", results, "--no-pdf", "--out", str(tmp_path / "report")]) == 0
+    assert "gate passes" in capsys.readouterr().out
+    # a run of one claim is gated (and accepted) on that claim alone: the other has not vanished
+    monkeypatch.chdir(tmp_path / "a")
+    assert main(["run", "example/identity-1", "--claims", str(pack), "--out", "one"]) == 0
+    monkeypatch.chdir(tmp_path / "b")
+    capsys.readouterr()
+    one = str(tmp_path / "a" / "one" / "results.json")
+    assert main(["gate", one]) == 0
+    assert "1 verdicts match" in capsys.readouterr().out
+    assert main(["gate", one, "--accept"]) == 0
+    kept = json.loads((pack / "attnaudit_example" / "baseline.json").read_text())
+    assert kept == baseline  # the unselected claim's entry is kept
+    # --baseline FILE takes every record, a pack's too
+    other = tmp_path / "elsewhere.json"
+    assert main(["gate", results, "--baseline", str(other), "--accept"]) == 0
+    assert set(json.loads(other.read_text())["claims"]) == {"example/identity-1", "example/identity-2"}
+    # a deleted baseline is an error again
+    (pack / "attnaudit_example" / "baseline.json").unlink()
+    capsys.readouterr()
+    assert main(["gate", results]) == 2 and "does not exist" in capsys.readouterr().err
+
+
+def test_claims_folder_alone_unless_with_builtin(tmp_path, capsys):
+    pack = _refuted_pack(tmp_path)
+    assert main(["list", "--claims", str(pack)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "2 claims from 1 paper"
+    assert main(["list", "--claims", str(pack), "--with-builtin"]) == 0
+    assert "georesolver/property-2.2.1" in capsys.readouterr().out
+    assert main(["run", "georesolver/property-2.2.1", "--claims", str(pack)]) == 2
+    assert "--with-builtin" in capsys.readouterr().err
+
+
+def test_mutate_flips_every_check_of_the_example_pack(tmp_path, capsys):
+    pack = _refuted_pack(tmp_path)
+    assert main(["mutate", "--claims", str(pack)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("prediction: flips") == 2  # the confirmed claim's check and the refuted one's
+    assert "FAILS" not in out and out.splitlines()[-1].startswith("mutate: 3 passed, 0 failed")
+
+
+@pytest.mark.parametrize(("ids", "said"), [
+    (["example/identity"], "did you mean example/identity-"),
+    (["exam"], "example/identity-1 starts with those letters but not with whole segments"),
+])
+def test_an_id_that_matches_nothing_says_why_and_the_nearest(tmp_path, capsys, ids, said):
+    pack = _refuted_pack(tmp_path)
+    assert main(["run", *ids, "--claims", str(pack)]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "whole '/'-separated segments" in err and len(err.splitlines()) == 1

@@ -119,7 +119,7 @@ def test_without_a_statement_check_nothing_is_confirmed():
     assert verdict is Verdict.INCONCLUSIVE and why.startswith("2 statement step(s) agree")
     verdict, why = reading_verdict([step("p", "agrees", role="proof")],
                                    [ev("q", "agrees", role="proof")], None)
-    assert (verdict, why) == (Verdict.INCONCLUSIVE, "nothing tests the statement itself (only proof steps)")
+    assert (verdict, why) == (Verdict.INCONCLUSIVE, "no statement step or check tests it yet")
 
 
 def test_summaries_name_every_item_they_rest_on():
@@ -257,6 +257,17 @@ def test_corrected_statement_from_the_refuting_fit_and_only_when_refuted():
     assert corrected_statement(own, Verdict.REFUTED, evidence)["statement"] == "own text from 5 checks"
     silent = claim(correction=lambda evidence: None)
     assert corrected_statement(silent, Verdict.REFUTED, evidence)["statement"].startswith("S = Θ(n^-1)")
+    assert corrected_statement(silent, Verdict.REFUTED, evidence)["derived_by"] == "attnaudit"
+
+
+def test_a_specs_own_correction_is_labelled_its_authors():
+    """A pack author's correction= is the author's; a built-in spec's is the suite's own."""
+    evidence = [ev("rel", "disagrees")]
+    own = claim(correction=lambda evidence: "the author's text")
+    labelled = corrected_statement(own, Verdict.REFUTED, evidence)["derived_by"]
+    assert labelled == "the spec's author (correction=)"
+    builtin = dataclasses.replace(own, source_module="attnaudit.claims.toy.rules")
+    assert corrected_statement(builtin, Verdict.REFUTED, evidence)["derived_by"] == "attnaudit"
 
 
 # ── end to end: in-memory claims through the runner ──────────────────────────────────────────

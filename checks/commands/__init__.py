@@ -18,6 +18,8 @@ COMMANDS: tuple[str, ...] = (
     "replay",
     "new",
     "letter",
+    "init",
+    "mutate",
 )
 
 

@@ -11,15 +11,17 @@ from pathlib import Path
 from attnaudit.checks.commands import UsageError
 from attnaudit.checks.gate import DEFAULT_BASELINE
 
-CLAIMS_HELP = ("a folder of claims to add beside the built-in ones (a path holding a '/', or a "
-               "folder here that is no importable package), "
-               "laid out like claims/<paper>/ or a folder of such folders; or the name of a "
-               "package laid out like claims/ that replaces the built-in claims and installed "
-               "packs; repeatable")
+CLAIMS_HELP = ("a pack folder (a path holding a '/', or a folder here that is no importable "
+               "package), laid out like claims/<paper>/ or a folder of such folders: its claims "
+               "alone, unless --with-builtin; or the name of a package laid out like claims/ "
+               "that replaces the built-in claims and installed packs; repeatable")
+BUILTIN_HELP = "with --claims folders: load the built-in claims and installed packs beside them"
 
 
-def add_claims(p: argparse.ArgumentParser) -> None:
+def add_claims(p: argparse.ArgumentParser, with_builtin: bool = True) -> None:
     p.add_argument("--claims", action="append", default=[], help=CLAIMS_HELP)
+    if with_builtin:
+        p.add_argument("--with-builtin", action="store_true", help=BUILTIN_HELP)
 
 
 def engine_args(p: argparse.ArgumentParser) -> None:
@@ -62,42 +64,32 @@ def seed(text: str) -> int:
     return value
 
 
-def discover(values: list[str]):
-    """``--claims`` values: folders (a path, holding a '/') are added; at most one package name
-    replaces the built-in ``claims``."""
-    return discover_where(values)[0]
+def discover(values: list[str], with_builtin: bool = True):
+    """``--claims`` values: folders (a path, holding a '/') are packs, loaded alone unless
+    ``with_builtin``; at most one package name replaces the built-in ``claims``."""
+    return discover_where(values, with_builtin)[0]
 
 
-def discover_where(values: list[str]):
+def discover_where(values: list[str], with_builtin: bool = True):
     """(catalogue, package, folders): what a worker process needs to discover the same claims."""
-    from attnaudit.checks.discovery import DEFAULT_PACKAGE
-    from attnaudit.checks.discovery import discover as discover_claims
+    from attnaudit.checks.discovery import discover_claims
 
-    folders = [v for v in values if "/" in v or "\\" in v or plain_folder(v)]
-    packages = [v for v in values if v not in folders]
-    if len(packages) > 1:
-        raise UsageError(f"--claims names more than one package: {', '.join(packages)}")
-    package = packages[0] if packages else DEFAULT_PACKAGE
-    for folder in folders:
-        if not Path(folder).is_dir():
-            raise UsageError(f"--claims {folder}: no such folder")
     try:
-        return discover_claims(package, folders=tuple(folders)), package, tuple(folders)
-    except ModuleNotFoundError as exc:
-        raise UsageError(f"cannot import the claims package {package!r}: {exc}") from None
+        return discover_claims(values, with_builtin=with_builtin)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
-def plain_folder(name: str) -> bool:
-    """A folder in the working directory that imports as no regular package (``--claims mine``)."""
-    import importlib.util
+def select(cat, ids: list[str], package: str):
+    """The claims and load errors ``ids`` select; an unknown id is a usage error naming the
+    nearest ids."""
+    from attnaudit.checks.discovery import NO_BUILTIN
 
-    if not Path(name).is_dir():
-        return False
     try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError):
-        return True
-    return spec is None or spec.origin is None  # None, or a namespace package
+        return cat.select(ids)
+    except KeyError as exc:
+        hint = " (built-in claims load beside --claims folders only with --with-builtin)"
+        raise UsageError(exc.args[0] + (hint if package == NO_BUILTIN else "")) from None
 
 
 def resolve_device(name: str) -> str:
@@ -110,12 +102,6 @@ def resolve_device(name: str) -> str:
     return name
 
 
-def relative(path: str) -> str:
-    p = Path(path).resolve()
-    try:
-        return str(p.relative_to(Path.cwd()))
-    except ValueError:
-        return str(p)
 
 
 def default_baseline() -> Path:

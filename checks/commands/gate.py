@@ -13,28 +13,24 @@ def add_parser(sub) -> None:
     p = sub.add_parser("gate", help="compare a run's verdicts with the baseline")
     p.add_argument("results", type=Path, metavar="RESULTS.json")
     p.add_argument("--baseline", type=Path, default=None,
-                   help="baseline of the built-in claims (default: the installed claims' "
-                        "baseline.json; a pack's claims are gated against the pack's own "
-                        "baseline.json, recorded in the results file)")
+                   help="gate (or --accept) every record of the run against this file (default: a "
+                        "pack's claims against the pack's own baseline.json, recorded in the results "
+                        "file, the rest against the installed claims' baseline.json)")
     p.add_argument("--accept", action="store_true", help="rewrite the baseline from this run")
     p.set_defaults(func=cmd_gate)
 
 
 def cmd_gate(args) -> int:
-    from attnaudit.checks.gate import accept, compare, format_diff, load_baseline, split_by_baseline
+    from attnaudit.checks.gate import accept_all, format_diff, gate
     from attnaudit.checks.results import load_document
 
     document = load_document(args.results)
-    groups = split_by_baseline(document["results"], document["papers"],
-                               args.baseline or _args.default_baseline())
     if args.accept:
-        for path, records, _ in groups:
-            print(accept(records, path))
+        for line in accept_all(document, _args.default_baseline(), args.baseline, args.results):
+            print(line)
         return EXIT_OK
     failed = False
-    for path, records, is_pack in groups:
-        baseline = load_baseline(path) if path.exists() or not is_pack else {}
-        diffs = compare(records, baseline)
-        print(format_diff(diffs, path, len(records)))
+    for group, diffs in gate(document, _args.default_baseline(), args.baseline, args.results):
+        print(format_diff(diffs, group.baseline, len(group.records)))
         failed = failed or bool(diffs)
     return EXIT_FAIL if failed else EXIT_OK

@@ -17,7 +17,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_list(args) -> int:
-    cat = _args.discover(args.claims)
+    cat = _args.discover(args.claims, args.with_builtin)
     rows = [{"id": c.id, "paper": c.paper, "label": c.label, "kind": c.kind.value}
             for c in sorted(cat.claims, key=lambda c: c.id)]
     rows += [{"id": e.id, "paper": e.paper, "label": "", "kind": "error", "error": e.reason}

@@ -25,6 +25,11 @@ def cmd_replay(args) -> int:
     if not witnesses:
         print(f"{args.witness}: no witnesses to replay")
         return EXIT_OK
-    cat = _args.discover(args.claims)
+    from attnaudit.checks.witnesses import claims_of
+
+    # a pack's witness names the --claims folder it needs: it replays from any directory
+    values = args.claims or claims_of(witnesses)
+    builtin = args.with_builtin or not values or any(not w.get("claims") for w in witnesses)
+    cat = _args.discover(values, builtin)
     still_failing = [replay(w, cat) for w in witnesses]
     return EXIT_OK if all(still_failing) else EXIT_FAIL

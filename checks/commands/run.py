@@ -53,11 +53,8 @@ def cmd_run(args) -> int:
     if args.resume and args.out is None:
         raise UsageError("--resume needs --out DIR: the run to resume")
     check_out(args.out)
-    cat, package, folders = _args.discover_where(args.claims)
-    try:
-        claims, errors = cat.select(args.ids)
-    except KeyError as exc:
-        raise UsageError(exc.args[0]) from None
+    cat, package, folders = _args.discover_where(args.claims, args.with_builtin)
+    claims, errors = _args.select(cat, args.ids, package)
     device = _args.resolve_device(args.device)
     t0 = time.perf_counter()
     jobs = plan(claims, seeds=[args.seed], profile=args.profile, device=device, files=cat.files,
@@ -92,7 +89,7 @@ def cmd_run(args) -> int:
 
     execute(pending, args, lambda job: job.claim_id, keep)
     ordered = [records[cid] for cid in sorted(records)]  # catalogue order, whatever finished first
-    attach_witness_files(ordered)
+    attach_witness_files(ordered, cat.folders)
     annotate_graph(ordered)  # uses, used_by, rests_on: once every record of the run exists
     total = time.perf_counter() - t0
     if args.out is not None:
@@ -101,12 +98,9 @@ def cmd_run(args) -> int:
         from attnaudit.checks.witnesses import write_witness_files
 
         write_witness_files(ordered, args.out)
-        ran = {r["paper"] for r in ordered}
-        papers = [{"key": p.key, "title": p.title, "authors": list(p.authors), "arxiv": p.arxiv,
-                   "source_file": p.source_file, "contributions": p.contributions_json()}
-                  | ({"pack": cat.sources[key], "baseline": _args.relative(cat.baselines[key])}
-                     if key in cat.baselines else {})
-                  for key, p in sorted(cat.papers.items()) if key in ran]
+        from attnaudit.checks.discovery import paper_entries
+
+        papers = paper_entries(cat, {r["paper"] for r in ordered}, args.ids)
         path = write_results(args.out, ordered, timings, fill_tables(cat.tables, ordered), papers)
         print(f"wrote {path} ({len(ordered)} records) in {total:.1f}s", file=sys.stderr)
     if args.json:

@@ -44,11 +44,8 @@ def cmd_stability(args) -> int:
     if args.out is not None:  # before any claim runs, so that no work is lost
         _args.writable_file(args.out, "--out")
         _args.writable_folder(runs_dir / JOURNAL_DIR, "--out")
-    cat, package, folders = _args.discover_where(args.claims)
-    try:
-        claims, errors = cat.select(args.ids)
-    except KeyError as exc:
-        raise UsageError(exc.args[0]) from None
+    cat, package, folders = _args.discover_where(args.claims, args.with_builtin)
+    claims, errors = _args.select(cat, args.ids, package)
     device = _args.resolve_device(args.device)
     seeds = list(range(args.seeds))
     t0 = time.perf_counter()

@@ -4,7 +4,7 @@ sets ONE = 2 to flip the verdict)."""
 import sympy as sp
 import torch
 
-from checks import Claim, Kind, Relation, control, symbolic, tolerances
+from attnaudit import Claim, Kind, Relation, control, symbolic, tolerances
 
 ONE = 1
 x = sp.Symbol("x", real=True)
