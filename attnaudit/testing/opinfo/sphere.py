@@ -5,10 +5,11 @@ import math
 import mpmath
 import torch
 
-from .. import metric as M
-from .. import sphere as S
+from attnaudit.operators import metric as M
+from attnaudit.operators import sphere as S
+
 from .core import ALL_DTYPES, ErrorInput, OpInfo, Sample, Tolerance
-from .samplers import F64, at_angle, gen, normal, unit
+from .samplers import F64, at_angle, gen, grad_qkv, normal, unit
 
 D = 5
 ANGLES = (1e-13, 1e-9, 1e-4, 1.0, math.pi / 2, math.pi - 1e-4, math.pi - 1e-9, math.pi - 1e-13)
@@ -194,91 +195,84 @@ def _metric_errors(fn, key):
     ]
 
 
+def _grad(*, metric: bool = False, single: bool = False):
+    """Gradcheck samples: generic q, k (and v) with a coincident pair; for the metrics, rank-1
+    factors from q and v."""
+
+    def samples():
+        q, k, v = grad_qkv(37)
+        if metric:
+            return [Sample((q, k, q[..., None], v[..., None]), {}, "rank-1 factors, a coincident pair")]
+        return [Sample((q,) if single else (q, k), {}, "generic, a coincident pair")]
+
+    return samples
+
+
 ENTRIES = [
     OpInfo(
-        "sphere_distance",
-        S.sphere_distance,
-        S.sphere_distance,
-        ref_angle,
-        (1, 1),
-        _angle_samples,
-        lambda: _vector_errors(S.sphere_distance, True),
-        ALL_DTYPES,
-        Tolerance(8, "8·eps: ‖x∓y‖², norms and (a-b)² in double-double, then sqrt and atan2 (condition ≤ 1)"),
+        func=S.sphere_distance,
+        ref=ref_angle,
+        core_dims=(1, 1),
+        samples=_angle_samples,
+        errors=lambda: _vector_errors(S.sphere_distance, True),
+        tol=Tolerance(8, "‖x∓y‖², norms and (a-b)² in double-double, then sqrt and atan2 (condition ≤ 1)"),
+        gradcheck=_grad(),
     ),
     OpInfo(
-        "sphere_sqdist",
-        S.sphere_sqdist,
-        S.sphere_sqdist,
-        lambda xs, ys: [[ref_angle(x, y) ** 2 for y in ys] for x in xs],
-        (2, 2),
-        _pairwise_samples,
-        lambda: _vector_errors(S.sphere_sqdist, True, 2),
-        ALL_DTYPES,
-        Tolerance(
-            32,
-            "32·eps: ‖x∓y‖² by direct differences ((d+2)u for d <= 5), correctly rounded norms, "
-            "atan2 and a square (condition ≤ 2)",
-        ),
+        func=S.sphere_sqdist,
+        ref=lambda xs, ys: [[ref_angle(x, y) ** 2 for y in ys] for x in xs],
+        core_dims=(2, 2),
+        samples=_pairwise_samples,
+        errors=lambda: _vector_errors(S.sphere_sqdist, True, 2),
+        tol=Tolerance(32, "‖x∓y‖² by direct differences ((d+2)u for d <= 5), correctly rounded norms, "
+                          "atan2 and a square (condition ≤ 2)"),
+        gradcheck=_grad(),
     ),
     OpInfo(
-        "sphere_normalize",
-        S.sphere_normalize,
-        S.sphere_normalize,
-        lambda x: [a / mpmath.sqrt(_dot(x, x)) for a in x],
-        (1,),
-        lambda dt: _vector_samples(dt, 4200),
-        lambda: _vector_errors(S.sphere_normalize, False),
-        ALL_DTYPES,
-        Tolerance(2, "2·eps normwise: a correctly rounded norm and one quotient"),
+        func=S.sphere_normalize,
+        ref=lambda x: [a / mpmath.sqrt(_dot(x, x)) for a in x],
+        core_dims=(1,),
+        samples=lambda dt: _vector_samples(dt, 4200),
+        errors=lambda: _vector_errors(S.sphere_normalize, False),
+        tol=Tolerance(2, "a correctly rounded norm and one quotient"),
         measure="normwise",
     ),
     OpInfo(
-        "sphere_stereographic",
-        S.sphere_stereographic,
-        S.sphere_stereographic,
-        _ref_stereo,
-        (1,),
-        _stereo_samples,
-        lambda: _vector_errors(S.sphere_stereographic, False)[:3],
-        ALL_DTYPES,
-        Tolerance(8, "8·eps normwise: 1 - ‖z‖² in double-double, a few quotients"),
+        func=S.sphere_stereographic,
+        ref=_ref_stereo,
+        core_dims=(1,),
+        samples=_stereo_samples,
+        errors=lambda: _vector_errors(S.sphere_stereographic, False)[:3],
+        tol=Tolerance(8, "1 - ‖z‖² in double-double, a few quotients"),
+        measure="normwise",
+        gradcheck=_grad(single=True),
+    ),
+    OpInfo(
+        func=S.sphere_stereographic_inverse,
+        ref=_ref_stereo_inverse,
+        core_dims=(1,),
+        samples=_stereo_inverse_samples,
+        errors=lambda: _vector_errors(S.sphere_stereographic_inverse, False),
+        tol=Tolerance(8, "normalisation, then the branch that forms no 1 + s_{d+1} near -1"),
         measure="normwise",
     ),
     OpInfo(
-        "sphere_stereographic_inverse",
-        S.sphere_stereographic_inverse,
-        S.sphere_stereographic_inverse,
-        _ref_stereo_inverse,
-        (1,),
-        _stereo_inverse_samples,
-        lambda: _vector_errors(S.sphere_stereographic_inverse, False),
-        ALL_DTYPES,
-        Tolerance(8, "8·eps normwise: normalisation, then the branch that forms no 1 + s_{d+1} near -1"),
-        measure="normwise",
+        func=M.metric_sqdist,
+        op=lambda q, k, uq, uk: M.metric_sqdist(q, k, uq=uq, uk=uk),
+        ref=lambda q, k, uq, uk: _ref_metric(q, k, uq, uk, False),
+        core_dims=(2, 2, 3, 3),
+        samples=lambda dt: _metric_samples(dt, False),
+        errors=lambda: _metric_errors(M.metric_sqdist, "u"),
+        tol=Tolerance(32, "sums of d + r squares of direct differences and projections (d + r <= 6)"),
+        gradcheck=_grad(metric=True),
     ),
     OpInfo(
-        "metric_sqdist",
-        M.metric_sqdist,
-        lambda q, k, uq, uk: M.metric_sqdist(q, k, uq=uq, uk=uk),
-        lambda q, k, uq, uk: _ref_metric(q, k, uq, uk, False),
-        (2, 2, 3, 3),
-        lambda dt: _metric_samples(dt, False),
-        lambda: _metric_errors(M.metric_sqdist, "u"),
-        ALL_DTYPES,
-        Tolerance(32, "32·eps: sums of d + r squares of direct differences and projections (d + r <= 6)"),
-    ),
-    OpInfo(
-        "metric_sqdist_direct",
-        M.metric_sqdist_direct,
-        lambda q, k, gq, gk: M.metric_sqdist_direct(q, k, gq=gq, gk=gk),
-        lambda q, k, gq, gk: _ref_metric(q, k, gq, gk, True),
-        (2, 2, 3, 3),
-        lambda dt: _metric_samples(dt, True),
-        lambda: _metric_errors(M.metric_sqdist_direct, "g"),
-        ALL_DTYPES,
-        Tolerance(
-            64, "64·eps: quadratic forms over d² terms of an SPD metric (d <= 4), input metrics rounded"
-        ),
+        func=M.metric_sqdist_direct,
+        op=lambda q, k, gq, gk: M.metric_sqdist_direct(q, k, gq=gq, gk=gk),
+        ref=lambda q, k, gq, gk: _ref_metric(q, k, gq, gk, True),
+        core_dims=(2, 2, 3, 3),
+        samples=lambda dt: _metric_samples(dt, True),
+        errors=lambda: _metric_errors(M.metric_sqdist_direct, "g"),
+        tol=Tolerance(64, "quadratic forms over d² terms of an SPD metric (d <= 4), input metrics rounded"),
     ),
 ]

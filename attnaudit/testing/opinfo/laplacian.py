@@ -10,8 +10,9 @@ import math
 import mpmath
 import torch
 
-from .. import laplacian as L
-from .._checks import compute_dtype
+from attnaudit.operators import laplacian as L
+from attnaudit.operators._checks import compute_dtype
+
 from .core import ALL_DTYPES, ErrorInput, OpInfo, Sample, Tolerance
 from .samplers import F64, gen, normal
 
@@ -78,9 +79,8 @@ def _kernel_tolerance(kind):
         arg = r / s if kind == "laplacian" else r.square() / (2 * s * s)
         return 8 * torch.finfo(compute_dtype(dtype)).eps * float(arg.max())
 
-    return Tolerance(8, "8 ulps of the dtype (rounding of the output) + 8·eps(compute dtype)·max "
-                        "argument of exp (relative error of r/σ or r²/2σ², propagated through exp)",
-                     model)
+    return Tolerance(8, "rounding of the output, and the relative error of r/σ or r²/2σ² in the compute "
+                        "dtype propagated through exp", model, "8·eps(compute dtype)·max argument of exp")
 
 
 def _nystrom_samples(dtype):
@@ -104,9 +104,9 @@ def _core_condition(sample):
 
 
 NYSTROM_TOL = Tolerance(
-    0, "64·eps·m·κ(core) relative to max|K̂| (backward-stable solve of the m×m core, κ its "
-       "2-norm condition number, and the factors' rounding)",
-    lambda dtype, sample: 64 * torch.finfo(dtype).eps * sample.kwargs["landmarks"] * _core_condition(sample))
+    0, "backward-stable solve of the m×m core, κ its 2-norm condition number, and the factors' rounding",
+    lambda dtype, sample: 64 * torch.finfo(dtype).eps * sample.kwargs["landmarks"] * _core_condition(sample),
+    "64·eps·m·κ(core)")
 
 
 def _spd_samples(dtype):
@@ -128,8 +128,8 @@ def _cond_model(dtype, sample):
     return 64 * torch.finfo(dtype).eps * a.shape[-1] * float(torch.linalg.cond(a))
 
 
-NS_TOL = Tolerance(0, "64·eps·m·κ(A) relative to max|A⁻¹| (the iteration's fixed point is A⁻¹ to "
-                      "round-off of the products, amplified by κ)", _cond_model)
+NS_TOL = Tolerance(0, "the iteration's fixed point is A⁻¹ to round-off of the products, amplified by κ",
+                   _cond_model, "64·eps·m·κ(A)")
 
 
 # ---------------------------------------------------------------- errors
@@ -189,23 +189,24 @@ def _segment_errors():
     ]
 
 
+def _grad_pair():
+    g = gen(7600)
+    return [Sample((normal(g, 2, 4, 3), normal(g, 2, 5, 3)), {"sigma": 1.5}, "generic pairs, σ=1.5")]
+
+
 ENTRIES = (
-    OpInfo(name="segment_means", func=L.segment_means, op=L.segment_means,
-           ref=lambda x, landmarks: _means(x, landmarks), core_dims=(2,), samples=_segment_samples,
-           errors=_segment_errors, dtypes=ALL_DTYPES,
-           tol=Tolerance(16, "16 ulps: a sum of n/m terms in the dtype, one division")),
-    OpInfo(name="laplacian_kernel", func=L.laplacian_kernel, op=L.laplacian_kernel,
-           ref=_ref_kernel("laplacian"), core_dims=(2, 2), samples=_kernel_samples,
-           errors=lambda: _kernel_errors(L.laplacian_kernel), dtypes=ALL_DTYPES,
-           tol=_kernel_tolerance("laplacian")),
-    OpInfo(name="gaussian_kernel", func=L.gaussian_kernel, op=L.gaussian_kernel,
-           ref=_ref_kernel("gaussian"), core_dims=(2, 2), samples=_kernel_samples,
-           errors=lambda: _kernel_errors(L.gaussian_kernel), dtypes=ALL_DTYPES,
-           tol=_kernel_tolerance("gaussian")),
-    OpInfo(name="nystrom_kernel", func=L.nystrom_kernel, op=L.nystrom_kernel, ref=_ref_nystrom,
-           core_dims=(2, 2), samples=_nystrom_samples, errors=_nystrom_errors,
-           dtypes=(torch.float64, torch.float32), tol=NYSTROM_TOL, measure="normwise"),
-    OpInfo(name="newton_schulz_inverse", func=L.newton_schulz_inverse, op=L.newton_schulz_inverse,
-           ref=_ref_inverse, core_dims=(2,), samples=_spd_samples, errors=_ns_errors,
-           dtypes=(torch.float64, torch.float32), tol=NS_TOL, measure="normwise"),
+    OpInfo(func=L.segment_means, ref=lambda x, landmarks: _means(x, landmarks), core_dims=(2,),
+           samples=_segment_samples, errors=_segment_errors,
+           tol=Tolerance(16, "a sum of n/m terms in the dtype, one division")),
+    OpInfo(func=L.laplacian_kernel, ref=_ref_kernel("laplacian"), core_dims=(2, 2), samples=_kernel_samples,
+           errors=lambda: _kernel_errors(L.laplacian_kernel), tol=_kernel_tolerance("laplacian"),
+           gradcheck=_grad_pair),
+    OpInfo(func=L.gaussian_kernel, ref=_ref_kernel("gaussian"), core_dims=(2, 2), samples=_kernel_samples,
+           errors=lambda: _kernel_errors(L.gaussian_kernel), tol=_kernel_tolerance("gaussian"),
+           gradcheck=_grad_pair),
+    OpInfo(func=L.nystrom_kernel, ref=_ref_nystrom, core_dims=(2, 2), samples=_nystrom_samples,
+           errors=_nystrom_errors, dtypes=(torch.float64, torch.float32), tol=NYSTROM_TOL,
+           measure="normwise"),
+    OpInfo(func=L.newton_schulz_inverse, ref=_ref_inverse, core_dims=(2,), samples=_spd_samples,
+           errors=_ns_errors, dtypes=(torch.float64, torch.float32), tol=NS_TOL, measure="normwise"),
 )

@@ -10,10 +10,11 @@ import math
 import mpmath
 import torch
 
-from .. import routing as R
-from ..hypergate import hypergate, hypergate_jacobian
+from attnaudit.operators import routing as R
+from attnaudit.operators.hypergate import hypergate, hypergate_jacobian
+
 from .core import ALL_DTYPES, ErrorInput, OpInfo, Sample, Tolerance
-from .samplers import F64, gen, normal, unit
+from .samplers import F64, gen, grad_qkv, normal, unit
 from .sphere import ref_angle
 
 
@@ -145,28 +146,39 @@ def _gsr_errors():
     ]
 
 
-GATE_TOL = Tolerance(16, "16·eps normwise: a d-term dot product (d ≤ 4), exp and one quotient per entry")
+GATE_TOL = Tolerance(16, "a d-term dot product (d ≤ 4), exp and one quotient per entry")
+
+
+def _grad_gate():
+    q, k, v = grad_qkv(37)
+    return [Sample((q, (k.transpose(-1, -2) @ v)[:, None] / 4), {}, "batched W (2,1,3,3)")]
+
+
+def _grad_gsr():
+    q, k, v = grad_qkv(37)
+    return [Sample((q, k, v), {"eps": 1e-2, "k": 2}, "Top-2 of 5, a query on a prototype")]
+
 
 ENTRIES = [
-    OpInfo("hypergate", hypergate, hypergate, _ref_gate, (1, 2), _gate_samples(6000),
-           lambda: _gate_errors(hypergate), ALL_DTYPES, GATE_TOL, measure="normwise"),
-    OpInfo("hypergate_jacobian", hypergate_jacobian, hypergate_jacobian, _ref_jacobian, (1, 2),
-           _gate_samples(6100), lambda: _gate_errors(hypergate_jacobian), ALL_DTYPES,
-           Tolerance(32, "32·eps normwise: torch.func's reverse-mode through the gate against the "
-                         "closed form (a dot product, σ, σ(1−σ) and two products per entry)"),
+    OpInfo(func=hypergate, ref=_ref_gate, core_dims=(1, 2), samples=_gate_samples(6000),
+           errors=lambda: _gate_errors(hypergate), tol=GATE_TOL, measure="normwise", gradcheck=_grad_gate),
+    OpInfo(func=hypergate_jacobian, ref=_ref_jacobian, core_dims=(1, 2), samples=_gate_samples(6100),
+           errors=lambda: _gate_errors(hypergate_jacobian),
+           tol=Tolerance(32, "torch.func's reverse-mode through the gate against the closed form (a dot "
+                             "product, σ, σ(1−σ) and two products per entry)"),
            measure="normwise"),
-    OpInfo("sphere_mlp_map", R.sphere_mlp_map, R.sphere_mlp_map, _ref_mlp, (1, 2, 1, 2, 1), _mlp_samples,
-           _mlp_errors, ALL_DTYPES,
-           Tolerance(64, "64·eps normwise: two small matrix products (≤ 5 terms), tanh, a correctly "
-                         "rounded norm; tanh saturates for ‖c‖ = 1e4 (condition ≤ ‖W₂‖)"),
+    OpInfo(func=R.sphere_mlp_map, ref=_ref_mlp, core_dims=(1, 2, 1, 2, 1), samples=_mlp_samples,
+           errors=_mlp_errors,
+           tol=Tolerance(64, "two small matrix products (≤ 5 terms), tanh, a correctly rounded norm; tanh "
+                             "saturates for ‖c‖ = 1e4 (condition ≤ ‖W₂‖)"),
            measure="normwise"),
-    OpInfo("gsr_weights", R.gsr_weights, lambda q, c, eps: R.gsr_weights(q, c, eps=eps), _ref_weights, (2, 2),
-           _gsr_samples(False), _gsr_errors, ALL_DTYPES,
-           Tolerance(64, "64·eps normwise: sida_attention's squared angles (32·eps) and the normalised "
-                         "inverse distances"), measure="normwise"),
-    OpInfo("gsr_attention", R.gsr_attention, lambda q, c, v, eps, k: R.gsr_attention(q, c, v, eps=eps, k=k),
-           _ref_gsr, (2, 2, 2), _gsr_samples(True), _gsr_errors, ALL_DTYPES,
-           Tolerance(64, "64·eps of max|v|: the weights (gsr_weights) and a k-term sum; samples keep "
-                         "the Top-K gap far above rounding, so the selected set is the reference's"),
-           measure="values"),
+    OpInfo(func=R.gsr_weights, ref=_ref_weights, core_dims=(2, 2), samples=_gsr_samples(False),
+           errors=_gsr_errors,
+           tol=Tolerance(64, "sida_attention's squared angles (32·eps) and the normalised inverse distances"),
+           measure="normwise"),
+    OpInfo(func=R.gsr_attention, ref=_ref_gsr, core_dims=(2, 2, 2), samples=_gsr_samples(True),
+           errors=_gsr_errors,
+           tol=Tolerance(64, "the weights (gsr_weights) and a k-term sum; samples keep the Top-K gap "
+                             "far above rounding, so the selected set is the reference's"),
+           measure="values", gradcheck=_grad_gsr),
 ]

@@ -5,9 +5,21 @@ import math
 import mpmath
 import torch
 
-from .. import poincare as P
+from attnaudit.operators import poincare as P
+
 from .core import ALL_DTYPES, ErrorInput, OpInfo, Sample, Tolerance, poincare_distance_mp
-from .samplers import F64, ball_at_radius, boundary_exponents, cast_inside, gen, near, normal, unit
+from .samplers import (
+    F64,
+    ball_at_radius,
+    boundary_exponents,
+    cast_inside,
+    gen,
+    grad_qkv,
+    in_ball,
+    near,
+    normal,
+    unit,
+)
 
 D = 5
 
@@ -317,158 +329,142 @@ def _pairwise(fn):
     return lambda xs, ys, c: [[fn(x, y, c) for y in ys] for x in xs]
 
 
+def _grad_pair(c: float = 1.0, tangent_second: bool = False):
+    """Gradcheck samples: two point sets inside the ball (the second a tangent vector when asked)."""
+
+    def samples():
+        q, k, _ = grad_qkv(37)
+        return [Sample((in_ball(q, 2.0), k if tangent_second else in_ball(k, 2.0)), {"c": c},
+                       "radius < 0.9/√2, a coincident pair")]
+
+    return samples
+
+
+def _grad_point(tangent: bool = False):
+    def samples():
+        q, _, _ = grad_qkv(37)
+        return [Sample((q if tangent else in_ball(q, 2.0),), {"c": 1.0}, "radius < 0.9/√2")]
+
+    return samples
+
+
 ENTRIES = [
     OpInfo(
-        "poincare_distance",
-        P.poincare_distance,
-        lambda x, y, c: P.poincare_distance(x, y, c=c),
-        lambda x, y, c: poincare_distance_mp(x, y, c),
-        (1, 1),
-        _pair_samples,
-        lambda: _pair_errors(P.poincare_distance),
-        ALL_DTYPES,
-        Tolerance(8, "8·eps: double-double ‖x-y‖², 1-c‖·‖² (≈u² error), then ~6 roundings of condition ≤ 1"),
+        func=P.poincare_distance,
+        ref=poincare_distance_mp,
+        core_dims=(1, 1),
+        samples=_pair_samples,
+        errors=lambda: _pair_errors(P.poincare_distance),
+        tol=Tolerance(8, "double-double ‖x-y‖², 1-c‖·‖² (≈u² error), then ~6 roundings of condition ≤ 1"),
+        gradcheck=_grad_pair(),
         peers={"geoopt": geoopt_dist, "naive arcosh": naive_arcosh},
     ),
     OpInfo(
-        "poincare_sqdist",
-        P.poincare_sqdist,
-        lambda x, y, c: P.poincare_sqdist(x, y, c=c),
-        _pairwise(lambda x, y, c: poincare_distance_mp(x, y, c) ** 2),
-        (2, 2),
-        _pairwise_samples,
-        lambda: _pair_errors(P.poincare_sqdist, min_dim=2),
-        ALL_DTYPES,
-        Tolerance(
-            32,
-            "32·eps: ‖x-y‖² by direct differences ((d+2)u for d <= 5), α in double-double, "
-            "then ~8 roundings of condition ≤ 2",
-        ),
+        func=P.poincare_sqdist,
+        ref=_pairwise(lambda x, y, c: poincare_distance_mp(x, y, c) ** 2),
+        core_dims=(2, 2),
+        samples=_pairwise_samples,
+        errors=lambda: _pair_errors(P.poincare_sqdist, min_dim=2),
+        tol=Tolerance(32, "‖x-y‖² by direct differences ((d+2)u for d <= 5), α in double-double, "
+                          "then ~8 roundings of condition ≤ 2"),
+        gradcheck=_grad_pair(c=2.0),
     ),
     OpInfo(
-        "poincare_distance_matrix",
-        P.poincare_distance_matrix,
-        lambda x, y, c: P.poincare_distance_matrix(x, y, c=c),
-        _pairwise(poincare_distance_mp),
-        (2, 2),
-        _pairwise_samples,
-        lambda: _pair_errors(P.poincare_distance_matrix, min_dim=2),
-        ALL_DTYPES,
-        Tolerance(32, "32·eps: as poincare_sqdist, condition ≤ 1"),
+        func=P.poincare_distance_matrix,
+        ref=_pairwise(poincare_distance_mp),
+        core_dims=(2, 2),
+        samples=_pairwise_samples,
+        errors=lambda: _pair_errors(P.poincare_distance_matrix, min_dim=2),
+        tol=Tolerance(32, "as poincare_sqdist, condition ≤ 1"),
     ),
     OpInfo(
-        "mobius_add",
-        P.mobius_add,
-        lambda x, y, c: P.mobius_add(x, y, c=c),
-        _ref_mobius,
-        (1, 1),
-        _mobius_samples,
-        lambda: _pair_errors(P.mobius_add),
-        ALL_DTYPES,
-        Tolerance(16, "16·eps normwise: the denominator-stable form adds only non-negative terms"),
+        func=P.mobius_add,
+        ref=_ref_mobius,
+        core_dims=(1, 1),
+        samples=_mobius_samples,
+        errors=lambda: _pair_errors(P.mobius_add),
+        tol=Tolerance(16, "the denominator-stable form adds only non-negative terms"),
         measure="normwise",
+        gradcheck=_grad_pair(),
     ),
     OpInfo(
-        "poincare_expmap0",
-        P.poincare_expmap0,
-        lambda v, c: P.poincare_expmap0(v, c=c),
-        _ref_expmap0,
-        (1,),
-        lambda dt: _tangents(dt, 3600),
-        lambda: _point_errors(P.poincare_expmap0, True),
-        ALL_DTYPES,
-        Tolerance(8, "8·eps normwise: tanh(t)/t and one product"),
+        func=P.poincare_expmap0,
+        ref=_ref_expmap0,
+        core_dims=(1,),
+        samples=lambda dt: _tangents(dt, 3600),
+        errors=lambda: _point_errors(P.poincare_expmap0, True),
+        tol=Tolerance(8, "tanh(t)/t and one product"),
         measure="normwise",
+        gradcheck=_grad_point(tangent=True),
     ),
     OpInfo(
-        "poincare_logmap0",
-        P.poincare_logmap0,
-        lambda y, c: P.poincare_logmap0(y, c=c),
-        _ref_logmap0,
-        (1,),
-        lambda dt: _points(dt, 3700),
-        lambda: _point_errors(P.poincare_logmap0),
-        ALL_DTYPES,
-        Tolerance(16, "16·eps normwise: artanh via asinh(√(c‖y‖²/α)), α in double-double"),
+        func=P.poincare_logmap0,
+        ref=_ref_logmap0,
+        core_dims=(1,),
+        samples=lambda dt: _points(dt, 3700),
+        errors=lambda: _point_errors(P.poincare_logmap0),
+        tol=Tolerance(16, "artanh via asinh(√(c‖y‖²/α)), α in double-double"),
         measure="normwise",
+        gradcheck=_grad_point(),
     ),
     OpInfo(
-        "poincare_expmap",
-        P.poincare_expmap,
-        lambda x, v, c: P.poincare_expmap(x, v, c=c),
-        _ref_expmap,
-        (1, 1),
-        _expmap_samples,
-        lambda: [
-            e for e in _pair_errors(lambda x, v, c: P.poincare_expmap(x, v, c=c)) if e.label != "‖y‖ > 1/√c"
-        ],
-        ALL_DTYPES,
-        Tolerance(32, "32·eps normwise: exp_0 then Möbius addition"),
+        func=P.poincare_expmap,
+        ref=_ref_expmap,
+        core_dims=(1, 1),
+        samples=_expmap_samples,
+        errors=lambda: [e for e in _pair_errors(P.poincare_expmap) if e.label != "‖y‖ > 1/√c"],
+        tol=Tolerance(32, "exp_0 then Möbius addition"),
         measure="normwise",
+        gradcheck=_grad_pair(tangent_second=True),
     ),
     OpInfo(
-        "poincare_logmap",
-        P.poincare_logmap,
-        lambda x, y, c: P.poincare_logmap(x, y, c=c),
-        _ref_logmap,
-        (1, 1),
-        _logmap_samples,
-        lambda: _pair_errors(P.poincare_logmap),
-        ALL_DTYPES,
-        Tolerance(32, "32·eps normwise: Möbius addition, then the δ and α_u identities"),
+        func=P.poincare_logmap,
+        ref=_ref_logmap,
+        core_dims=(1, 1),
+        samples=_logmap_samples,
+        errors=lambda: _pair_errors(P.poincare_logmap),
+        tol=Tolerance(32, "Möbius addition, then the δ and α_u identities"),
         measure="normwise",
+        gradcheck=_grad_pair(),
     ),
     OpInfo(
-        "poincare_project",
-        P.poincare_project,
-        lambda x, c, margin: P.poincare_project(x, c=c, margin=margin),
-        lambda x, c, margin: (lambda n, r: [a * min(1, r / n) if n else a for a in x])(
+        func=P.poincare_project,
+        ref=lambda x, c, margin: (lambda n, r: [a * min(1, r / n) if n else a for a in x])(
             mpmath.sqrt(_dot(x, x)), (1 - mpmath.mpf(margin)) / mpmath.sqrt(c)
         ),
-        (1,),
-        _project_samples,
-        lambda: _point_errors(P.poincare_project, True),
-        ALL_DTYPES,
-        Tolerance(4, "4·eps normwise: a norm, a quotient and a product"),
+        core_dims=(1,),
+        samples=_project_samples,
+        errors=lambda: _point_errors(P.poincare_project, True),
+        tol=Tolerance(4, "a norm, a quotient and a product"),
         measure="normwise",
     ),
     OpInfo(
-        "poincare_tanh_map",
-        P.poincare_tanh_map,
-        lambda z, c, scale: P.poincare_tanh_map(z, c=c, scale=scale),
-        lambda z, c, scale: [scale * a for a in _ref_expmap0(z, c)],
-        (1,),
-        _tanh_samples,
-        lambda: _point_errors(P.poincare_tanh_map, True),
-        ALL_DTYPES,
-        Tolerance(8, "8·eps normwise: exp_0 and one product"),
+        func=P.poincare_tanh_map,
+        ref=lambda z, c, scale: [scale * a for a in _ref_expmap0(z, c)],
+        core_dims=(1,),
+        samples=_tanh_samples,
+        errors=lambda: _point_errors(P.poincare_tanh_map, True),
+        tol=Tolerance(8, "exp_0 and one product"),
         measure="normwise",
     ),
     OpInfo(
-        "poincare_conformal_factor",
-        P.poincare_conformal_factor,
-        lambda x, c: P.poincare_conformal_factor(x, c=c),
-        lambda x, c: 2 / (1 - c * _dot(x, x)),
-        (1,),
-        lambda dt: _points(dt, 3800),
-        lambda: _point_errors(P.poincare_conformal_factor),
-        ALL_DTYPES,
-        Tolerance(4, "4·eps: α in double-double, one quotient"),
+        func=P.poincare_conformal_factor,
+        ref=lambda x, c: 2 / (1 - c * _dot(x, x)),
+        core_dims=(1,),
+        samples=lambda dt: _points(dt, 3800),
+        errors=lambda: _point_errors(P.poincare_conformal_factor),
+        tol=Tolerance(4, "α in double-double, one quotient"),
     ),
     OpInfo(
-        "poincare_karcher_mean",
-        P.poincare_karcher_mean,
-        lambda x, c: P.poincare_karcher_mean(x, c=c),
-        _ref_karcher,
-        (2,),
-        _karcher_samples,
-        _karcher_errors,
-        (torch.float64, torch.float32),
-        Tolerance(
-            256,
-            "256·eps geodesic/(1+radius): stopping rule 64·eps·(1+radius) on ½‖grad F‖, "
-            "Hessian eigenvalues ≥ 1, plus rounding of the log/exp maps",
-        ),
+        func=P.poincare_karcher_mean,
+        ref=_ref_karcher,
+        core_dims=(2,),
+        samples=_karcher_samples,
+        errors=_karcher_errors,
+        dtypes=(torch.float64, torch.float32),
+        tol=Tolerance(256, "stopping rule 64·eps·(1+radius) on ½‖grad F‖, Hessian eigenvalues ≥ 1, "
+                           "plus rounding of the log/exp maps"),
         measure="geodesic",
+        devices=("cpu", "cuda"),  # the iteration stops on a host-side test of the gradient's norm
     ),
 ]

@@ -43,31 +43,69 @@ class ErrorInput:
     match: str
 
 
+# A reason that starts by restating the tolerance's number ("32·eps: …", "16 ulps: …"): the text
+# writes the number itself, from ``ulps``.
+_RESTATED = re.compile(r"\s*[\d.e+-]+\s*(·\s*eps|ulps?)\b")
+
+
 @dataclasses.dataclass(frozen=True)
 class Tolerance:
     """Allowed error: ``ulps · finfo(dtype).eps`` plus an optional model term.
 
-    ``model(dtype, sample)`` adds a bound that is not a multiple of eps (the fast paths'
-    ρ); ``text`` states the model, for the test ids' failure messages and the table.
+    ``model(dtype, sample)`` adds a bound that is not a multiple of eps (the fast paths' ρ), and
+    ``model_text`` writes that term as a formula. ``reason`` states the error model only: the
+    text (for the failure messages and the precision table) is generated from the numbers.
     """
 
     ulps: float
-    text: str
+    reason: str
     model: Callable[[torch.dtype, Sample], float] | None = None
+    model_text: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.reason.strip():
+            raise ValueError("Tolerance: state the error model in reason")
+        if _RESTATED.match(self.reason):
+            raise ValueError(f"Tolerance reason {self.reason!r} restates the number: the text writes "
+                             "ulps itself; state only the reason")
+        if (self.model is None) != (self.model_text is None):
+            raise ValueError("Tolerance: a model term needs its model_text, and model_text its model")
+        if self.ulps < 0 or (self.ulps == 0 and self.model is None and not self.reason.startswith("exact")):
+            raise ValueError("Tolerance: ulps must be >= 0; a zero tolerance states 'exact: …' as its reason")
+
+    @property
+    def text(self) -> str:
+        """``"<ulps>·eps + <model term>: <reason>"``; an exact tolerance is its reason ("exact: …")."""
+        terms = ([f"{self.ulps:g}·eps"] if self.ulps else []) + ([self.model_text] if self.model_text else [])
+        return f"{' + '.join(terms)}: {self.reason}" if terms else self.reason
 
     def __call__(self, dtype: torch.dtype, sample: Sample) -> float:
         extra = self.model(dtype, sample) if self.model is not None else 0.0
         return self.ulps * torch.finfo(dtype).eps + extra
 
 
-MEASURES = ("elementwise", "normwise", "values", "geodesic")
+# What each measure divides by, for the failure messages (see OpInfo).
+MEASURES = {
+    "elementwise": "relative error per entry",
+    "normwise": "max-norm error over the reference's max-norm",
+    "values": "max-norm error over max|v|",
+    "geodesic": "Poincaré distance to the reference over 1 + radius",
+}
+DEVICES = ("cpu", "cuda", "meta")
 
 
-@dataclasses.dataclass(frozen=True)
+def _no_error_inputs() -> list[ErrorInput]:
+    return []
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class OpInfo:
     """One operator, described once.
 
-    - ``op(*args, **kwargs)`` calls the public operator ``func`` on a sample.
+    - ``func`` is the public operator; ``name`` is its ``__name__``, with ``[variant]`` appended
+      when one operator has several entries (paths, options).
+    - ``op(*args, **kwargs)`` calls it on a sample (default: ``func`` itself); an entry that fixes
+      options or adapts positional arguments to keywords gives its own.
     - ``ref(*mp_args, **kwargs)`` is the independent reference on the exact input values
       (nested lists of ``mpmath.mpf``, one per tensor argument with its last
       ``core_dims[i]`` dims; leading batch dims are looped over by :func:`reference`).
@@ -77,34 +115,56 @@ class OpInfo:
       max-norm reference; ``"values"`` -- max-norm error over ``max |v|`` (attention:
       outputs are convex combinations of the values, the last argument); ``"geodesic"``
       -- the Poincaré distance between output and reference over ``1 + radius``.
+    - ``devices``: where the samples run against the reference (``"cpu"``, ``"cuda"`` when one
+      is present); ``"meta"`` in it says the operator does no data-dependent host work, so it
+      runs on meta tensors and makes no CUDA synchronisation.
+    - ``gradcheck``: float64 samples on which first and second derivatives are checked by finite
+      differences (``torch.autograd.gradcheck`` and ``gradgradcheck``), away from the domain's
+      boundary; ``None`` when the operator is not differentiated (decisions, counts, iterations).
     """
 
-    name: str
     func: Callable
-    op: Callable
     ref: Callable
     core_dims: tuple[int, ...]
     samples: Callable[[torch.dtype], list[Sample]]
-    errors: Callable[[], list[ErrorInput]]
-    dtypes: tuple[torch.dtype, ...]
     tol: Tolerance
+    variant: str | None = None
+    op: Callable | None = None
+    errors: Callable[[], list[ErrorInput]] = _no_error_inputs
+    dtypes: tuple[torch.dtype, ...] = ALL_DTYPES
     measure: str = "elementwise"
     reference_kind: str = "mpmath"
+    devices: tuple[str, ...] = DEVICES
+    gradcheck: Callable[[], list[Sample]] | None = None
     peers: dict[str, Callable] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not re.fullmatch(r"[a-z0-9_.]+(\[[a-z0-9_=.]+\])?", self.name):
-            raise ValueError(
-                f"OpInfo name {self.name!r}: lower-case letters, digits, '_', '.' and an optional [variant]"
-            )
+        if self.op is None:
+            object.__setattr__(self, "op", self.func)  # frozen: the default is set once, here
+        if not re.fullmatch(r"[a-z0-9_.]+", getattr(self.func, "__name__", "")):
+            raise ValueError(f"OpInfo func {self.func!r}: a named function (lower-case, digits, '_', '.')")
+        if self.variant is not None and not re.fullmatch(r"[a-z0-9_=.]+", self.variant):
+            raise ValueError(f"OpInfo {self.func.__name__}: variant {self.variant!r} must be lower-case "
+                             "letters, digits, '_', '=' and '.'")
         if self.measure not in MEASURES:
-            raise ValueError(f"{self.name}: measure must be one of {MEASURES}, got {self.measure!r}")
+            raise ValueError(f"{self.name}: measure must be one of {tuple(MEASURES)}, got {self.measure!r}")
         if self.reference_kind not in ("mpmath", "loops"):
             raise ValueError(f"{self.name}: reference_kind must be 'mpmath' or 'loops'")
         if not self.dtypes or any(not d.is_floating_point for d in self.dtypes):
             raise ValueError(f"{self.name}: dtypes must be a non-empty tuple of floating dtypes")
         if any(c < 0 for c in self.core_dims):
             raise ValueError(f"{self.name}: core_dims must be >= 0")
+        if "cpu" not in self.devices or not set(self.devices) <= set(DEVICES):
+            raise ValueError(f"{self.name}: devices must include 'cpu' and lie in {DEVICES}")
+
+    @property
+    def name(self) -> str:
+        return self.func.__name__ + (f"[{self.variant}]" if self.variant else "")
+
+    @property
+    def error_model(self) -> str:
+        """The tolerance with the measure it bounds, for failure messages and the table."""
+        return f"{MEASURES[self.measure]} <= {self.tol.text}"
 
 
 # ---------------------------------------------------------------- references on exact values
@@ -202,33 +262,85 @@ def error(info: OpInfo, sample: Sample, out: torch.Tensor, ref) -> float:
         return worst
 
 
-def run_sample(info: OpInfo, sample: Sample, fn: Callable | None = None) -> float:
-    """Evaluate ``fn`` (default ``info.op``) on the sample and return its error."""
-    out = (fn or info.op)(*sample.args, **sample.kwargs)
+def on_device(sample: Sample, device: str) -> Sample:
+    """The sample with its tensor arguments on ``device`` (values unchanged; meta keeps only shapes)."""
+    if device == "meta":
+        meta = tuple(torch.empty_like(a, device="meta") for a in sample.args)
+        return dataclasses.replace(sample, args=meta)
+    return dataclasses.replace(sample, args=tuple(a.to(device) for a in sample.args))
+
+
+def run_sample(info: OpInfo, sample: Sample, fn: Callable | None = None, device: str = "cpu") -> float:
+    """Evaluate ``fn`` (default ``info.op``) on the sample moved to ``device`` and return its error
+    against the reference on the sample's exact (CPU) values."""
+    out = (fn or info.op)(*on_device(sample, device).args, **sample.kwargs)
+    if out.device.type != torch.device(device).type:
+        raise AssertionError(f"{info.name} [{sample.label}]: output on {out.device}, inputs on {device}")
     return error(info, sample, out, reference(info, sample))
 
 
 def check_reference(
-    info: OpInfo, dtype: torch.dtype, fn: Callable | None = None
+    info: OpInfo, dtype: torch.dtype, fn: Callable | None = None, device: str = "cpu"
 ) -> list[tuple[str, float, float]]:
-    """Compare every sample of ``dtype`` with the reference; raise AssertionError on failure.
+    """Compare every sample of ``dtype`` (run on ``device``) with the reference; raise
+    AssertionError on failure.
 
     Returns ``[(label, error, tolerance)]``. The failure message has one line per failing
     sample: "got error E, but should be <= T [op, dtype, sample]" and the error model.
     """
     rows, bad = [], []
     for sample in info.samples(dtype):
-        err = run_sample(info, sample, fn)
+        err = run_sample(info, sample, fn, device)
         tol = info.tol(dtype, sample)
         rows.append((sample.label, err, tol))
         if not err <= tol:
             bad.append(
                 f"got {info.measure} error {err:.3g}, but should be <= {tol:.3g} "
-                f"[{info.name}, {str(dtype).removeprefix('torch.')}, sample {sample.label!r}]"
+                f"[{info.name}, {str(dtype).removeprefix('torch.')}, {device}, sample {sample.label!r}]"
             )
     if bad:
-        raise AssertionError("\n".join(bad) + f"\n(error model: {info.tol.text})")
+        raise AssertionError("\n".join(bad) + f"\n(error model: {info.error_model})")
     return rows
+
+
+def check_dtypes(info: OpInfo, dtype: torch.dtype) -> None:
+    """Every sample's output keeps the inputs' dtype."""
+    for sample in info.samples(dtype):
+        out = info.op(*sample.args, **sample.kwargs)
+        if out.dtype != dtype:
+            raise AssertionError(f"{info.name} [{sample.label}]: output {out.dtype}, inputs {dtype}")
+
+
+def check_meta(info: OpInfo) -> None:
+    """The float64 samples run on meta tensors, which carry no data: an ``.item()``, a branch on a
+    value or a host copy raises there. The output is a meta tensor of the CPU output's shape."""
+    for sample in info.samples(torch.float64):
+        want = info.op(*sample.args, **sample.kwargs)
+        got = info.op(*on_device(sample, "meta").args, **sample.kwargs)
+        if got.device.type != "meta" or got.shape != want.shape or got.dtype != want.dtype:
+            raise AssertionError(f"{info.name} [{sample.label}]: on meta tensors gave {got.device.type} "
+                                 f"{tuple(got.shape)} {got.dtype}, on CPU {tuple(want.shape)} {want.dtype}")
+
+
+def check_gradients(info: OpInfo) -> None:
+    """First and second derivatives against finite differences on the ``gradcheck`` samples
+    (every floating tensor argument differentiated, the keyword arguments held fixed)."""
+    if info.gradcheck is None:
+        raise ValueError(f"{info.name}: no gradcheck samples")
+    for sample in info.gradcheck():
+        args = tuple(a.detach().clone().requires_grad_(a.is_floating_point()) for a in sample.args)
+        if any(a.dtype != torch.float64 for a in args):
+            raise ValueError(f"{info.name} [{sample.label}]: gradcheck samples must be float64")
+
+        def fn(*a, _kw=sample.kwargs):
+            return info.op(*a, **_kw)
+
+        for check in (torch.autograd.gradcheck, torch.autograd.gradgradcheck):
+            try:
+                check(fn, args)
+            except Exception as caught:  # noqa: BLE001 -- gradcheck raises GradcheckError or others
+                raise AssertionError(f"{info.name} [{sample.label}]: {check.__name__}: "
+                                     f"{str(caught).splitlines()[0]}") from caught
 
 
 def check_errors(info: OpInfo) -> None:

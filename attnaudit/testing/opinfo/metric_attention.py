@@ -7,7 +7,8 @@ import math
 import mpmath
 import torch
 
-from .. import metric_attention as MA
+from attnaudit.operators import metric_attention as MA
+
 from .core import ErrorInput, OpInfo, Sample, Tolerance
 from .samplers import F64, gen, normal
 
@@ -127,43 +128,80 @@ def _metricnet_errors():
 
 
 _DECOMP_TOL = Tolerance(
-    512, "512·eps normwise: Eq. (16) expands squares, so the error is u times the expanded terms "
-         "(‖q‖² + ‖k‖²)(1 + ‖U‖²) over d + r of them, against scores of the same order (no sample "
-         "near a cancellation but the exact coincident pair, whose score is small but not the max)")
+    512, "Eq. (16) expands squares, so the error is u times the expanded terms (‖q‖² + ‖k‖²)(1 + ‖U‖²) "
+         "over d + r of them, against scores of the same order (no sample near a cancellation but the "
+         "exact coincident pair, whose score is small but not the max)")
+
 
 ENTRIES = [
-    OpInfo("metric_scores[path=decomposed]", MA.metric_scores,
-           lambda q, k, uq, uk, tau: MA.metric_scores(q, k, uq=uq, uk=uk, tau=tau),
-           _ref_scores, (2, 2, 3, 3), lambda dt: _score_samples(dt, 4600),
-           lambda: _score_errors(MA.metric_scores), DTYPES, _DECOMP_TOL, measure="normwise"),
-    OpInfo("metric_scores[path=direct]", MA.metric_scores,
-           lambda q, k, uq, uk, tau: MA.metric_scores(q, k, uq=uq, uk=uk, tau=tau, path="direct"),
-           _ref_scores, (2, 2, 3, 3), lambda dt: _score_samples(dt, 4610),
-           lambda: _score_errors(MA.metric_scores), DTYPES,
-           Tolerance(64, "64·eps: quadratic forms over d² terms of materialised metrics (d <= 4), "
-                         "exact 0 at the coincident pair")),
-    OpInfo("metric_bias_attention", MA.metric_bias_attention,
-           lambda q, k, v, uq, uk, tau: MA.metric_bias_attention(q, k, v, uq=uq, uk=uk, tau=tau, block=2),
-           _ref_attention, (2, 2, 2, 3, 3), lambda dt: _score_samples(dt, 4620, with_v=True),
-           lambda: _score_errors(MA.metric_bias_attention, with_v=True), DTYPES,
-           Tolerance(1024, "1024·eps of max|v|: softmax of Eq. (16) logits (expanded squares, error "
-                           "u·(‖q‖² + ‖k‖²)(1 + ‖U‖²)/τ ≤ ~50u here) streamed over blocks of 2 keys"),
-           measure="values"),
-    OpInfo("metric_attention_direct", MA.metric_attention_direct,
-           lambda q, k, v, uq, uk, tau: MA.metric_attention_direct(q, k, v, uq=uq, uk=uk, tau=tau),
-           _ref_attention, (2, 2, 2, 3, 3), lambda dt: _score_samples(dt, 4630, with_v=True),
-           lambda: _score_errors(MA.metric_attention_direct, with_v=True), DTYPES,
-           Tolerance(256, "256·eps of max|v|: softmax of direct metric scores of size ≤ ~20 (error "
-                          "u·max|s| in each exponent) and an n-term weighted sum"),
-           measure="values"),
-    OpInfo("woodbury_inverse", MA.woodbury_inverse, MA.woodbury_inverse, _ref_inverse_list, (2,),
-           _inverse_samples, lambda: [ErrorInput("integer factor", lambda: MA.woodbury_inverse(
-               torch.zeros(3, 1, dtype=torch.long)), TypeError, "floating dtype")], DTYPES,
-           Tolerance(64, "64·eps normwise: an r × r Cholesky solve of condition ≤ 1 + ‖U‖₂² (≤ ~100 "
-                         "here) and d-term products"),
-           measure="normwise"),
-    OpInfo("metricnet", MA.metricnet, lambda x, w1, b1, w2, b2, r: MA.metricnet(x, w1, b1, w2, b2, r=r),
-           _ref_metricnet, (1, 2, 1, 2, 1), _metricnet_samples, _metricnet_errors, DTYPES,
-           Tolerance(64, "64·eps normwise: two d·m-term linear layers and GELU (erf) on O(1) values"),
-           measure="normwise"),
+    OpInfo(
+        func=MA.metric_scores,
+        variant="path=decomposed",
+        op=lambda q, k, uq, uk, tau: MA.metric_scores(q, k, uq=uq, uk=uk, tau=tau),
+        ref=_ref_scores,
+        core_dims=(2, 2, 3, 3),
+        samples=lambda dt: _score_samples(dt, 4600),
+        errors=lambda: _score_errors(MA.metric_scores),
+        dtypes=DTYPES,
+        tol=_DECOMP_TOL,
+        measure="normwise",
+    ),
+    OpInfo(
+        func=MA.metric_scores,
+        variant="path=direct",
+        op=lambda q, k, uq, uk, tau: MA.metric_scores(q, k, uq=uq, uk=uk, tau=tau, path="direct"),
+        ref=_ref_scores,
+        core_dims=(2, 2, 3, 3),
+        samples=lambda dt: _score_samples(dt, 4610),
+        errors=lambda: _score_errors(MA.metric_scores),
+        dtypes=DTYPES,
+        tol=Tolerance(64, "quadratic forms over d² terms of materialised metrics (d <= 4), exact 0 at the "
+                          "coincident pair"),
+    ),
+    OpInfo(
+        func=MA.metric_bias_attention,
+        op=lambda q, k, v, uq, uk, tau: MA.metric_bias_attention(q, k, v, uq=uq, uk=uk, tau=tau, block=2),
+        ref=_ref_attention,
+        core_dims=(2, 2, 2, 3, 3),
+        samples=lambda dt: _score_samples(dt, 4620, with_v=True),
+        errors=lambda: _score_errors(MA.metric_bias_attention, with_v=True),
+        dtypes=DTYPES,
+        tol=Tolerance(1024, "softmax of Eq. (16) logits (expanded squares, error u·(‖q‖² + ‖k‖²)(1 + ‖U‖²)/τ "
+                            "≤ ~50u here) streamed over blocks of 2 keys"),
+        measure="values",
+    ),
+    OpInfo(
+        func=MA.metric_attention_direct,
+        op=lambda q, k, v, uq, uk, tau: MA.metric_attention_direct(q, k, v, uq=uq, uk=uk, tau=tau),
+        ref=_ref_attention,
+        core_dims=(2, 2, 2, 3, 3),
+        samples=lambda dt: _score_samples(dt, 4630, with_v=True),
+        errors=lambda: _score_errors(MA.metric_attention_direct, with_v=True),
+        dtypes=DTYPES,
+        tol=Tolerance(256, "softmax of direct metric scores of size ≤ ~20 (error u·max|s| in each exponent) "
+                           "and an n-term weighted sum"),
+        measure="values",
+    ),
+    OpInfo(
+        func=MA.woodbury_inverse,
+        ref=_ref_inverse_list,
+        core_dims=(2,),
+        samples=_inverse_samples,
+        errors=lambda: [ErrorInput("integer factor", lambda: MA.woodbury_inverse(
+            torch.zeros(3, 1, dtype=torch.long)), TypeError, "floating dtype")],
+        dtypes=DTYPES,
+        tol=Tolerance(64, "an r × r Cholesky solve of condition ≤ 1 + ‖U‖₂² (≤ ~100 here) and d-term "
+                          "products"),
+        measure="normwise",
+    ),
+    OpInfo(
+        func=MA.metricnet,
+        ref=_ref_metricnet,
+        core_dims=(1, 2, 1, 2, 1),
+        samples=_metricnet_samples,
+        errors=_metricnet_errors,
+        dtypes=DTYPES,
+        tol=Tolerance(64, "two d·m-term linear layers and GELU (erf) on O(1) values"),
+        measure="normwise",
+    ),
 ]

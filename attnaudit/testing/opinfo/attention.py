@@ -4,18 +4,30 @@ References are loops in mpmath at 60 digits over the exact input values: the squ
 distance of the geometry, then ``W = (D + ε)^-1 / Σ (D + ε)^-1`` and ``W @ v``.
 """
 
+import functools
 import math
 
 import mpmath
 import torch
 
-from .. import attention as A
-from .. import ida as I
-from .. import softmax as SM
-from .._checks import compute_dtype, expansion_bound
-from ..distances import squared_distances
+from attnaudit.operators import attention as A
+from attnaudit.operators import ida as I
+from attnaudit.operators import softmax as SM
+from attnaudit.operators._checks import compute_dtype, expansion_bound
+from attnaudit.operators.distances import squared_distances
+
 from .core import ALL_DTYPES, ErrorInput, OpInfo, Sample, Tolerance, poincare_distance_mp
-from .samplers import F64, ball_at_radius, boundary_exponents, cast_inside, gen, normal, unit
+from .samplers import (
+    F64,
+    ball_at_radius,
+    boundary_exponents,
+    cast_inside,
+    gen,
+    grad_qkv,
+    in_ball,
+    normal,
+    unit,
+)
 from .sphere import ref_angle
 
 PATHS = ("exact", "fast")
@@ -147,6 +159,8 @@ def _attention_errors(fn, ball=False, sphere=False):
         ErrorInput("eps string", lambda: fn(q, k, v, eps="1"), TypeError, "eps must be a float"),
         ErrorInput("path", lambda: fn(q, k, v, eps=1.0, path="quick"), ValueError, "path must be one of"),
         ErrorInput("block 0", lambda: fn(q, k, v, eps=1.0, block=0), ValueError, "block must be >= 1"),
+        ErrorInput("chunk_size -2", lambda: fn(q, k, v, eps=1.0, chunk_size=-2), ValueError,
+                   "chunk_size must be"),
         ErrorInput(
             "chunk_size float",
             lambda: fn(q, k, v, eps=1.0, chunk_size=2.0),
@@ -237,6 +251,11 @@ def _kernel_errors():
         ErrorInput("1-dim", lambda: I.ida_kernel(x[0], eps=1.0), ValueError, "at least 2 dims"),
         ErrorInput("eps = -1", lambda: I.ida_kernel(x, eps=-1.0), ValueError, "eps must be positive"),
         ErrorInput("NaN", lambda: I.ida_kernel(nan, eps=1.0), ValueError, "contains NaN"),
+        ErrorInput("eps NaN", lambda: I.ida_kernel(x, eps=math.nan), ValueError, "eps must be positive"),
+        ErrorInput("eps inf", lambda: I.ida_kernel(x, eps=math.inf), ValueError, "eps must be positive"),
+        ErrorInput("eps string", lambda: I.ida_kernel(x, eps="1e-3"), TypeError, "eps must be a float"),
+        ErrorInput("eps complex tensor", lambda: I.ida_kernel(x, eps=torch.tensor([1j])), TypeError,
+                   "eps tensor must be real"),
     ]
 
 
@@ -264,158 +283,144 @@ def _errs_qk(fn, **kw):
     ]
 
 
-HALF_NOTE = "inputs in half dtypes are computed in float32 and rounded once"
+def _grad(args: str, ball: bool = False, **kwargs):
+    """Gradcheck samples: generic q, k, v (batch 2, n = 5, d = 3) with a key on a query; ``args``
+    names the tensors passed ("qk", "qkv", "q"); ball: q and k inside the Poincaré ball."""
+
+    def samples():
+        q, k, v = grad_qkv(37)
+        if ball:
+            q, k = in_ball(q, 2.0), in_ball(k, 2.0)
+        pick = {"q": q, "k": k, "v": v}
+        return [Sample(tuple(pick[a] for a in args), kwargs, f"a coincident pair, {kwargs}")]
+
+    return samples
+
+
+def _grad_attention(kind: str):
+    """ε = 1e-2 with a key on a query, and for IDA a per-batch ε tensor (held fixed here)."""
+
+    def samples():
+        out = _grad("qkv", ball=kind == "hida", eps=1e-2)()
+        if kind == "ida":
+            q, k, v = grad_qkv(38)
+            out.append(Sample((q, k, v), {"eps": torch.linspace(1e-2, 1.0, 2, dtype=F64)}, "ε per batch"))
+        return out
+
+    return samples
+
+
+def _grad_erank():
+    q, _, _ = grad_qkv(37)
+    return [Sample((I.ida_kernel(q, eps=1e-2),), {}, "IDA kernels of 5 points")]
+
+
 ENTRIES = [
     OpInfo(
-        "squared_distances",
-        squared_distances,
-        squared_distances,
-        lambda x, y: [[_sq(a, b) for b in y] for a in x],
-        (2, 2),
-        _euclid_pair_samples,
-        lambda: _errs_qk(squared_distances),
-        ALL_DTYPES,
-        Tolerance(16, "16·eps: d = 3 squared direct differences summed, then cdist's sqrt/square round trip"),
+        func=squared_distances,
+        ref=lambda x, y: [[_sq(a, b) for b in y] for a in x],
+        core_dims=(2, 2),
+        samples=_euclid_pair_samples,
+        errors=lambda: [*_errs_qk(squared_distances),
+                        ErrorInput("not a tensor", lambda: squared_distances([[0.0]], torch.zeros(5, 4)),
+                                   TypeError, "must be a torch.Tensor")],
+        tol=Tolerance(16, "d = 3 squared direct differences summed, then cdist's sqrt/square round trip"),
+        gradcheck=_grad("qk"),
     ),
     OpInfo(
-        "softmax_weights",
-        SM.softmax_weights,
-        lambda q, k, scale: SM.softmax_weights(q, k, scale=scale),
-        _ref_softmax,
-        (2, 2),
-        lambda dt: [Sample(s.args[:2], s.kwargs, s.label) for s in _softmax_samples(dt)],
-        lambda: _errs_qk(SM.softmax_weights),
-        ALL_DTYPES,
-        Tolerance(16, "16·eps normwise: logits (d = 3), exp and a row sum of 5"),
+        func=SM.softmax_weights,
+        ref=_ref_softmax,
+        core_dims=(2, 2),
+        samples=lambda dt: [Sample(s.args[:2], s.kwargs, s.label) for s in _softmax_samples(dt)],
+        errors=lambda: _errs_qk(SM.softmax_weights),
+        tol=Tolerance(16, "logits (d = 3), exp and a row sum of 5"),
         measure="normwise",
         reference_kind="loops",
+        gradcheck=_grad("qk"),
     ),
     OpInfo(
-        "softmax_attention",
-        SM.softmax_attention,
-        lambda q, k, v, scale: SM.softmax_attention(q, k, v, scale=scale, chunk_size=3),
-        lambda q, k, v, scale: [
+        func=SM.softmax_attention,
+        op=functools.partial(SM.softmax_attention, chunk_size=3),
+        ref=lambda q, k, v, scale: [
             [mpmath.fsum(w[j] * v[j][c] for j in range(len(v))) for c in range(len(v[0]))]
             for w in _ref_softmax(q, k, scale)
         ],
-        (2, 2, 2),
-        _softmax_samples,
-        lambda: _errs_qk(lambda q, k: SM.softmax_attention(q, k, k)),
-        ALL_DTYPES,
-        Tolerance(16, "16·eps of max|v|: softmax weights, then a convex combination"),
+        core_dims=(2, 2, 2),
+        samples=_softmax_samples,
+        errors=lambda: [
+            *_errs_qk(lambda q, k: SM.softmax_attention(q, k, k)),
+            ErrorInput("mismatched n", lambda: SM.softmax_attention(
+                torch.zeros(3, 4, dtype=F64), torch.zeros(5, 4, dtype=F64), torch.zeros(6, 2, dtype=F64)),
+                ValueError, "mismatched n"),
+            ErrorInput("chunk_size 0", lambda: SM.softmax_attention(
+                torch.zeros(3, 4, dtype=F64), torch.zeros(5, 4, dtype=F64), torch.zeros(5, 2, dtype=F64),
+                chunk_size=0), ValueError, "chunk_size must be >= 1"),
+        ],
+        tol=Tolerance(16, "softmax weights, then a convex combination"),
         measure="values",
         reference_kind="loops",
+        gradcheck=_grad("qkv"),
     ),
     OpInfo(
-        "ida_weights",
-        I.ida_weights,
-        lambda q, k, eps: I.ida_weights(q, k, eps=eps),
-        lambda q, k, eps: _ref_weights(_sq, q, k, eps),
-        (2, 2),
-        _weights_samples,
-        lambda: _errs_qk(I.ida_weights, eps=1.0),
-        ALL_DTYPES,
-        Tolerance(32, "32·eps normwise: exact D (direct differences), c/D, a row sum of 6, a quotient"),
+        func=I.ida_weights,
+        ref=lambda q, k, eps: _ref_weights(_sq, q, k, eps),
+        core_dims=(2, 2),
+        samples=_weights_samples,
+        errors=lambda: [*_errs_qk(I.ida_weights, eps=1.0),
+                        ErrorInput("eps = 0", lambda: I.ida_weights(torch.zeros(3, 2, dtype=F64),
+                                                                    torch.zeros(4, 2, dtype=F64), eps=0.0),
+                                   ValueError, "eps must be positive")],
+        tol=Tolerance(32, "exact D (direct differences), c/D, a row sum of 6, a quotient"),
         measure="normwise",
+        gradcheck=_grad("qk", eps=1e-2),
     ),
     OpInfo(
-        "ida_kernel",
-        I.ida_kernel,
-        lambda x, eps: I.ida_kernel(x, eps=eps),
-        lambda x, eps: [[1 / (_sq(a, b) + mpmath.mpf(eps)) for b in x] for a in x],
-        (2,),
-        _kernel_samples,
-        lambda: _kernel_errors(),
-        ALL_DTYPES,
-        Tolerance(
-            32, "32·eps: D by direct differences (d = 3, near pair at 1e-7: condition 1), one reciprocal"
-        ),
+        func=I.ida_kernel,
+        ref=lambda x, eps: [[1 / (_sq(a, b) + mpmath.mpf(eps)) for b in x] for a in x],
+        core_dims=(2,),
+        samples=_kernel_samples,
+        errors=_kernel_errors,
+        tol=Tolerance(32, "D by direct differences (d = 3, near pair at 1e-7: condition 1), one reciprocal"),
+        gradcheck=_grad("q", eps=1e-2),
     ),
     OpInfo(
-        "effective_rank",
-        I.effective_rank,
-        I.effective_rank,
-        _ref_erank,
-        (2,),
-        _erank_samples,
-        lambda: [
-            ErrorInput(
-                "not square",
-                lambda: I.effective_rank(torch.zeros(3, 4, dtype=F64)),
-                ValueError,
-                "must be square",
-            ),
-            ErrorInput(
-                "integer",
-                lambda: I.effective_rank(torch.zeros(3, 3, dtype=torch.long)),
-                TypeError,
-                "floating dtype",
-            ),
+        func=I.effective_rank,
+        ref=_ref_erank,
+        core_dims=(2,),
+        samples=_erank_samples,
+        errors=lambda: [
+            ErrorInput("not square", lambda: I.effective_rank(torch.zeros(3, 4, dtype=F64)), ValueError,
+                       "must be square"),
+            ErrorInput("integer", lambda: I.effective_rank(torch.zeros(3, 3, dtype=torch.long)), TypeError,
+                       "floating dtype"),
         ],
-        ALL_DTYPES,
-        Tolerance(64, "64·eps: two sums of n² terms, a square and a quotient (condition ~1)"),
+        tol=Tolerance(64, "two sums of n² terms, a square and a quotient (condition ~1)"),
+        gradcheck=_grad_erank,
     ),
 ]
 
+_FAST_TEXT = {"ida": "2ρ/(1-ρ)", "hida": "2ρ/(1-ρ)", "sida": "4ρ/(1-2ρ)"}
+_GEOMETRY = {
+    "ida": (I.ida_attention, _sq, 32, {}),
+    "hida": (A.hida_attention, lambda x, y: poincare_distance_mp(x, y, 1) ** 2, 64, {"ball": True}),
+    "sida": (A.sida_attention, lambda x, y: ref_angle(x, y) ** 2, 64, {"sphere": True}),
+}
 for _path in PATHS:
-    fast = _path == "fast"
-    ENTRIES += [
-        OpInfo(
-            f"ida_attention[path={_path}]",
-            I.ida_attention,
-            (lambda p: lambda q, k, v, eps: I.ida_attention(q, k, v, eps=eps, path=p, block=4, chunk_size=3))(
-                _path
-            ),
-            _ref_attention(_sq),
-            (2, 2, 2),
-            _attention_samples("ida"),
-            lambda: _attention_errors(I.ida_attention),
-            ALL_DTYPES,
-            Tolerance(
-                32,
-                "32·eps of max|v|" + (" + 2ρ/(1-ρ), ρ = expansion_bound(d, dtype)" if fast else ""),
-                _fast_model("ida") if fast else None,
-            ),
+    for _kind, (_func, _dist2, _ulps, _where) in _GEOMETRY.items():
+        fast = _path == "fast"
+        ENTRIES.append(OpInfo(
+            func=_func,
+            variant=f"path={_path}",
+            op=functools.partial(_func, path=_path, block=4, chunk_size=3),
+            ref=_ref_attention(_dist2),
+            core_dims=(2, 2, 2),
+            samples=_attention_samples(_kind),
+            errors=functools.partial(_attention_errors, _func, **_where),
+            tol=Tolerance(_ulps, "the exact path's distances, the weights and a convex combination"
+                          + ("; the fast path's expansion, ρ = expansion_bound(d, dtype)" if fast else ""),
+                          _fast_model(_kind) if fast else None, _FAST_TEXT[_kind] if fast else None),
             measure="values",
-        ),
-        OpInfo(
-            f"hida_attention[path={_path}]",
-            A.hida_attention,
-            (
-                lambda p: (
-                    lambda q, k, v, eps: A.hida_attention(q, k, v, eps=eps, path=p, block=4, chunk_size=3)
-                )
-            )(_path),
-            _ref_attention(lambda x, y: poincare_distance_mp(x, y, 1) ** 2),
-            (2, 2, 2),
-            _attention_samples("hida"),
-            lambda: _attention_errors(A.hida_attention, ball=True),
-            ALL_DTYPES,
-            Tolerance(
-                64,
-                "64·eps of max|v|" + (" + 2ρ/(1-ρ), ρ = expansion_bound(d, dtype)" if fast else ""),
-                _fast_model("hida") if fast else None,
-            ),
-            measure="values",
-        ),
-        OpInfo(
-            f"sida_attention[path={_path}]",
-            A.sida_attention,
-            (
-                lambda p: (
-                    lambda q, k, v, eps: A.sida_attention(q, k, v, eps=eps, path=p, block=4, chunk_size=3)
-                )
-            )(_path),
-            _ref_attention(lambda x, y: ref_angle(x, y) ** 2),
-            (2, 2, 2),
-            _attention_samples("sida"),
-            lambda: _attention_errors(A.sida_attention, sphere=True),
-            ALL_DTYPES,
-            Tolerance(
-                64,
-                "64·eps of max|v|" + (" + 4ρ/(1-2ρ), ρ = expansion_bound(d, dtype)" if fast else ""),
-                _fast_model("sida") if fast else None,
-            ),
-            measure="values",
-        ),
-    ]
+            # the fast path finds its recomputed pairs on the host: no meta tensors, a CUDA sync
+            devices=("cpu", "cuda") if fast else ("cpu", "cuda", "meta"),
+            gradcheck=_grad_attention(_kind),
+        ))

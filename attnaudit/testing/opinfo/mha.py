@@ -11,8 +11,9 @@ import math
 import mpmath
 import torch
 
-from .. import connection as C
-from .. import mha as M
+from attnaudit.operators import connection as C
+from attnaudit.operators import mha as M
+
 from .core import ErrorInput, OpInfo, Sample, Tolerance
 from .samplers import F64, gen, normal
 
@@ -243,134 +244,46 @@ def _walk_errors():
 
 MHA_TOL = Tolerance(
     32,
-    "32·eps normwise: d-term projections (d ≤ 6), logits up to ~10 whose absolute error becomes a "
-    "relative error of the softmax weights (the max-subtracted exp), n-term value sums and "
-    "H·d_h-term output sums; measured ≤ 3·eps on these samples",
+    "d-term projections (d ≤ 6), logits up to ~10 whose absolute error becomes a relative error of "
+    "the softmax weights (the max-subtracted exp), n-term value sums and H·d_h-term output sums; "
+    "measured ≤ 3·eps on these samples",
 )
+WALK_TOL = Tolerance(8, "one einsum of n·d products (n·d ≤ 15)")
+
+
+def _mha(variant: str | None, samples: str, **fields) -> OpInfo:
+    """An entry on MHA's samples (plain, bias, rope, gqa): mha_attention unless ``fields`` say otherwise."""
+    common = {"func": M.mha_attention, "ref": _ref_mha, "core_dims": (2, 3, 3, 3, 3), "errors": _mha_errors,
+              "dtypes": DTYPES, "tol": MHA_TOL, "measure": "normwise", "reference_kind": "loops"}
+    return OpInfo(**(common | fields), variant=variant, samples=_mha_samples(samples))
+
+
 ENTRIES = [
-    OpInfo(
-        "mha_attention",
-        M.mha_attention,
-        lambda x, wq, wk, wv, wo, **kw: M.mha_attention(x, wq, wk, wv, wo, **kw),
-        _ref_mha,
-        (2, 3, 3, 3, 3),
-        _mha_samples("plain"),
-        _mha_errors,
-        DTYPES,
-        MHA_TOL,
-        measure="normwise",
-        reference_kind="loops",
-    ),
-    OpInfo(
-        "mha_attention[bias]",
-        M.mha_attention,
-        lambda x, wq, wk, wv, wo, bq, bk, bv, bo: M.mha_attention(
-            x, wq, wk, wv, wo, bq=bq, bk=bk, bv=bv, bo=bo
-        ),
-        lambda x, wq, wk, wv, wo, bq, bk, bv, bo: _ref_mha(x, wq, wk, wv, wo, bq, bk, bv, bo),
-        (2, 3, 3, 3, 3, 2, 2, 2, 1),
-        _mha_samples("bias"),
-        _mha_errors,
-        DTYPES,
-        MHA_TOL,
-        measure="normwise",
-        reference_kind="loops",
-    ),
-    OpInfo(
-        "mha_attention[rope]",
-        M.mha_attention,
-        lambda x, wq, wk, wv, wo, **kw: M.mha_attention(x, wq, wk, wv, wo, **kw),
-        _ref_mha,
-        (2, 3, 3, 3, 3),
-        _mha_samples("rope"),
-        _mha_errors,
-        DTYPES,
-        MHA_TOL,
-        measure="normwise",
-        reference_kind="loops",
-    ),
-    OpInfo(
-        "mha_attention[gqa]",
-        M.mha_attention,
-        lambda x, wq, wk, wv, wo, **kw: M.mha_attention(x, wq, wk, wv, wo, **kw),
-        _ref_mha,
-        (2, 3, 3, 3, 3),
-        _mha_samples("gqa"),
-        _mha_errors,
-        DTYPES,
-        MHA_TOL,
-        measure="normwise",
-        reference_kind="loops",
-    ),
-    OpInfo(
-        "mha_weights",
-        M.mha_weights,
-        lambda x, wq, wk, wv, wo, **kw: M.mha_weights(x, wq, wk, **kw),
-        lambda x, wq, wk, wv, wo, **kw: _ref_weights(x, wq, wk, **kw),
-        (2, 3, 3, 3, 3),
-        _mha_samples("rope"),
-        _mha_errors,
-        DTYPES,
-        MHA_TOL,
-        measure="normwise",
-        reference_kind="loops",
-    ),
-    OpInfo(
-        "mha_connection",
-        C.mha_connection,
-        lambda x, wq, wk, wv, wo, **kw: C.connection_walk(x, *C.mha_connection(x, wq, wk, wv, wo, **kw)[:2]),
-        _ref_mha,
-        (2, 3, 3, 3, 3),
-        _mha_samples("gqa"),
-        _mha_errors,
-        DTYPES,
-        Tolerance(
-            64,
-            "64·eps normwise: MHA's error model, then the gates' H-term normalisation and the "
-            "walk's n·d-term sum",
-        ),
-        measure="normwise",
-        reference_kind="loops",
-    ),
-    OpInfo(
-        "rope_rotate",
-        M.rope_rotate,
-        M.rope_rotate,
-        lambda x, base: [_rope_mp(v, i, base) for i, v in enumerate(x)],
-        (2,),
-        _rope_samples,
-        _rope_errors,
-        DTYPES,
-        Tolerance(
-            8, "8·eps normwise: cos/sin of angles ≤ 4 (float64 angles, then cast), two products and a sum"
-        ),
-        measure="normwise",
-        reference_kind="loops",
-    ),
-    OpInfo(
-        "connection_walk[constant]",
-        C.connection_walk,
-        C.connection_walk,
-        _ref_walk(False),
-        (2, 2, 2),
-        _walk_samples(False),
-        _walk_errors,
-        DTYPES,
-        Tolerance(8, "8·eps normwise: one einsum of n·d products (n·d ≤ 15)"),
-        measure="normwise",
-        reference_kind="loops",
-    ),
-    OpInfo(
-        "connection_walk[edge]",
-        C.connection_walk,
-        lambda x, w, t: C.connection_walk(x, w, t, per_edge=True),
-        _ref_walk(True),
-        (2, 2, 4),
-        _walk_samples(True),
-        _walk_errors,
-        DTYPES,
-        Tolerance(8, "8·eps normwise: one einsum of n·d products (n·d ≤ 15)"),
-        measure="normwise",
-        reference_kind="loops",
-    ),
+    _mha(None, "plain"),
+    _mha("bias", "bias",
+         op=lambda x, wq, wk, wv, wo, bq, bk, bv, bo: M.mha_attention(x, wq, wk, wv, wo, bq=bq, bk=bk, bv=bv,
+                                                                      bo=bo),
+         ref=lambda x, wq, wk, wv, wo, bq, bk, bv, bo: _ref_mha(x, wq, wk, wv, wo, bq, bk, bv, bo),
+         core_dims=(2, 3, 3, 3, 3, 2, 2, 2, 1)),
+    _mha("rope", "rope"),
+    _mha("gqa", "gqa"),
+    _mha(None, "rope", func=M.mha_weights,
+         op=lambda x, wq, wk, wv, wo, **kw: M.mha_weights(x, wq, wk, **kw),
+         ref=lambda x, wq, wk, wv, wo, **kw: _ref_weights(x, wq, wk, **kw)),
+    _mha(None, "gqa", func=C.mha_connection,
+         op=lambda x, wq, wk, wv, wo, **kw: C.connection_walk(
+             x, *C.mha_connection(x, wq, wk, wv, wo, **kw)[:2]),
+         tol=Tolerance(64, "MHA's error model, then the gates' H-term normalisation and the walk's n·d-term "
+                           "sum")),
+    OpInfo(func=M.rope_rotate, ref=lambda x, base: [_rope_mp(v, i, base) for i, v in enumerate(x)],
+           core_dims=(2,), samples=_rope_samples, errors=_rope_errors, dtypes=DTYPES,
+           tol=Tolerance(8, "cos/sin of angles ≤ 4 (float64 angles, then cast), two products and a sum"),
+           measure="normwise", reference_kind="loops"),
+    OpInfo(func=C.connection_walk, variant="constant", ref=_ref_walk(False), core_dims=(2, 2, 2),
+           samples=_walk_samples(False), errors=_walk_errors, dtypes=DTYPES, tol=WALK_TOL,
+           measure="normwise", reference_kind="loops"),
+    OpInfo(func=C.connection_walk, variant="edge",
+           op=lambda x, w, t: C.connection_walk(x, w, t, per_edge=True),
+           ref=_ref_walk(True), core_dims=(2, 2, 4), samples=_walk_samples(True), errors=_walk_errors,
+           dtypes=DTYPES, tol=WALK_TOL, measure="normwise", reference_kind="loops"),
 ]

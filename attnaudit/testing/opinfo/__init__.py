@@ -2,24 +2,31 @@
 
 ``REGISTRY`` lists :class:`OpInfo` records, one module per geometry (``euclidean`` and
 attention in :mod:`.attention`, :mod:`.poincare`, :mod:`.sphere` with the metrics; each
-further operator family in a module of its own, imported below). The
-operator tests (``tests/test_operators.py``) are parametrised over it and the precision
-table (``benchmarks/precision.py``) measures it, so registering an operator is what
-tests it. References are mpmath at 60 digits (or loops in mpmath), independent of the
-operators' code paths; nothing here runs at import time.
+further operator family in a module of its own, imported below). Every generic operator
+test (``tests/test_operators.py``: references per dtype and device, dtypes kept, error
+inputs, meta tensors, CUDA synchronisation, first and second derivatives) is parametrised
+over it and the precision table (``benchmarks/precision.py``) measures it, so registering
+an operator is what tests it. References are mpmath at 60 digits (or loops in mpmath),
+independent of the operators' code paths; nothing here runs at import time.
 """
 
 from .attention import ENTRIES as _ATTENTION
 from .core import (
     ALL_DTYPES,
+    DEVICES,
     DPS,
+    MEASURES,
     ErrorInput,
     OpInfo,
     Sample,
     Tolerance,
+    check_dtypes,
     check_errors,
+    check_gradients,
+    check_meta,
     check_reference,
     error,
+    on_device,
     reference,
     run_sample,
 )
@@ -49,16 +56,22 @@ def get(name: str) -> OpInfo:
 
 __all__ = [
     "ALL_DTYPES",
+    "DEVICES",
     "DPS",
+    "MEASURES",
     "REGISTRY",
     "ErrorInput",
     "OpInfo",
     "Sample",
     "Tolerance",
+    "check_dtypes",
     "check_errors",
+    "check_gradients",
+    "check_meta",
     "check_reference",
     "error",
     "get",
+    "on_device",
     "reference",
     "run_sample",
 ]

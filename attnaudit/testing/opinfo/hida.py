@@ -15,8 +15,9 @@ import math
 import mpmath
 import torch
 
-from .. import hcc as H
-from .. import hida as HD
+from attnaudit.operators import hcc as H
+from attnaudit.operators import hida as HD
+
 from .core import ErrorInput, OpInfo, Sample, Tolerance, poincare_distance_mp
 from .samplers import F64, gen, normal, unit
 
@@ -24,7 +25,7 @@ DTYPES = (torch.float64, torch.float32)
 
 
 def _gram_model(*names_idx):
-    """64·eps plus the Gram-form term 2·16u·max(‖x‖²+‖y‖²)/(α_xα_y)/ε over the sample's point sets."""
+    """The Gram-form term 2·16u·max(‖x‖²+‖y‖²)/(α_xα_y)/ε over the sample's point sets."""
 
     def model(dtype, sample):
         pts = [sample.args[i].detach().to(F64) for i in names_idx]
@@ -35,7 +36,9 @@ def _gram_model(*names_idx):
     return model
 
 
-TEXT = "64·eps + 32·eps·max(‖x‖²+‖y‖²)/(α_xα_y)/ε (Gram-form distances, relative to the output)"
+def _gram_tol(*names_idx) -> Tolerance:
+    return Tolerance(64, "Gram-form distances, relative to the output", _gram_model(*names_idx),
+                     "32·eps·max(‖x‖²+‖y‖²)/(α_xα_y)/ε")
 
 
 def _weights(q, keys, eps):
@@ -211,34 +214,29 @@ def _hcc_errors():
 
 
 ENTRIES = (
-    OpInfo("fp_hida_attention", HD.fp_hida_attention,
-           lambda q, k, v, eps, w, g: HD.fp_hida_attention(q, k, v, eps=eps, w=w, g=g),
-           _ref_fp, (2, 2, 2), _fp_samples, _fp_errors, DTYPES,
-           Tolerance(64, TEXT, _gram_model(0, 1)), measure="values", reference_kind="loops"),
-    OpInfo("l_hida_attention[summaries=sums]", HD.l_hida_attention,
-           lambda q, k, v, a, eps: HD.l_hida_attention(q, k, v, a, eps=eps),
-           _ref_l(False), (2, 2, 2, 2), _anchor_samples, lambda: _anchor_errors(HD.l_hida_attention), DTYPES,
-           Tolerance(64, TEXT, _gram_model(0, 1, 3)), measure="normwise", reference_kind="loops"),
-    OpInfo("l_hida_attention[summaries=means]", HD.l_hida_attention,
-           lambda q, k, v, a, eps: HD.l_hida_attention(q, k, v, a, eps=eps, normalise=True),
-           _ref_l(True), (2, 2, 2, 2), _anchor_samples,
-           lambda: _anchor_errors(lambda *x, **kw: HD.l_hida_attention(*x, normalise=True, **kw)), DTYPES,
-           Tolerance(64, TEXT, _gram_model(0, 1, 3)), measure="values", reference_kind="loops"),
-    OpInfo("nystrom_hida_attention", HD.nystrom_hida_attention,
-           lambda q, k, v, a, eps: HD.nystrom_hida_attention(q, k, v, a, eps=eps),
-           _ref_nystrom, (2, 2, 2, 2), _anchor_samples, lambda: [], (torch.float64,),
-           Tolerance(1e6, "1e6·eps: the m×m pseudo-inverse amplifies round-off by cond(K_mm) (≤ 1e4 on "
-                          "these samples)"), measure="normwise", reference_kind="loops"),
-    OpInfo("dense_hida_gram", HD.dense_hida_gram,
-           lambda q, k, v, eps: HD.dense_hida_gram(q, k, v, eps=eps),
-           _ref_dense, (2, 2, 2), _dense_samples, lambda: _ball_errors(HD.dense_hida_gram), DTYPES,
-           Tolerance(64, TEXT, _gram_model(0, 1)), measure="values", reference_kind="loops"),
-    OpInfo("c_hida_attention", HD.c_hida_attention,
-           lambda q, k, v, eps: HD.c_hida_attention(q, k, v, eps=eps),
-           _ref_dense, (2, 2, 2), _dense_samples, lambda: _ball_errors(HD.c_hida_attention), DTYPES,
-           Tolerance(64, TEXT, _gram_model(0, 1)), measure="values", reference_kind="loops"),
-    OpInfo("hcc_roundtrip", H.hcc_roundtrip, lambda k, b, b_r: H.hcc_roundtrip(k, b=b, b_r=b_r),
-           _ref_hcc, (1,), _hcc_samples, _hcc_errors, DTYPES,
-           Tolerance(8, "8·eps: one division, one rounding to the grid, one product per coordinate"),
+    OpInfo(func=HD.fp_hida_attention, ref=_ref_fp, core_dims=(2, 2, 2), samples=_fp_samples,
+           errors=_fp_errors, dtypes=DTYPES, tol=_gram_tol(0, 1), measure="values", reference_kind="loops",
+           devices=("cpu", "cuda")),  # Definition 5.2's index sets are built on the host from n, w, g
+    OpInfo(func=HD.l_hida_attention, variant="summaries=sums", ref=_ref_l(False), core_dims=(2, 2, 2, 2),
+           samples=_anchor_samples, errors=lambda: _anchor_errors(HD.l_hida_attention), dtypes=DTYPES,
+           tol=_gram_tol(0, 1, 3), measure="normwise", reference_kind="loops"),
+    OpInfo(func=HD.l_hida_attention, variant="summaries=means",
+           op=lambda q, k, v, a, eps: HD.l_hida_attention(q, k, v, a, eps=eps, normalise=True),
+           ref=_ref_l(True), core_dims=(2, 2, 2, 2), samples=_anchor_samples,
+           errors=lambda: _anchor_errors(lambda *x, **kw: HD.l_hida_attention(*x, normalise=True, **kw)),
+           dtypes=DTYPES, tol=_gram_tol(0, 1, 3), measure="values", reference_kind="loops"),
+    OpInfo(func=HD.nystrom_hida_attention, ref=_ref_nystrom, core_dims=(2, 2, 2, 2), samples=_anchor_samples,
+           dtypes=(torch.float64,),
+           tol=Tolerance(1e6, "the m×m pseudo-inverse amplifies round-off by cond(K_mm) (≤ 1e4 on these "
+                              "samples)"), measure="normwise", reference_kind="loops"),
+    OpInfo(func=HD.dense_hida_gram, ref=_ref_dense, core_dims=(2, 2, 2), samples=_dense_samples,
+           errors=lambda: _ball_errors(HD.dense_hida_gram), dtypes=DTYPES, tol=_gram_tol(0, 1),
+           measure="values", reference_kind="loops"),
+    OpInfo(func=HD.c_hida_attention, ref=_ref_dense, core_dims=(2, 2, 2), samples=_dense_samples,
+           errors=lambda: _ball_errors(HD.c_hida_attention), dtypes=DTYPES, tol=_gram_tol(0, 1),
+           measure="values", reference_kind="loops"),
+    OpInfo(func=H.hcc_roundtrip, ref=_ref_hcc, core_dims=(1,), samples=_hcc_samples, errors=_hcc_errors,
+           dtypes=DTYPES,
+           tol=Tolerance(8, "one division, one rounding to the grid, one product per coordinate"),
            measure="normwise", reference_kind="loops"),
 )

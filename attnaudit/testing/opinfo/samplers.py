@@ -70,3 +70,18 @@ def near(g: torch.Generator, x: torch.Tensor, h: float) -> torch.Tensor:
 def at_angle(g: torch.Generator, x: torch.Tensor, theta: float) -> torch.Tensor:
     """Unit vectors at angle θ from the unit rows of x."""
     return math.cos(theta) * x + math.sin(theta) * tangent(g, x)
+
+
+def grad_qkv(seed: int, n: int = 5, d: int = 3) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Gradcheck inputs (float64, batch 2, n tokens of d dims): q, k and v standard normal, with the
+    last key exactly on the first query (the derivatives must stay exact at coincident points)."""
+    g = gen(seed)
+    q, k, v = normal(g, 2, n, d), normal(g, 2, n, d), normal(g, 2, n, d)
+    return q, torch.cat([k[:, :-1], q[:, :1]], dim=1), v
+
+
+def in_ball(x: torch.Tensor, c: float = 1.0) -> torch.Tensor:
+    """Points of the ball of curvature -c at radius < 0.9/√c (tanh of the norm): a finite-difference
+    step of 1e-6 stays inside the ball."""
+    n = torch.linalg.vector_norm(x, dim=-1, keepdim=True)
+    return torch.tanh(n) * x / n * (0.9 / math.sqrt(c))

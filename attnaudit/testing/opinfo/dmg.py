@@ -7,7 +7,8 @@ import math
 import mpmath
 import torch
 
-from .. import dmg as G
+from attnaudit.operators import dmg as G
+
 from .core import ErrorInput, OpInfo, Sample, Tolerance
 from .samplers import F64, gen, normal
 
@@ -160,43 +161,43 @@ def _pool_errors():
 
 ENTRIES = [
     OpInfo(
-        "dmg_window_stats",
-        G.dmg_window_stats,
-        lambda x, **kw: torch.stack(G.dmg_window_stats(x, **kw), -2),
-        ref_window_stats,
-        (1,),
-        _stats_samples,
-        _stats_errors,
-        (torch.float64, torch.float32),
-        Tolerance(4, "4·eps plus W·eps (normwise): two-pass sums of the W terms of each window",
-                  model=lambda dtype, s: torch.finfo(dtype).eps * s.kwargs["window"]),
+        func=G.dmg_window_stats,
+        op=lambda x, **kw: torch.stack(G.dmg_window_stats(x, **kw), -2),
+        ref=ref_window_stats,
+        core_dims=(1,),
+        samples=_stats_samples,
+        errors=_stats_errors,
+        dtypes=(torch.float64, torch.float32),
+        tol=Tolerance(4, "two-pass sums of the W terms of each window",
+                      model=lambda dtype, s: torch.finfo(dtype).eps * s.kwargs["window"], model_text="W·eps"),
         measure="normwise",
         reference_kind="loops",
+        devices=("cpu", "cuda"),  # its NaN screen (dmg._check_losses) reads a value on the host
     ),
     OpInfo(
-        "dmg_detector",
-        G.dmg_detector,
-        lambda x, **kw: G.dmg_detector(x, **kw).to(x.dtype),
-        ref_detector,
-        (1,),
-        _detector_samples,
-        _detector_errors,
-        (torch.float64,),
-        Tolerance(0, "exact: 0/1 decisions; no sample lies within round-off of its threshold"),
+        func=G.dmg_detector,
+        op=lambda x, **kw: G.dmg_detector(x, **kw).to(x.dtype),
+        ref=ref_detector,
+        core_dims=(1,),
+        samples=_detector_samples,
+        errors=_detector_errors,
+        dtypes=(torch.float64,),
+        tol=Tolerance(0, "exact: 0/1 decisions; no sample lies within round-off of its threshold"),
         reference_kind="loops",
+        devices=("cpu", "cuda"),  # the NaN screen of dmg_window_stats, which it calls
     ),
     OpInfo(
-        "dmg_pool",
-        G.dmg_pool,
-        lambda x, init, **kw: G.dmg_pool(x, init, **kw)["losses"],
-        ref_pool_losses,
-        (2, 2),
-        _pool_samples,
-        _pool_errors,
-        (torch.float64,),
-        Tolerance(512, "512·eps: 80-step recursions of the prototypes (a few ulps per step) "
-                       "and identical spawn/merge decisions"),
+        func=G.dmg_pool,
+        op=lambda x, init, **kw: G.dmg_pool(x, init, **kw)["losses"],
+        ref=ref_pool_losses,
+        core_dims=(2, 2),
+        samples=_pool_samples,
+        errors=_pool_errors,
+        dtypes=(torch.float64,),
+        tol=Tolerance(512, "80-step recursions of the prototypes (a few ulps per step) and identical "
+                           "spawn/merge decisions"),
         measure="normwise",
         reference_kind="loops",
+        devices=("cpu", "cuda"),  # its NaN screen of x and init reads a value on the host
     ),
 ]
