@@ -586,3 +586,21 @@ def test_sida_fast_path_rejects_zero_vectors():
     k[2] = 0.0
     with pytest.raises(ValueError, match="k must be non-zero"):
         sida_attention(q, k, v, eps=1e-2, path="fast")
+
+
+def test_every_finfo_constant_is_defined_in_numerics():
+    """operators/_numerics.py is the one place that reads torch.finfo (each multiple with its
+    reason); any other operator module calling it would hard-code a multiple of eps again."""
+    import ast
+    from pathlib import Path
+
+    import attnaudit.operators as package
+
+    offenders = []
+    for path in sorted(Path(package.__file__).parent.glob("*.py")):
+        if path.name == "_numerics.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "finfo":
+                offenders.append(f"{path.name}:{node.lineno}")
+    assert not offenders, offenders
