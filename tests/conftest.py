@@ -231,12 +231,15 @@ def _spec_group(path: Path) -> str | None:
     return None
 
 
+_CLAIM_TESTS = Path(__file__).resolve().parent / "claims"  # tests/claims/<paper>/test_<module>.py
+
+
 def pytest_collection_modifyitems(config, items):
     groups: dict[Path, str | None] = {}
     for item in items:
-        path = Path(str(item.fspath))
+        path = Path(str(item.fspath)).resolve()
         group = None
-        if path.parent.name == "claims":
+        if _CLAIM_TESTS in path.parents:
             if path not in groups:
                 groups[path] = _spec_group(path)
             group = groups[path]
