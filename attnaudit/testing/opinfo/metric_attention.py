@@ -145,6 +145,7 @@ ENTRIES = [
         dtypes=DTYPES,
         tol=_DECOMP_TOL,
         measure="normwise",
+        gradcheck=lambda: _score_samples(torch.float64, 4600),
     ),
     OpInfo(
         func=MA.metric_scores,
@@ -155,6 +156,7 @@ ENTRIES = [
         samples=lambda dt: _score_samples(dt, 4610),
         errors=lambda: _score_errors(MA.metric_scores),
         dtypes=DTYPES,
+        gradcheck=lambda: _score_samples(torch.float64, 4610),
         tol=Tolerance(64, "quadratic forms over d² terms of materialised metrics (d <= 4), exact 0 at the "
                           "coincident pair"),
     ),
@@ -166,6 +168,7 @@ ENTRIES = [
         samples=lambda dt: _score_samples(dt, 4620, with_v=True),
         errors=lambda: _score_errors(MA.metric_bias_attention, with_v=True),
         dtypes=DTYPES,
+        gradcheck=lambda: _score_samples(torch.float64, 4620, with_v=True),
         tol=Tolerance(1024, "softmax of Eq. (16) logits (expanded squares, error u·(‖q‖² + ‖k‖²)(1 + ‖U‖²)/τ "
                             "≤ ~50u here) streamed over blocks of 2 keys"),
         measure="values",
@@ -178,6 +181,7 @@ ENTRIES = [
         samples=lambda dt: _score_samples(dt, 4630, with_v=True),
         errors=lambda: _score_errors(MA.metric_attention_direct, with_v=True),
         dtypes=DTYPES,
+        gradcheck=lambda: _score_samples(torch.float64, 4630, with_v=True),
         tol=Tolerance(256, "softmax of direct metric scores of size ≤ ~20 (error u·max|s| in each exponent) "
                            "and an n-term weighted sum"),
         measure="values",
@@ -187,6 +191,7 @@ ENTRIES = [
         ref=_ref_inverse_list,
         core_dims=(2,),
         samples=_inverse_samples,
+        gradcheck=lambda: _inverse_samples(torch.float64),
         errors=lambda: [ErrorInput("integer factor", lambda: MA.woodbury_inverse(
             torch.zeros(3, 1, dtype=torch.long)), TypeError, "floating dtype")],
         dtypes=DTYPES,
@@ -201,6 +206,7 @@ ENTRIES = [
         samples=_metricnet_samples,
         errors=_metricnet_errors,
         dtypes=DTYPES,
+        gradcheck=lambda: _metricnet_samples(torch.float64),
         tol=Tolerance(64, "two d·m-term linear layers and GELU (erf) on O(1) values"),
         measure="normwise",
     ),
