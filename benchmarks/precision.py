@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/precision.py [--dtypes float64,float32,...] [--only NAME ...]
 
-Every number comes from the operator registry (``operators.opinfo``): its samples
+Every number comes from the operator registry (``attnaudit.testing.opinfo``): its samples
 (boundary samples included), its mpmath reference at 60 digits on the exact input
 values, its error measure. Peers registered beside an operator (geoopt's
 ``PoincareBall.dist``, the naive arcosh formula) are measured on the same inputs in the
@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
-from attnaudit.operators import opinfo  # noqa: E402
+from attnaudit.testing import opinfo  # noqa: E402
 
 NAMES = {
     "float64": torch.float64,

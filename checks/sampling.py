@@ -74,8 +74,15 @@ def point_sets(*, n: tuple[int, int], d: tuple[int, int], bound: float = 10.0):
 
 
 def log_uniform_floats(low: float, high: float):
-    """Floats whose log10 is uniform-ish on [log10 low, log10 high] (shrinks toward ``low``)."""
+    """Floats ``10**e`` in [low, high], ``e`` a Hypothesis float in [log10 low, log10 high]: every
+    decade is reached (Hypothesis draws are not uniform; they favour the ends and simple values).
+
+    Shrinking acts on ``e`` like on any Hypothesis float: to 1.0 whenever 1 lies in [low, high];
+    otherwise to the power of ten of smallest exponent in range (1e-3 for [1e-8, 1e-3], not ``low``),
+    or to a short fraction of the exponent when no power of ten lies in range (tests/test_sampling.py).
+    """
     from hypothesis import strategies as st
 
     lo, hi = math.log10(low), math.log10(high)
-    return st.floats(lo, hi, allow_nan=False).map(lambda e: 10.0**e)
+    # 10**log10(b) need not round back to b (0.3 → 0.29999999999999993): clamp to the stated range
+    return st.floats(lo, hi, allow_nan=False).map(lambda e: min(max(10.0**e, low), high))

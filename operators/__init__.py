@@ -51,8 +51,8 @@ The geometry layer and the distance-attention operators accept float16/bfloat16/
 never synchronise with the device (value checks are device-side asserts off the CPU), except
 where a docstring says so (the Karcher mean's stopping test; an explicitly requested fast path
 on an accelerator). The other families state their dtypes and devices in their docstrings.
-The operator registry (:mod:`operators.opinfo`) describes each operator once for the tests
-and the precision table.
+The operator registry (:mod:`attnaudit.testing.opinfo`) describes each operator once for the
+tests and the precision table.
 """
 
 from . import hcc, hida

@@ -1,28 +1,27 @@
-"""Shared input checks and dtype constants for the operators (private).
+"""Input validation for the operators (private): types, dtypes, shapes, Python scalars, NaN.
 
-All numerical constants are derived from ``torch.finfo`` here and nowhere else.
-Every check looks only at shapes, dtypes and Python scalars, so none of them
-synchronises with the device.
+Every check looks only at shapes, dtypes and Python scalars, so none of them synchronises with
+the device, except the value checks below (:func:`require`, :func:`check_not_nan`), which are
+device-side asserts off the CPU. The numerical constants (every multiple of ``finfo``) live in
+:mod:`._numerics`; the names imported from there stay importable from here.
 """
 
 import math
 
 import torch
 
-# Half types are computed in float32: CPU ``cdist`` does not implement them, and
-# squared distances overflow float16 already at distance 256.
-_UPCAST = {torch.float16: torch.float32, torch.bfloat16: torch.float32}
-
-
-def compute_dtype(dtype: torch.dtype) -> torch.dtype:
-    """dtype in which an operator computes internally for inputs of ``dtype``."""
-    return _UPCAST.get(dtype, dtype)
-
-
-def positive_range(dtype: torch.dtype) -> tuple[float, float]:
-    """(smallest normal, largest finite) of ``dtype``: the floor and ceiling of D."""
-    info = torch.finfo(dtype)
-    return info.tiny, info.max
+from ._numerics import (  # noqa: F401 -- re-exported: the operators import them from here
+    EXPANSION_TAU,
+    ball_margin,
+    compute_dtype,
+    descent_slack,
+    expansion_bound,
+    karcher_tolerance,
+    positive_range,
+    scaling_exponent_limit,
+    unit_norm_slack,
+    unit_roundoff,
+)
 
 
 def check_float(name: str, t: torch.Tensor, min_dim: int = 2) -> None:
@@ -162,40 +161,6 @@ def check_float_dtype(name: str, t: torch.Tensor, dtypes: tuple[torch.dtype, ...
     if t.dtype not in dtypes:
         names = ", ".join(str(d).removeprefix("torch.") for d in dtypes)
         raise TypeError(f"{name} must have dtype in ({names}), got {t.dtype}")
-
-
-# ---------------------------------------------------------------- constants from finfo
-def unit_roundoff(dtype: torch.dtype) -> float:
-    """``u = eps/2``, the relative rounding error of one correctly rounded operation."""
-    return torch.finfo(dtype).eps / 2
-
-
-def ball_margin(dtype: torch.dtype) -> float:
-    """Relative margin inside the ball's boundary used by projections: ``2·eps``."""
-    return 2 * torch.finfo(dtype).eps
-
-
-# The matmul expansion ‖q‖² + ‖k‖² − 2 q·k is trusted for a pair only when its value is
-# above EXPANSION_TAU · (‖q‖² + ‖k‖²); other pairs are recomputed by direct differences.
-EXPANSION_TAU = 0.125
-
-
-def expansion_bound(d: int, dtype: torch.dtype) -> float:
-    r"""ρ: relative error bound of an expanded squared distance that was not recomputed.
-
-    Standard error analysis (Higham, *Accuracy and Stability*, §3.1) of
-    :math:`\tilde D = \lVert q\rVert^2 + \lVert k\rVert^2 - 2 q\cdot k` from coordinates
-    shifted by a common centre gives
-    :math:`|\tilde D - D| \le \gamma S` with :math:`S = \lVert q\rVert^2 + \lVert k\rVert^2`
-    and :math:`\gamma = 2\gamma_{d+2} + 4u`, :math:`\gamma_m = mu/(1 - mu)` (the last
-    :math:`4u` for rounding the shift). A pair kept has :math:`\tilde D > \tau S`, hence
-    :math:`D > (\tau - \gamma) S` and :math:`|\tilde D - D| / D < \rho = \gamma/(\tau - \gamma)`
-    with :math:`\tau` = ``EXPANSION_TAU``.
-    """
-    u = unit_roundoff(dtype)
-    m = (d + 2) * u
-    gamma = 2 * m / (1 - m) + 4 * u
-    return gamma / (EXPANSION_TAU - gamma)
 
 
 # The floating dtypes the geometry operators accept (half dtypes are computed in float32).

@@ -27,6 +27,7 @@ import math
 import torch
 
 from ._checks import check_curvature, check_eps, check_float, check_not_nan, check_qkv
+from ._numerics import positive_range
 from .poincare import _gap, poincare_sqdist
 
 
@@ -277,7 +278,7 @@ def c_hida_step(x: torch.Tensor, s: torch.Tensor, counts: torch.Tensor, *, lr: f
     moved = chosen + step * (x[:, 0] - chosen)
     limit = (1.0 - margin) / math.sqrt(c)  # Π: radial clamp onto the ball of radius (1 − margin)/√c
     norm = torch.linalg.vector_norm(moved, dim=-1, keepdim=True)
-    moved = moved * torch.clamp(limit / norm.clamp_min(torch.finfo(moved.dtype).tiny), max=1.0)
+    moved = moved * torch.clamp(limit / norm.clamp_min(positive_range(moved.dtype)[0]), max=1.0)
     return best, s.index_put((rows, arg), moved), counts
 
 

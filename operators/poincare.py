@@ -40,6 +40,7 @@ from ._checks import (
     require,
 )
 from ._dd import dd_sum_sq_diff, dd_sum_squares, one_minus_c_times
+from ._numerics import descent_slack, karcher_tolerance
 from ._smooth import (
     asinh_sqrt,
     asinh_sqrt_over_sqrt,
@@ -458,7 +459,7 @@ def poincare_karcher_mean(
         raise ValueError(f"max_iter must be a positive int, got {max_iter!r}")
     work = compute_dtype(x.dtype)
     xw = x.to(work)
-    tol = 64 * torch.finfo(work).eps if tol is None else float(tol)
+    tol = karcher_tolerance(work) if tol is None else float(tol)
     if weights is None:
         w = torch.full(xw.shape[:-1], 1.0 / xw.shape[-2], dtype=work, device=x.device)
     else:
@@ -480,7 +481,7 @@ def poincare_karcher_mean(
 
     logs, lam, dist, f = state(mu)
     guard = torch.ones_like(f)
-    slack = 4 * torch.finfo(work).eps
+    slack = descent_slack(work)
     converged, step_len, it = False, float("nan"), 0
     for it in range(1, max_iter + 1):  # noqa: B007 -- reported in info
         step = (w[..., None] * logs).sum(dim=-2)

@@ -17,8 +17,6 @@ Input checks read values (NaN, zero vectors) on CPU and use device-side asserts
 elsewhere (``_checks.require``): no host synchronisation.
 """
 
-import math
-
 import torch
 
 from ._checks import (
@@ -29,9 +27,9 @@ from ._checks import (
     check_same_dtype,
     compute_dtype,
     require,
-    unit_roundoff,
 )
 from ._dd import dd_add, dd_sum_sq_diff, dd_sum_squares, one_minus_c_times, two_square, two_sum
+from ._numerics import scaling_exponent_limit, unit_norm_slack
 from ._smooth import half_angle_sq, smooth_needed, straight_through
 from .distances import _SquaredDistances
 
@@ -99,7 +97,7 @@ def unitish(name: str, x: torch.Tensor) -> tuple[torch.Tensor, tuple[torch.Tenso
     in ``‖x - y‖² - (a - b)²`` for nearly parallel vectors of different lengths.
     """
     a, _ = norm_value(name, x)
-    keep = (a - 1.0).abs() <= 8 * unit_roundoff(x.dtype)
+    keep = (a - 1.0).abs() <= unit_norm_slack(x.dtype)
     xs = torch.where(keep[..., None], x, x / a[..., None])
     return xs, norm_value(name, xs)
 
@@ -117,7 +115,7 @@ def _in_range(x: torch.Tensor) -> torch.Tensor:
     (exact; the angle is scale-invariant, and so is its gradient up to that constant, which
     autograd applies), so that no square or product below under- or overflows; vectors in
     range are left as they are."""
-    limit = int(math.log2(torch.finfo(x.dtype).max)) // 3
+    limit = scaling_exponent_limit(x.dtype)
     with torch.no_grad():
         _, p2 = torch.frexp(x.abs().amax(dim=-1, keepdim=True))
         p2 = torch.where(p2.abs() <= limit, torch.zeros_like(p2), p2)

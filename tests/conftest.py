@@ -219,8 +219,9 @@ CLAIMS = (Claim(
 
 
 # ── one worker per claim under pytest-xdist (``--dist loadgroup``) ───────────────────────────
-# A claim's own tests and its mutation tests share the session's record of it (claimtest.run):
-# grouping them by spec module keeps that record in one worker, so each claim still runs once.
+# A claim's own tests, its baseline test and its mutation tests share the session's record of it
+# (claimtest.run): grouping them by spec module keeps that record in one worker, so each claim
+# still runs once.
 _SPEC_IMPORT = re.compile(r"from attnaudit\.claims\.(\w+)(?:\.(\w+))? import (\w+)")
 
 
@@ -231,17 +232,21 @@ def _spec_group(path: Path) -> str | None:
     return None
 
 
+_CLAIM_TESTS = Path(__file__).resolve().parent / "claims"  # tests/claims/<paper>/test_<module>.py
+
+
 def pytest_collection_modifyitems(config, items):
     groups: dict[Path, str | None] = {}
     for item in items:
-        path = Path(str(item.fspath))
+        path = Path(str(item.fspath)).resolve()
+        # tests parametrised by the catalogue's claims (test_baseline, test_mutations): the claim's module
+        claim = item.callspec.params.get("claim") if hasattr(item, "callspec") else None
         group = None
-        if path.parent.name == "claims":
+        if getattr(claim, "source_module", None):
+            group = claim.source_module.removeprefix("attnaudit.claims.")
+        elif _CLAIM_TESTS in path.parents:
             if path not in groups:
                 groups[path] = _spec_group(path)
             group = groups[path]
-        elif path.name == "test_mutations.py" and hasattr(item, "callspec"):
-            claim = item.callspec.params.get("claim")
-            group = claim.source_module.removeprefix("attnaudit.claims.") if claim else None
         if group:
             item.add_marker(pytest.mark.xdist_group(group))

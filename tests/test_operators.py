@@ -4,7 +4,6 @@ import dataclasses
 import itertools
 import math
 
-import mpmath
 import pytest
 import torch
 from hypothesis import given, settings
@@ -12,48 +11,16 @@ from hypothesis import strategies as st
 
 from attnaudit.operators import (
     effective_rank,
-    gsr_attention,
-    hida_attention,
-    hypergate,
     ida_attention,
     ida_kernel,
     ida_weights,
-    metric_sqdist,
-    mobius_add,
-    poincare_distance,
-    poincare_expmap,
-    poincare_logmap,
-    poincare_logmap0,
-    poincare_sqdist,
-    poincare_tanh_map,
     sida_attention,
     softmax_attention,
     softmax_weights,
-    sphere_distance,
-    sphere_sqdist,
-    sphere_stereographic,
     squared_distances,
 )
 
 F64 = torch.float64
-HALF_DTYPES = [torch.float16, torch.bfloat16]
-ALL_DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
-
-# (rtol, atol) against a float64 reference, per dtype of the operator's inputs.
-TOL = {
-    torch.float64: (1e-12, 1e-13),  # loop references sum in a different order: a few ulps
-    torch.float32: (1e-5, 1e-6),  # ~100 ulps of float32 covers the d- and n-term sums
-    torch.float16: (1e-2, 1e-2),  # inputs/outputs rounded to 11 bits; internals in float32
-    torch.bfloat16: (3e-2, 3e-2),  # inputs/outputs rounded to 8 bits; internals in float32
-}
-
-DEVICES = [
-    "cpu",
-    pytest.param(
-        "cuda",
-        marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA not available"),
-    ),
-]
 
 
 @pytest.fixture(autouse=True)
@@ -126,9 +93,9 @@ def ref_erank(k):
     return torch.tensor(tr * tr / tr_k2)
 
 
-def assert_close(actual, expected, dtype):
-    rtol, atol = TOL[dtype]
-    torch.testing.assert_close(actual.to(F64), expected.to(F64), rtol=rtol, atol=atol)
+def assert_close(actual, expected):
+    """Float64 against a float64 loop reference, which sums in another order: a few ulps."""
+    torch.testing.assert_close(actual, expected, rtol=1e-12, atol=1e-13)
 
 
 # ---------------------------------------------------------------- squared_distances
@@ -136,25 +103,7 @@ def test_squared_distances_matches_loop_with_broadcast():
     x, y = randn(0, 2, 1, 4, 3), randn(1, 3, 5, 3)
     out = squared_distances(x, y)
     assert out.shape == (2, 3, 4, 5)
-    assert_close(out, _batched(ref_sqdist, x, y), F64)
-
-
-@pytest.mark.parametrize("case", ["generic", "near_coincident", "large_offset"])
-def test_squared_distances_against_mpmath(case):
-    x, y = randn(2, 4, 8), randn(3, 5, 8)
-    if case == "near_coincident":  # x.y expansion would lose every digit here
-        y = x[[0, 1, 2, 3, 0]] + 1e-9 * randn(4, 5, 8)
-    elif case == "large_offset":
-        x, y = x + 1e4, y + 1e4
-    out = squared_distances(x, y)
-    with mpmath.workdps(50):
-        for i, j in itertools.product(range(4), range(5)):
-            exact = mpmath.fsum(
-                (mpmath.mpf(float(a)) - mpmath.mpf(float(b))) ** 2
-                for a, b in zip(x[i], y[j], strict=True)
-            )
-            rel = abs((mpmath.mpf(float(out[i, j])) - exact) / exact)
-            assert rel < 20 * torch.finfo(F64).eps, (case, i, j, rel)  # d-term sum + sqrt/square
+    assert_close(out, _batched(ref_sqdist, x, y))
 
 
 def test_squared_distances_exactly_zero_at_coincident_points():
@@ -187,14 +136,9 @@ def test_squared_distances_hessian_is_2i_at_coincident_points():
 # ---------------------------------------------------------------- softmax
 def test_softmax_weights_matches_loop():
     q, k = randn(10, 2, 5, 4), randn(11, 2, 6, 4)
-    assert_close(
-        softmax_weights(q, k), _batched(lambda a, b: ref_softmax_weights(a, b, 0.5), q, k), F64
-    )
-    assert_close(
-        softmax_weights(q, k, scale=1.3),
-        _batched(lambda a, b: ref_softmax_weights(a, b, 1.3), q, k),
-        F64,
-    )
+    assert_close(softmax_weights(q, k), _batched(lambda a, b: ref_softmax_weights(a, b, 0.5), q, k))
+    ref = _batched(lambda a, b: ref_softmax_weights(a, b, 1.3), q, k)
+    assert_close(softmax_weights(q, k, scale=1.3), ref)
 
 
 @pytest.mark.parametrize("scale", [None, 0.3])
@@ -203,18 +147,9 @@ def test_softmax_attention_matches_loop_and_sdpa(scale):
     out = softmax_attention(q, k, v, scale=scale, chunk_size=3)
     s = scale if scale is not None else 1 / math.sqrt(8)
     ref = _batched(lambda a, b, c: ref_softmax_weights(a, b, s) @ c, q, k, v)
-    assert_close(out, ref, F64)
+    assert_close(out, ref)
     sdpa = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale)
-    assert_close(out, sdpa, F64)
-
-
-@pytest.mark.parametrize("dtype", [torch.float32, *HALF_DTYPES])
-def test_softmax_attention_low_precision_matches_sdpa(dtype):
-    q, k, v = (randn(s, 2, 33, 16) for s in (15, 16, 17))
-    ref = torch.nn.functional.scaled_dot_product_attention(q, k, v)
-    out = softmax_attention(q.to(dtype), k.to(dtype), v.to(dtype), chunk_size=8)
-    assert out.dtype == dtype
-    assert_close(out, ref, dtype)
+    assert_close(out, sdpa)
 
 
 @pytest.mark.parametrize("chunk_size", [1, 2, 5, 7, 13, 64])
@@ -234,8 +169,8 @@ def test_chunked_equals_unchunked(chunk_size):
 def test_ida_weights_and_attention_match_loop():
     q, k, v = randn(21, 2, 1, 5, 3), randn(22, 4, 6, 3), randn(23, 4, 6, 2)
     ref_w = _batched(lambda a, b: ref_ida_weights(a, b, 0.01), q, k)
-    assert_close(ida_weights(q, k, eps=0.01), ref_w, F64)
-    assert_close(ida_attention(q, k, v, eps=0.01, chunk_size=2), ref_w @ v, F64)
+    assert_close(ida_weights(q, k, eps=0.01), ref_w)
+    assert_close(ida_attention(q, k, v, eps=0.01, chunk_size=2), ref_w @ v)
 
 
 def test_ida_eps_tensor_matches_per_batch_floats():
@@ -292,7 +227,7 @@ def test_ida_kernel_matches_loop_with_exact_diagonal():
     eps = torch.tensor([1e-12, 1e-3, 2.0])
     kern = ida_kernel(x, eps=eps)
     for b in range(3):
-        assert_close(kern[b], ref_kernel(x[b], float(eps[b])), F64)
+        assert_close(kern[b], ref_kernel(x[b], float(eps[b])))
         assert torch.all(kern[b].diagonal() == 1.0 / eps[b])
     torch.testing.assert_close(kern, kern.transpose(-1, -2), rtol=0, atol=0)
 
@@ -301,7 +236,7 @@ def test_effective_rank():
     mats = torch.stack([ida_kernel(randn(32, 6, 3), eps=e) for e in (1e-6, 1e-2, 1.0, 100.0)])
     out = effective_rank(mats)
     assert out.shape == (4,)
-    assert_close(out, torch.stack([ref_erank(m) for m in mats]), F64)
+    assert_close(out, torch.stack([ref_erank(m) for m in mats]))
     torch.testing.assert_close(effective_rank(torch.eye(5)), torch.tensor(5.0))
     torch.testing.assert_close(effective_rank(torch.ones(2, 5, 5)), torch.ones(2))
     # Scale invariant and no overflow of sum K^2 (entries 1e200).
@@ -311,86 +246,7 @@ def test_effective_rank():
     torch.testing.assert_close(effective_rank(big), torch.tensor(6.0))
 
 
-# ---------------------------------------------------------------- dtypes, devices, grads
-def _ball(x):
-    """Points of the Poincaré ball of curvature -2, differentiably (radius < 0.9/√2)."""
-    return poincare_tanh_map(x, c=2.0)
-
-
-OPERATORS = {
-    "squared_distances": lambda q, k, v: squared_distances(q, k),
-    "softmax_weights": lambda q, k, v: softmax_weights(q, k),
-    "softmax_attention": lambda q, k, v: softmax_attention(q, k, v, chunk_size=3),
-    "ida_weights": lambda q, k, v: ida_weights(q, k, eps=1e-2),
-    "ida_attention": lambda q, k, v: ida_attention(q, k, v, eps=1e-2, chunk_size=3),
-    "ida_attention_eps_tensor": lambda q, k, v: ida_attention(
-        q, k, v, eps=torch.linspace(1e-2, 1.0, 2, device=q.device, dtype=F64), chunk_size=3
-    ),
-    "ida_kernel": lambda q, k, v: ida_kernel(q, eps=1e-2),
-    "effective_rank": lambda q, k, v: effective_rank(ida_kernel(q, eps=1e-2)),
-    "ida_attention_exact": lambda q, k, v: ida_attention(
-        q, k, v, eps=1e-2, chunk_size=3, block=2, path="exact"),
-    "hida_attention": lambda q, k, v: hida_attention(_ball(q), _ball(k), v, eps=1e-2, chunk_size=3, block=2),
-    "hida_attention_exact": lambda q, k, v: hida_attention(
-        _ball(q), _ball(k), v, eps=1e-2, chunk_size=3, block=2, path="exact"),
-    "sida_attention": lambda q, k, v: sida_attention(q, k, v, eps=1e-2, chunk_size=3, block=2),
-    "sida_attention_exact": lambda q, k, v: sida_attention(
-        q, k, v, eps=1e-2, chunk_size=3, block=2, path="exact"),
-    "poincare_sqdist": lambda q, k, v: poincare_sqdist(_ball(q), _ball(k), c=2.0),
-    "poincare_distance": lambda q, k, v: poincare_distance(_ball(q), _ball(k)),
-    "mobius_add": lambda q, k, v: mobius_add(_ball(q), _ball(k)),
-    "poincare_logmap": lambda q, k, v: poincare_logmap(_ball(q), _ball(k)),
-    "poincare_expmap": lambda q, k, v: poincare_expmap(_ball(q), k),
-    "poincare_logmap0": lambda q, k, v: poincare_logmap0(_ball(q)),
-    "sphere_sqdist": lambda q, k, v: sphere_sqdist(q, k),
-    "sphere_distance": lambda q, k, v: sphere_distance(q, k),
-    "sphere_stereographic": lambda q, k, v: sphere_stereographic(q),
-    "metric_sqdist": lambda q, k, v: metric_sqdist(q, k, uq=q[..., None], uk=v[..., None]),
-    "hypergate": lambda q, k, v: hypergate(q, (k.transpose(-1, -2) @ v)[:, None] / 4),
-    "gsr_attention": lambda q, k, v: gsr_attention(q, k, v, eps=1e-2, k=2),
-}
-
-
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("dtype", ALL_DTYPES)
-@pytest.mark.parametrize("name", list(OPERATORS))
-def test_dtype_and_device_preserved(name, dtype, device):
-    q, k, v = (randn(s, 2, 7, 4) for s in (34, 35, 36))
-    ref = OPERATORS[name](q, k, v)
-    out = OPERATORS[name](*(t.to(device=device, dtype=dtype) for t in (q, k, v)))
-    assert out.dtype == dtype and out.device.type == device
-    assert_close(out.cpu(), ref, dtype)
-
-
-@pytest.mark.parametrize("name", list(OPERATORS))
-def test_no_data_dependent_host_work(name):
-    # Meta tensors carry no data: any .item() or branch on a value would raise here.
-    q, k, v = (torch.empty(2, 7, 4, device="meta") for _ in range(3))
-    assert OPERATORS[name](q, k, v).device.type == "meta"
-
-
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA not available")
-@pytest.mark.parametrize("name", list(OPERATORS))
-def test_no_cuda_sync(name):
-    q, k, v = (randn(s, 2, 7, 4, device="cuda") for s in (43, 44, 45))
-    torch.cuda.synchronize()
-    torch.cuda.set_sync_debug_mode("error")
-    try:
-        OPERATORS[name](q, k, v)
-    finally:
-        torch.cuda.set_sync_debug_mode("default")
-
-
-@pytest.mark.parametrize("name", list(OPERATORS))
-def test_gradcheck_and_gradgradcheck(name):
-    q, k, v = (randn(s, 2, 5, 3).requires_grad_() for s in (37, 38, 39))
-    # Put one query exactly on a key: the derivatives must stay exact there.
-    k = torch.cat([k[:, :4], q[:, :1]], dim=1).detach().requires_grad_()
-    fn = OPERATORS[name]
-    assert torch.autograd.gradcheck(fn, (q, k, v))
-    assert torch.autograd.gradgradcheck(fn, (q, k, v))
-
-
+# ---------------------------------------------------------------- derivatives beyond the registry
 def test_gradcheck_wrt_eps():
     q, k, v = randn(40, 2, 4, 3), randn(41, 2, 5, 3), randn(42, 2, 5, 2)
     eps = torch.tensor([1e-2, 0.5], requires_grad=True)
@@ -462,38 +318,8 @@ def test_ida_properties(n_q, n_k, d, eps, seed):
     torch.testing.assert_close(ida_attention(q, k[perm], v[perm], eps=eps), w @ v)
 
 
-# ---------------------------------------------------------------- bad inputs
+# ---------------------------------------------------------------- bad inputs (the registry lists them)
 Q, K, V = torch.zeros(3, 4, dtype=F64), torch.zeros(5, 4, dtype=F64), torch.zeros(5, 2, dtype=F64)
-
-
-@pytest.mark.parametrize(
-    "call,exc,match",
-    [
-        (lambda: squared_distances(Q, torch.zeros(5, 3)), ValueError, "mismatched last dims"),
-        (lambda: softmax_attention(Q, torch.zeros(5, 3), V), ValueError, "mismatched last dims"),
-        (lambda: ida_weights(Q, torch.zeros(5, 3), eps=1.0), ValueError, "mismatched last dims"),
-        (lambda: softmax_attention(Q, K, torch.zeros(6, 2)), ValueError, "mismatched n"),
-        (lambda: ida_attention(Q, K, torch.zeros(6, 2), eps=1.0), ValueError, "mismatched n"),
-        (lambda: squared_distances(Q.long(), K.long()), TypeError, "floating dtype"),
-        (lambda: ida_kernel(Q.int(), eps=1.0), TypeError, "floating dtype"),
-        (lambda: softmax_weights(Q, K.float()), TypeError, "share one dtype"),
-        (lambda: squared_distances(torch.zeros(4), K), ValueError, "at least 2 dims"),
-        (lambda: squared_distances([[0.0]], K), TypeError, "must be a torch.Tensor"),
-        (lambda: ida_weights(Q, K, eps=0.0), ValueError, "eps must be positive"),
-        (lambda: ida_attention(Q, K, V, eps=-1e-3), ValueError, "eps must be positive"),
-        (lambda: ida_kernel(Q, eps=math.nan), ValueError, "eps must be positive"),
-        (lambda: ida_kernel(Q, eps=math.inf), ValueError, "eps must be positive"),
-        (lambda: ida_kernel(Q, eps="1e-3"), TypeError, "eps must be a float"),
-        (lambda: ida_kernel(Q, eps=torch.tensor([1j])), TypeError, "eps tensor must be real"),
-        (lambda: softmax_attention(Q, K, V, chunk_size=0), ValueError, "chunk_size must be >= 1"),
-        (lambda: ida_attention(Q, K, V, eps=1.0, chunk_size=-2), ValueError, "chunk_size must be"),
-        (lambda: ida_attention(Q, K, V, eps=1.0, chunk_size=2.0), TypeError, "chunk_size must be"),
-        (lambda: effective_rank(torch.zeros(3, 4)), ValueError, "must be square"),
-    ],
-)
-def test_bad_inputs(call, exc, match):
-    with pytest.raises(exc, match=match):
-        call()
 
 
 def test_geometry_parameters_are_keyword_only():
@@ -504,38 +330,90 @@ def test_geometry_parameters_are_keyword_only():
 
 
 # ---------------------------------------------------------------- the registry
-# Every operator is described once in operators.opinfo; these tests run over it, so a
-# newly registered operator is tested by these four tests without further code.
-from attnaudit.operators import opinfo  # noqa: E402
-from attnaudit.operators.opinfo.poincare import naive_arcosh  # noqa: E402
+# Every operator is described once in attnaudit.testing.opinfo; the generic tests run over it, so a
+# newly registered operator is tested by them without further code.
+from attnaudit.testing import opinfo  # noqa: E402
+from attnaudit.testing.opinfo.poincare import naive_arcosh  # noqa: E402
+
+CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA not available")
+
+# Known failures, each a finding reported to the operator's owner; strict, so a fix shows up.
+KNOWN = {
+    ("gradients", "sida_attention[path=fast]"): "the fast path's backward is NaN at a coincident "
+    "query-key pair (the exact path's is finite); its bound covers values, not derivatives",
+}
 
 
 def _dt(dtype):
     return str(dtype).removeprefix("torch.")
 
 
-REFERENCE_CASES = [pytest.param(info, dtype, id=f"{info.name}-{_dt(dtype)}")
-                   for info in opinfo.REGISTRY for dtype in info.dtypes]
-INFOS = [pytest.param(info, id=info.name) for info in opinfo.REGISTRY]
+def _cases(kind, infos, *extra):
+    """pytest params over ``infos`` (each a tuple starting with an OpInfo), KNOWN ones xfailed."""
+    out = []
+    for values in infos:
+        info, marks = values[0], list(extra)
+        if (kind, info.name) in KNOWN:
+            marks.append(pytest.mark.xfail(reason=KNOWN[(kind, info.name)], strict=True))
+        out.append(pytest.param(*values, id="-".join([info.name, *(_dt(v) for v in values[1:])]),
+                                marks=marks))
+    return out
 
 
-@pytest.mark.parametrize("info,dtype", REFERENCE_CASES)
+DTYPE_CASES = [(info, dtype) for info in opinfo.REGISTRY for dtype in info.dtypes]
+
+
+@pytest.mark.parametrize("info,dtype", _cases("reference", DTYPE_CASES))
 def test_registry_reference_agreement(info, dtype):
     """Every sample (boundary samples included) within the tolerance of the error model."""
     opinfo.check_reference(info, dtype)
 
 
-@pytest.mark.parametrize("info", INFOS)
+@CUDA
+@pytest.mark.parametrize("info,dtype", _cases("cuda", [c for c in DTYPE_CASES if "cuda" in c[0].devices]))
+def test_registry_reference_agreement_on_cuda(info, dtype):
+    """The same samples on the GPU, against the same reference and tolerance."""
+    opinfo.check_reference(info, dtype, device="cuda")
+
+
+@pytest.mark.parametrize("info,dtype", _cases("dtypes", DTYPE_CASES))
+def test_registry_dtype_preserved(info, dtype):
+    opinfo.check_dtypes(info, dtype)
+
+
+@pytest.mark.parametrize("info", _cases("errors", [(i,) for i in opinfo.REGISTRY if i.errors()]))
 def test_registry_error_inputs(info):
     """Wrong shapes, dtypes, points outside the domain, NaN: each a clear error."""
     opinfo.check_errors(info)
 
 
-@pytest.mark.parametrize("info,dtype", REFERENCE_CASES)
-def test_registry_dtype_preserved(info, dtype):
-    for sample in info.samples(dtype):
-        out = info.op(*sample.args, **sample.kwargs)
-        assert out.dtype == dtype, (info.name, sample.label, out.dtype)
+META = [(i,) for i in opinfo.REGISTRY if "meta" in i.devices]
+
+
+@pytest.mark.parametrize("info", _cases("meta", META))
+def test_registry_no_data_dependent_host_work(info):
+    """Meta tensors carry no data: any .item() or branch on a value would raise here."""
+    opinfo.check_meta(info)
+
+
+@CUDA
+@pytest.mark.parametrize("info", _cases("sync", META))
+def test_registry_no_cuda_sync(info):
+    for sample in info.samples(F64):
+        args = opinfo.on_device(sample, "cuda").args
+        torch.cuda.synchronize()
+        torch.cuda.set_sync_debug_mode("error")
+        try:
+            info.op(*args, **sample.kwargs)
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+
+
+@pytest.mark.parametrize("info", _cases("gradients", [(i,) for i in opinfo.REGISTRY if i.gradcheck]))
+def test_registry_gradients(info):
+    """gradcheck and gradgradcheck on the entry's float64 samples (a key on a query: the
+    derivatives must stay exact at coincident points)."""
+    opinfo.check_gradients(info)
 
 
 BOUNDARY_LABELS = {
@@ -583,6 +461,30 @@ def test_registry_refutes_broken_operators(name, broken, where):
         opinfo.check_reference(info, F64, fn=broken)
 
 
+class _HostRound(torch.autograd.Function):
+    """Deliberately broken: a value read on the host, and a backward that forgets a factor 2."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.square() * float(x.sum() != 0)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * x
+
+
+def test_registry_refutes_host_work_and_wrong_derivatives():
+    """check_meta and check_gradients fail on an operator that reads a value on the host and
+    whose backward is wrong."""
+    info = dataclasses.replace(opinfo.get("poincare_expmap0"), op=lambda v, c: _HostRound.apply(v))
+    with pytest.raises((RuntimeError, NotImplementedError), match="meta"):
+        opinfo.check_meta(info)
+    with pytest.raises(AssertionError, match="gradcheck"):
+        opinfo.check_gradients(info)
+
+
 def test_registry_helpers_fail_on_bad_error_inputs():
     """check_errors itself: an error input that does not raise, or raises the wrong
     message, is reported."""
@@ -599,10 +501,45 @@ def test_registry_helpers_fail_on_bad_error_inputs():
 
 def test_opinfo_records_are_validated():
     info = opinfo.get("poincare_distance")
+    assert info.op is info.func and info.name == "poincare_distance"
+    assert opinfo.get("ida_attention[path=fast]").name == "ida_attention[path=fast]"
+    names = [i.name for i in opinfo.REGISTRY]
+    assert len(names) == len(set(names)), "two entries of one name: give them variants"
     with pytest.raises(ValueError, match="measure"):
         dataclasses.replace(info, measure="relative")
-    with pytest.raises(ValueError, match="name"):
-        dataclasses.replace(info, name="Poincaré Distance")
+    with pytest.raises(ValueError, match="variant"):
+        dataclasses.replace(info, variant="Poincaré Distance")
+    with pytest.raises(ValueError, match="devices"):
+        dataclasses.replace(info, devices=("cuda",))
+    with pytest.raises(TypeError):
+        opinfo.OpInfo(info.func, info.ref, info.core_dims, info.samples, info.tol)  # keyword-only
+
+
+def test_tolerance_text_is_generated_from_its_number():
+    """The entry states the reason; the number, the model term and the measure are written from
+    the values the check uses, so they cannot disagree with it."""
+    tol = opinfo.Tolerance(32, "a row sum of 6")
+    assert tol.text == "32·eps: a row sum of 6"
+    assert tol(F64, None) == 32 * torch.finfo(F64).eps
+    modelled = opinfo.Tolerance(4, "two-pass sums", model=lambda dt, s: 0.5, model_text="W·eps")
+    assert modelled.text == "4·eps + W·eps: two-pass sums"
+    assert opinfo.Tolerance(0, "exact: 0/1 decisions").text == "exact: 0/1 decisions"
+    assert opinfo.get("mobius_add").error_model.startswith(
+        "max-norm error over the reference's max-norm <= 16·eps: ")
+    for restated in ("32·eps: a row sum", "16 ulps: a mean", "1e6·eps: an inverse"):
+        with pytest.raises(ValueError, match="restates the number"):
+            opinfo.Tolerance(32, restated)
+    with pytest.raises(ValueError, match="model_text"):
+        opinfo.Tolerance(4, "a model without its formula", model=lambda dt, s: 0.0)
+    with pytest.raises(ValueError, match="exact"):
+        opinfo.Tolerance(0, "a zero tolerance that does not say so")
+
+
+def test_every_entry_states_its_reason_only():
+    """No registered tolerance restates a number in front of its reason (the text writes it)."""
+    for info in opinfo.REGISTRY:
+        lead = f"{info.tol.ulps:g}·eps" if info.tol.ulps else (info.tol.model_text or "exact")
+        assert info.tol.text.startswith(lead), info.name
 
 
 # ---------------------------------------------------------------- fast-path input handling
@@ -649,3 +586,21 @@ def test_sida_fast_path_rejects_zero_vectors():
     k[2] = 0.0
     with pytest.raises(ValueError, match="k must be non-zero"):
         sida_attention(q, k, v, eps=1e-2, path="fast")
+
+
+def test_every_finfo_constant_is_defined_in_numerics():
+    """operators/_numerics.py is the one place that reads torch.finfo (each multiple with its
+    reason); any other operator module calling it would hard-code a multiple of eps again."""
+    import ast
+    from pathlib import Path
+
+    import attnaudit.operators as package
+
+    offenders = []
+    for path in sorted(Path(package.__file__).parent.glob("*.py")):
+        if path.name == "_numerics.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "finfo":
+                offenders.append(f"{path.name}:{node.lineno}")
+    assert not offenders, offenders
