@@ -386,7 +386,9 @@ def write_claim(paper: str, claim: str, kind: str, *, claims: Path | None = None
     tests = (Path("tests/claims") if claims is None else root / "tests") if tests is None else tests
     paper_mod, claim_mod = _mod(paper), _mod(claim)
     module = root / paper_mod / f"{claim_mod}.py"
-    test = tests / f"test_{paper_mod}_{claim_mod}.py"
+    # built-in claims' tests live in tests/claims/<paper>/; a pack's beside each other in PATH/tests
+    test = (tests / paper_mod / f"test_{claim_mod}.py" if claims is None
+            else tests / f"test_{paper_mod}_{claim_mod}.py")
     for path in (module, test):
         if path.exists():
             raise ScaffoldError(f"{path} exists; 'attnaudit new' never overwrites a file")
