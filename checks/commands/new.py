@@ -18,7 +18,8 @@ def add_parser(sub) -> None:
     p.add_argument("--claims", type=Path, default=None,
                    help="folder of packs to write into (default: claims/ in the working directory)")
     p.add_argument("--tests", type=Path, default=None,
-                   help="folder for the test file (default: tests/claims/<paper>/, or PATH/tests with --claims)")
+                   help="folder for the test file (default: tests/claims/<paper>/, or PATH/tests with "
+                        "--claims)")
     p.set_defaults(func=cmd_new)
 
 
