@@ -18,11 +18,10 @@ graph is recorded and no ``torch.func`` transform runs:
 Tile shape: unless the caller sets them, ``block = STREAM_BLOCK`` (512) keys and as many
 queries per chunk as keep one buffer within ``STREAM_TILE_BYTES`` (8 MiB), at most 512 and at
 least 64: 512 × 512 in float32 and 256 × 512 in float64 at B = 8. Bigger GEMMs run closer to the
-BLAS peak, bigger buffers fall out of cache (measured 2026-12-02 at load about 5, one thread, n = 2048,
-B·H = 8, IDA against
-SDPA: float32 1.58× at 256 × 256, 1.32× at 512 × 512, 1.59× at 1024 × 512; float64 1.30× at
-256 × 256, 1.31× at 256 × 512, 1.45× at 512 × 512); the generic core keeps its own defaults
-(``core.DEFAULT_CHUNK``, ``core.DEFAULT_BLOCK``).
+BLAS peak, bigger buffers fall out of cache (measured 2026-12-02 at load about 5, one thread,
+n = 2048, B·H = 8, IDA against SDPA: float32 1.58× at 256 × 256, 1.32× at 512 × 512, 1.59× at
+1024 × 512; float64 1.30× at 256 × 256, 1.31× at 256 × 512, 1.45× at 512 × 512); the generic
+core keeps its own defaults (``core.DEFAULT_CHUNK``, ``core.DEFAULT_BLOCK``).
 
 Memory: two or three ``(B, chunk_size, block)`` buffers plus O(B·n·d) features and
 accumulators, B the flattened batch.
