@@ -1,11 +1,18 @@
 """Speed and peak memory of the distance attentions against torch SDPA, and of pairwise
-Poincaré distances against geoopt; prints ratios measured in one run.
+Poincaré distances against geoopt; prints ratios measured in one run. Optionally the wall
+time of the whole catalogue (quick and full profiles).
 
 Usage: python benchmarks/bench_attention.py [--device cpu|cuda] [--quick] [--sizes N ...]
-       [--dtypes float32,float64] [--min-run-time S] [--no-memory] [--threads T]
+       [--dtypes float32,float64] [--min-run-time S] [--no-memory] [--threads 1,2]
+       [--no-poincare] [--catalogue [--catalogue-jobs J]]
 
-Timing: every timed call runs with ``--threads`` torch threads (default: torch's default,
-one per core; ``Timer`` alone would use one). Per cell, ``--rounds`` interleaved rounds
+Attention: one table, a row per (threads, dtype, n): SDPA's milliseconds, each operator's time
+ratio to SDPA, the peak extra memory of each, and the 1-minute load average after the row (the
+load before and after the table is printed too: on a shared machine a ratio means little
+without it).
+
+Timing: every timed call runs with the row's torch thread count (``--threads``, default 1 and
+torch's default; ``Timer`` alone would use one). Per cell, ``--rounds`` interleaved rounds
 (peer, then each operator), each time the median of
 ``torch.utils.benchmark.Timer.blocked_autorange`` under ``torch.inference_mode()``
 (Timer synchronises CUDA itself); the ratio printed is the median over rounds of the
@@ -102,53 +109,77 @@ def attention_cases(q, k, v):
     }
 
 
+def load() -> str:
+    """The 1-, 5- and 15-minute load averages (what ``uptime`` prints): timings on a shared
+    machine mean little without them."""
+    return "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+
+
+def set_threads(n: int) -> None:
+    global THREADS
+    THREADS = n
+    torch.set_num_threads(n)  # the memory measurement and the setup run outside Timer
+
+
 def bench_attention(args) -> None:
+    """One table: a row per (threads, dtype, n), time ratios to SDPA and peak extra memory."""
     names = ["ida", "ida exact", "hida", "sida"]
+    mem_names = ["SDPA", "ida", "hida", "sida"]
     print(
         f"\nAttention: (B={BATCH}, H={HEADS}, n, d={DIM}), eps={EPS}; time ratio = op / SDPA "
-        "(lower is faster); 'ida', 'hida', 'sida' are the default (auto = fast on CPU) paths; "
-        f"'ida exact' only up to n={args.exact_max}"
+        "(lower is faster; median over interleaved rounds of the per-round ratio); 'ida', 'hida', "
+        f"'sida' are the default (auto = fast on CPU) paths; 'ida exact' only up to n={args.exact_max}; "
+        "MiB = peak extra memory per call (inputs excluded, output included); load = 1-min load "
+        "average after the row"
     )
-    header = f"{'dtype':>8} {'n':>5} {'SDPA ms':>9} " + " ".join(f"{n + '/SDPA':>15}" for n in names)
+    print(f"before the table: {load()}")
+    header = (f"{'thr':>3} {'dtype':>8} {'n':>5} {'SDPA ms':>9} " + " ".join(f"{m:>9}" for m in names)
+              + " | " + " ".join(f"{m + ' MiB':>9}" for m in mem_names) + f" | {'load':>5}")
     print(header)
     print("-" * len(header))
-    gen = torch.Generator().manual_seed(0)
-    memory_rows = []
-    for dname in args.dtypes:
-        dtype = DTYPES[dname]
-        for n in args.sizes:
-            q, k, v = (
-                torch.randn(BATCH, HEADS, n, DIM, generator=gen, dtype=dtype).to(args.device)
-                for _ in range(3)
-            )
-            cases = attention_cases(q, k, v)
-            run = ["SDPA", *(m for m in names if m != "ida exact" or n <= args.exact_max)]
-            with torch.inference_mode():
-                ratios, t_sdpa = interleaved(cases, run, args.rounds, args.min_run_time)
-                # An op not run at this n ('ida exact' beyond --exact-max) prints "-".
-                cells = " ".join(f"{ratios[m]:>15.2f}" if m in ratios else f"{'-':>15}" for m in names)
-                print(f"{dname:>8} {n:>5} {1e3 * t_sdpa:>9.1f} {cells}", flush=True)
-                if not args.no_memory and dname == args.dtypes[0] and n >= 2048:
-                    memory_rows.append(
-                        (
-                            dname,
-                            n,
-                            {
-                                m: peak_extra_bytes(cases[m], args.device)
-                                for m in ("SDPA", "ida", "hida", "sida")
-                            },
-                        )
-                    )
-    if memory_rows:
-        print(f"\nPeak extra memory per call (MiB; inputs excluded, output included; {memory_rows[0][0]}):")
-        print(
-            f"{'n':>5} "
-            + " ".join(f"{m:>9}" for m in ("SDPA", "ida", "hida", "sida"))
-            + "   ida MiB per 1k tokens"
-        )
-        for _, n, mem in memory_rows:
-            cells = " ".join(f"{mem[m] / 2**20:>9.1f}" for m in ("SDPA", "ida", "hida", "sida"))
-            print(f"{n:>5} {cells}   {mem['ida'] / 2**20 / (n / 1024):>8.2f}")
+    for threads in args.threads:
+        set_threads(threads)
+        gen = torch.Generator().manual_seed(0)
+        for dname in args.dtypes:
+            dtype = DTYPES[dname]
+            for n in args.sizes:
+                q, k, v = (
+                    torch.randn(BATCH, HEADS, n, DIM, generator=gen, dtype=dtype).to(args.device)
+                    for _ in range(3)
+                )
+                cases = attention_cases(q, k, v)
+                run = ["SDPA", *(m for m in names if m != "ida exact" or n <= args.exact_max)]
+                with torch.inference_mode():
+                    ratios, t_sdpa = interleaved(cases, run, args.rounds, args.min_run_time)
+                    # Not measured ('ida exact' beyond --exact-max, memory under --no-memory): "-".
+                    mem = {} if args.no_memory else {
+                        m: peak_extra_bytes(cases[m], args.device) for m in mem_names}
+                cells = " ".join(f"{ratios[m]:>9.2f}" if m in ratios else f"{'-':>9}" for m in names)
+                mcells = " ".join(f"{mem[m] / 2**20:>9.1f}" if m in mem else f"{'-':>9}" for m in mem_names)
+                print(f"{threads:>3} {dname:>8} {n:>5} {1e3 * t_sdpa:>9.1f} {cells} | {mcells} | "
+                      f"{os.getloadavg()[0]:>5.2f}", flush=True)
+    print(f"after the table: {load()}")
+
+
+def bench_catalogue(args) -> None:
+    """Wall time of the whole catalogue, quick and full profiles, each in a fresh
+    ``python -m attnaudit run`` (results written to a temporary folder, then discarded)."""
+    import subprocess
+    import time
+
+    root = Path(__file__).resolve().parents[1]
+    print(f"\nWhole catalogue: python -m attnaudit run --profile P --jobs {args.catalogue_jobs} "
+          "(all claims; wall seconds, this machine)")
+    print(f"{'profile':>8} {'wall s':>8} {'exit':>5}  load before -> after")
+    for profile in ("quick", "full"):
+        before = load()
+        with tempfile.TemporaryDirectory() as out:
+            cmd = [sys.executable, "-m", "attnaudit", "run", "--profile", profile, "--jobs",
+                   str(args.catalogue_jobs), "--out", out]
+            start = time.perf_counter()
+            done = subprocess.run(cmd, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            wall = time.perf_counter() - start
+        print(f"{profile:>8} {wall:>8.0f} {done.returncode:>5}  {before} -> {load()}", flush=True)
 
 
 def bench_poincare(args) -> None:
@@ -198,23 +229,38 @@ def main() -> None:
     parser.add_argument("--exact-max", type=int, default=2048, help="largest n for the exact IDA path")
     parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per cell (median ratio)")
-    parser.add_argument("--threads", type=int, default=torch.get_num_threads(),
-                        help="torch intra-op threads for every timed call (default: torch's default)")
+    default_threads = ",".join(str(t) for t in sorted({1, torch.get_num_threads()}))
+    parser.add_argument("--threads", default=default_threads,
+                        help="comma-separated torch intra-op thread counts, one block of rows each "
+                        f"(default: 1 and torch's default, here {default_threads})")
+    parser.add_argument("--no-poincare", action="store_true", help="skip the geoopt comparison")
+    parser.add_argument("--catalogue", action="store_true",
+                        help="also time the whole catalogue's quick and full profiles (long)")
+    parser.add_argument("--catalogue-jobs", type=int, default=2, help="claim processes for --catalogue")
     args = parser.parse_args()
-    if args.threads < 1:
+    try:
+        args.threads = [int(t) for t in args.threads.split(",")]
+    except ValueError:
+        parser.error(f"--threads must be comma-separated integers, got {args.threads!r}")
+    if min(args.threads) < 1:
         parser.error(f"--threads must be >= 1, got {args.threads}")
-    global THREADS
-    THREADS = args.threads
-    torch.set_num_threads(args.threads)  # the memory measurement and the setup run outside Timer
     if args.device == "cuda" and not torch.cuda.is_available():
         parser.error("--device cuda requested but torch.cuda.is_available() is False")
     args.dtypes = args.dtypes.split(",")
+    unknown = [d for d in args.dtypes if d not in DTYPES]
+    if unknown:
+        parser.error(f"--dtypes: unknown {unknown}; choose from {sorted(DTYPES)}")
     args.sizes = args.sizes or ([1024, 2048] if args.quick else [1024, 2048, 4096, 8192])
     args.poincare_sizes = [256, 512] if args.quick else [256, 512, 1024]
     args.min_run_time = args.min_run_time or (0.2 if args.quick else 1.0)
-    print(f"device={args.device} threads={THREADS} (every timed call) torch={torch.__version__}")
+    print(f"device={args.device} threads={args.threads} (every timed call) torch={torch.__version__} "
+          f"cores={os.cpu_count()}")
     bench_attention(args)
-    bench_poincare(args)
+    if not args.no_poincare:
+        set_threads(args.threads[-1])
+        bench_poincare(args)
+    if args.catalogue:
+        bench_catalogue(args)
 
 
 if __name__ == "__main__":

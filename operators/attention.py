@@ -22,8 +22,6 @@ import torch
 
 from . import _tiles
 from ._checks import (
-    check_block,
-    check_chunk_size,
     check_curvature,
     check_eps,
     check_float_dtype,
@@ -35,7 +33,7 @@ from ._checks import (
 )
 from ._expansion import EXPANSION_TAU, centred, expand, flagged, gather_pairs, patch, resolve_path, threshold
 from ._smooth import asinh_sqrt_sq, half_angle_sq, smooth_needed
-from .core import DEFAULT_BLOCK, DEFAULT_CHUNK, distance_attention
+from .core import distance_attention
 from .distances import _SquaredDistances
 from .poincare import DTYPES, _gap, _pairwise_delta
 from .sphere import norm_gap_sq, unitish
@@ -76,7 +74,7 @@ def _hida_fast(c: float):
     return sqdist
 
 
-def _hida_stream(q, k, v, aq, ak, eps, c: float, block: int, chunk_size: int) -> torch.Tensor:
+def _hida_stream(q, k, v, aq, ak, eps, c: float, block: int | None, chunk_size: int | None) -> torch.Tensor:
     """HIDA's fast path without autograd: one GEMM per tile gives w = 2δ directly.
 
     With a = 1/α_q, b = 1/α_k: ``[2c·a·‖q‖², 2c·a, -4c·a·q] · [b, b·‖k‖², b·k] = 2δ``
@@ -136,8 +134,8 @@ def hida_attention(
     *,
     eps: float | torch.Tensor,
     c: float = 1.0,
-    chunk_size: int = DEFAULT_CHUNK,
-    block: int = DEFAULT_BLOCK,
+    chunk_size: int | None = None,
+    block: int | None = None,
     path: str = "auto",
 ) -> torch.Tensor:
     r"""Dense hyperbolic inverse-distance attention (Dense-HIDA).
@@ -155,7 +153,8 @@ def hida_attention(
         eps: ε, a positive finite float or a positive tensor broadcastable to the batch
             shape (not checked, see :func:`ida_weights`).
         c: positive float; the ball has curvature -c.
-        chunk_size, block: queries per chunk and keys per block (>= 1).
+        chunk_size, block: queries per chunk and keys per block (>= 1); None: the defaults
+            of :func:`operators.ida_attention`.
         path: ``"auto"``, ``"fast"`` or ``"exact"`` (module docstring); the fast path's
             squared distances have relative error below ρ = ``expansion_bound(d, dtype)``,
             so ``|out_fast - out_exact| <= 2ρ/(1-ρ)·max_j |v_j|`` beyond rounding.
@@ -171,17 +170,17 @@ def hida_attention(
     _check(q, k, v)
     check_eps(eps)
     check_curvature(c)
-    check_chunk_size(chunk_size)
+    _tiles.check_shape(chunk_size, block)
     route = resolve_path(path, q, k, v)
     work = compute_dtype(q.dtype)
     qw, kw, vw = q.to(work), k.to(work), v.to(work)
     aq, ak = _gap("q", qw, c), _gap("k", kw, c)  # also the membership check
+    if route == "fast" and _tiles.eligible(qw, kw, vw, eps):
+        return _hida_stream(qw, kw, vw, aq, ak, eps, c, block, chunk_size).to(q.dtype)
+    chunk_size, block = _tiles.generic_shape(chunk_size, block)
     if route == "exact":
         return distance_attention(qw, kw, vw, sqdist=_hida_exact(c), eps=eps, block=block,
                                   chunk_size=chunk_size).to(q.dtype)
-    if _tiles.eligible(qw, kw, vw, eps):
-        check_block(block)
-        return _hida_stream(qw, kw, vw, aq, ak, eps, c, block, chunk_size).to(q.dtype)
     centre = kw.detach().mean(dim=-2, keepdim=True)
     qf = (qw, *centred(qw, centre), (1.0 / aq)[..., None])
     kf = (kw, *centred(kw, centre), (1.0 / ak)[..., None])
@@ -251,7 +250,7 @@ def _normalise_into(name: str, x: torch.Tensor, out: torch.Tensor) -> torch.Tens
     return out
 
 
-def _sida_stream(q, k, v, eps, block: int, chunk_size: int) -> torch.Tensor:
+def _sida_stream(q, k, v, eps, block: int | None, chunk_size: int | None) -> torch.Tensor:
     r"""SIDA's fast path without autograd: one GEMM per tile gives
     :math:`s = \lVert \hat x - \hat y\rVert^2/4 = \sin^2(\theta/2)` for the normalised
     vectors, then :math:`D = \varepsilon + 4\arcsin^2\sqrt s`; the pairs within
@@ -295,8 +294,10 @@ def _sida_stream(q, k, v, eps, block: int, chunk_size: int) -> torch.Tensor:
             sub = s[bi, ii]
             r, j = ((sub <= low * s_ij) | (sub >= high * s_ij)).nonzero(as_tuple=True)
             pairs = (bi, ii, bi[r], ii[r], j)
-        # In place: s = E/4 turns into θ/2 = asin(√s), then D = ε + 4(θ/2)².
-        s.clamp_(0.0, 1.0).sqrt_().asin_()
+        # In place: s = E/4 turns into θ/2 = asin(√s), then D = ε + 4(θ/2)². No clamp pass: a pair
+        # with s outside (low·S, high·S) ⊂ (0, 1) is flagged above and overwritten below, so only its
+        # (discarded) value can be NaN.
+        s.sqrt_().asin_()
         torch.addcmul(eps3.expand(out.shape[0], 1, 1), s, s, value=4.0, out=out)
         m = torch.asin(lo.clamp(0.0, 1.0).sqrt()).square_().mul_(4.0).add_(eps_b)
         if pairs is not None:
@@ -316,8 +317,8 @@ def sida_attention(
     v: torch.Tensor,
     *,
     eps: float | torch.Tensor,
-    chunk_size: int = DEFAULT_CHUNK,
-    block: int = DEFAULT_BLOCK,
+    chunk_size: int | None = None,
+    block: int | None = None,
     path: str = "auto",
 ) -> torch.Tensor:
     r"""Spherical inverse-distance attention (SIDA).
@@ -335,7 +336,8 @@ def sida_attention(
             one dtype, batch dims broadcast.
         eps: ε, a positive finite float or a positive tensor broadcastable to the batch
             shape (not checked, see :func:`ida_weights`).
-        chunk_size, block: queries per chunk and keys per block (>= 1).
+        chunk_size, block: queries per chunk and keys per block (>= 1); None: the defaults
+            of :func:`operators.ida_attention`.
         path: ``"auto"``, ``"fast"`` or ``"exact"`` (module docstring). The fast path
             expands ``‖x̂ - ŷ‖²`` for the normalised vectors and recomputes the pairs within
             ``EXPANSION_TAU`` of 0 or of π exactly; the other squared angles have relative
@@ -352,13 +354,13 @@ def sida_attention(
     """
     _check(q, k, v)
     check_eps(eps)
-    check_chunk_size(chunk_size)
+    _tiles.check_shape(chunk_size, block)
     route = resolve_path(path, q, k, v)
     work = compute_dtype(q.dtype)
     qw, kw, vw = q.to(work), k.to(work), v.to(work)
     if route == "fast" and _tiles.eligible(qw, kw, vw, eps):
-        check_block(block)
         return _sida_stream(qw, kw, vw, eps, block, chunk_size).to(q.dtype)
+    chunk_size, block = _tiles.generic_shape(chunk_size, block)
     qs, (qa, qr) = unitish("q", qw)
     ks, (ka, kr) = unitish("k", kw)
     if route == "exact":

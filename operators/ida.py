@@ -9,8 +9,6 @@ from . import _tiles
 from ._checks import (  # noqa: I001
     EXPANSION_TAU,
     broadcastable_eps,
-    check_block,
-    check_chunk_size,
     check_eps,
     check_float,
     check_not_nan,
@@ -20,7 +18,7 @@ from ._checks import (  # noqa: I001
     positive_range,
 )
 from ._expansion import centred, expand, gather_pairs, recompute, resolve_path, threshold
-from .core import DEFAULT_BLOCK, DEFAULT_CHUNK, distance_attention, distance_weights
+from .core import distance_attention, distance_weights
 from .distances import _SquaredDistances
 
 
@@ -54,7 +52,7 @@ def fast_sqdist(qf, kf) -> torch.Tensor:
     return recompute(d2, threshold(qn, kn), None, exact)
 
 
-def _fast_stream(q, k, v, eps, block: int, chunk_size: int) -> torch.Tensor:
+def _fast_stream(q, k, v, eps, block: int | None, chunk_size: int | None) -> torch.Tensor:
     """The fast path without autograd: one GEMM per tile (``_tiles``), same bound."""
     q3, k3, v3, eps_b, batch = _tiles.flatten(q, k, v, eps)
     centre = k3.mean(dim=-2, keepdim=True)
@@ -140,8 +138,8 @@ def ida_attention(
     v: torch.Tensor,
     *,
     eps: float | torch.Tensor,
-    chunk_size: int = DEFAULT_CHUNK,
-    block: int = DEFAULT_BLOCK,
+    chunk_size: int | None = None,
+    block: int | None = None,
     path: str = "auto",
 ) -> torch.Tensor:
     r"""Inverse-distance attention (the Euclidean Resolver), streamed over key blocks.
@@ -159,8 +157,11 @@ def ida_attention(
             broadcast.
         eps: ε, a positive finite Python float or a positive tensor broadcastable to
             the batch shape ``(...)`` (not checked, see :func:`ida_weights`).
-        chunk_size: queries per chunk (>= 1).
-        block: keys per block (>= 1).
+        chunk_size: queries per chunk (>= 1); None: ``core.DEFAULT_CHUNK`` (256), or on the
+            streamed fast path as many as keep a tile within 8 MiB (512 in float32 and 256 in
+            float64 at B = 8, see ``operators._tiles``).
+        block: keys per block (>= 1); None: ``core.DEFAULT_BLOCK`` (256), on the streamed
+            fast path 512.
         path: ``"exact"`` -- squared distances by direct differences (exactly 0 at
             coincident points; with ``v`` the identity the weights equal
             :func:`ida_weights` bit for bit). ``"fast"`` -- the matmul expansion in
@@ -187,15 +188,15 @@ def ida_attention(
     check_query_key(q, k)
     check_not_nan("v", v)
     check_eps(eps)
-    check_chunk_size(chunk_size)
+    _tiles.check_shape(chunk_size, block)
     route = resolve_path(path, q, k, v)
     work = compute_dtype(q.dtype)
     qw, kw, vw = q.to(work), k.to(work), v.to(work)
+    if route == "fast" and _tiles.eligible(qw, kw, vw, eps):
+        return _fast_stream(qw, kw, vw, eps, block, chunk_size).to(q.dtype)
+    chunk_size, block = _tiles.generic_shape(chunk_size, block)
     if route == "exact":
         out = distance_attention(qw, kw, vw, sqdist=exact_sqdist, eps=eps, block=block, chunk_size=chunk_size)
-    elif _tiles.eligible(qw, kw, vw, eps):
-        check_block(block)
-        out = _fast_stream(qw, kw, vw, eps, block, chunk_size)
     else:
         qf, kf = _fast_points(qw, kw)
         out = distance_attention(qf, kf, vw, sqdist=fast_sqdist, eps=eps, block=block, chunk_size=chunk_size)
