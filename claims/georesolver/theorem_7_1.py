@@ -11,7 +11,18 @@ import sympy as sp
 import torch
 
 from attnaudit import operators
-from attnaudit.checks import Claim, Clause, Kind, ProofStep, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks import (
+    Claim,
+    Clause,
+    Kind,
+    ProofStep,
+    Relation,
+    control,
+    sampling,
+    search,
+    symbolic,
+    tolerances,
+)
 
 STATEMENT = (
     r"\Bigl\|\frac{\partial\mathcal L}{\partial x_i}\Bigr\|_2\ge\bigl(\lambda_{\min}(G_i)"
@@ -99,11 +110,12 @@ def _random(ctx, gen, batch, d, high):
 
 def singular_search(ctx, d):
     """Rays x = t·u, t ∈ (0, 2], for random W_g with ‖W_g‖₂ log-uniform in [0.5, 2]: det J(t·u) on 64
-    points, then 56 bisection steps on the first sign change. Returns the points found (batched).
+    points, then 56 bisection steps on the first sign change (checks.search.sign_changes). Returns
+    the points found (batched).
     The search evaluates J in closed form (checked against torch.func by the derivation and by
     ``paper-jacobian-diagonal``'s operator); the checks evaluate the points with the operator."""
 
-    def search():
+    def rays():
         gen = ctx.generator(f"singular-search:{d}")
         batch = ctx.pick(quick=96, full=1024)
         w = sampling.gaussian(ctx, gen, batch, d, d)
@@ -112,28 +124,19 @@ def singular_search(ctx, d):
         u = sampling.unit_vectors(ctx, gen, batch, d)
         t = torch.linspace(0, BOUND, 65, dtype=ctx.dtype, device=ctx.device)[1:]
 
-        def det(ts):  # the closed form G + diag(σ′(z)⊙x)W_g (the checks use torch.func's Jacobian)
-            x = ts[..., None] * u[:, None, :]
-            z = (w[:, None] @ x[..., None])[..., 0]
+        def sign_of_det(ts, rows):  # the closed form G + diag(σ′(z)⊙x)W_g (the checks use torch.func's)
+            x = ts[..., None] * u[rows, None, :]
+            z = (w[rows, None] @ x[..., None])[..., 0]
             s = torch.sigmoid(z)
-            return torch.linalg.det(torch.diag_embed(s) + (s * (1 - s) * x)[..., None] * w[:, None])
+            jacobian = torch.diag_embed(s) + (s * (1 - s) * x)[..., None] * w[rows, None]
+            return torch.sign(torch.linalg.det(jacobian))
 
-        signs = torch.sign(det(t.expand(batch, -1)))
-        change = (signs[:, :-1] * signs[:, 1:] <= 0)
-        found = change.any(dim=-1)
-        j = change.float().argmax(dim=-1)
-        lo, hi = t[j], t[j + 1]
-        d_lo = det(lo[:, None])[:, 0]
-        for _ in range(56):  # t to 2·2⁻⁵⁶ ≈ 3e-17: σ_min far below the round-off floor
-            mid = (lo + hi) / 2
-            d_mid = det(mid[:, None])[:, 0]
-            left = torch.sign(d_mid) == torch.sign(d_lo)
-            lo, hi = torch.where(left, mid, lo), torch.where(left, hi, mid)
-            d_lo = torch.where(left, d_mid, d_lo)
-        x = ((lo + hi) / 2)[:, None] * u
-        return {"x": x[found], "w": w[found]}
+        # t to 2·2⁻⁵⁶ ≈ 3e-17 (halved 56 times): σ_min far below the round-off floor
+        found, lo, hi, _ = search.sign_changes(sign_of_det, t.expand(batch, -1), candidates=1, rounds=56,
+                                               first_only=True, what="sign change of det J")
+        return {"x": ((lo + hi) / 2)[:, None] * u[found], "w": w[found]}
 
-    return ctx.cached(("singular", d), search)
+    return ctx.cached(("singular", d), rays)
 
 
 def sample_all(ctx, gen):
