@@ -57,6 +57,11 @@ def per_profile(*, quick: Sequence[float] | np.ndarray, full: Sequence[float] | 
     return Grid(quick=quick, full=full)
 
 
+def fixed(values: Sequence[float] | np.ndarray) -> Grid:
+    """A grid function: the same ``values`` in both profiles."""
+    return Grid(quick=values, full=values)
+
+
 def log_grid(low: float, high: float, *, quick: int, full: int) -> Grid:
     """A grid function: ``quick`` (or ``full``) points log-spaced over ``[low, high]``."""
     return per_profile(quick=log_spaced(low, high, quick), full=log_spaced(low, high, full))

@@ -98,5 +98,6 @@ def test_grids_are_log_spaced_per_profile_and_read_only():
     assert grid(quick)[0] == pytest.approx(1e-7)
     assert grids.log_integer_grid(1, 1000, quick=4, full=7)(quick).tolist() == [1, 10, 100, 1000]
     assert grids.geometric(2, 4, 6).tolist() == [2, 8, 32, 128, 512, 2048]
+    assert grids.fixed([1, 2, 3])(full).tolist() == grids.fixed([1, 2, 3])(quick).tolist() == [1, 2, 3]
     with pytest.raises(ValueError, match="0 < low < high"):
         grids.log_spaced(0.0, 1.0, 5)

@@ -20,6 +20,7 @@ from attnaudit.checks import (
     Relation,
     ScalingLaw,
     control,
+    grids,
     sampling,
     symbolic,
     tolerances,
@@ -240,7 +241,7 @@ def c_max_measure(name):
 def _law(name):
     return ScalingLaw(
         name=name, quantity="c_max(d_h, t) = σ⁴ ln(2/P)/(d_h t²)", variable="d_h", exponent=0.0,
-        order="Ω", grid=lambda ctx: D_GRID, measure=c_max_measure(name),
+        order="Ω", grid=grids.fixed(D_GRID), measure=c_max_measure(name),
         family=f"{FAMILIES[name][0]} (inside t ≤ d_hσ²); q, k ~ N(0, I_d) (σ = 1: c_max is "
                "scale-free), P by Monte Carlo through operators.squared_distances. A bound with a "
                "fixed c > 0 forces c_max ≥ c on every family, so any family whose c_max → 0 refutes",

@@ -21,6 +21,7 @@ from attnaudit.checks import (
     Reading,
     Relation,
     control,
+    grids,
     sampling,
     symbolic,
     tolerances,
@@ -157,7 +158,7 @@ RETRIEVAL = Claim(
     kind=Kind.LIMIT, derivation=retrieval_derivation, clauses=CLAUSES_RETRIEVAL, proof_steps=PROOF_RETRIEVAL,
     checks=(
         Limit(name="matched-weight-to-one", quantity="W_{j*} (Dense-HIDA)", variable="ε/d_min,H²",
-              value="1", point="0", rate=1.0, grid=lambda ctx: T_GRID, gap=retrieval_gap,
+              value="1", point="0", rate=1.0, grid=grids.fixed(T_GRID), gap=retrieval_gap,
               family=f"worst case over 400 (full 4000) key sets per shape, {KEYS_TEXT}; random j*, "
                      "q = k_{j*} exactly, ε = t·d_min,H² for t = 1e-4 … 1e-14",
               tolerance=RATE_TOL,

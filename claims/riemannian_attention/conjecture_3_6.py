@@ -119,7 +119,7 @@ CLAIMS = (Claim(
     ),
     checks=(ScalingLaw(
         name="transition-slope-in-l", quantity="Ū²_*(L), the located transition strength", variable="L",
-        exponent=-1.0, order="Θ", grid=grids.per_profile(quick=LENGTHS, full=LENGTHS),
+        exponent=-1.0, order="Θ", grid=grids.fixed(LENGTHS),
         measure=transition_strength, predicted="Θ(τ/L) = Θ(L^-1) (τ = 2 fixed)", replicates=REPLICATES,
         min_decades=1.0, short_grid=SHORT_GRID,
         family=(f"{len(LENGTHS)} sequence lengths × {len(STRENGTHS)} strengths; per replicate "

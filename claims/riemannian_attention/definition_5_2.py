@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, ScalingLaw, control, sampling, tolerances
+from attnaudit.checks import (
+    Claim,
+    Clause,
+    Kind,
+    Reading,
+    Relation,
+    ScalingLaw,
+    control,
+    grids,
+    sampling,
+    tolerances,
+)
 
 STATEMENT = (r"U_t = \mathrm{reshape}\big(\mathrm{Linear}(d m, d r)(\sigma(\mathrm{Linear}(d, d m)(x_t)))"
              r"\big) \in \mathbb R^{d\times r},\ m = 1;\quad \text{cost } O(B L d r)")
@@ -53,7 +64,7 @@ def _sample(ctx, gen):
 def _law(name, variable, exponent, grid, fn, family, predicted, order="O", reading=None, controls=(),
          clause=None):
     return ScalingLaw(name=name, quantity="MetricNet FLOPs", variable=variable, exponent=exponent,
-                      order=order, grid=lambda ctx: grid,
+                      order=order, grid=grids.fixed(grid),
                       measure=lambda ctx, g: [fn(int(x)) for x in g], family=family,
                       predicted=predicted, tolerance=LOWER, reading=reading, controls=controls,
                       clause=clause if reading is None else None)
@@ -95,9 +106,9 @@ CLAIMS = (Claim(
         _law("flops-vs-d", "d", 1.0, D_GRID, lambda d: _count(N, d, R), f"L = {N}, r = {R}, m = 1",
              "O(d) at fixed L, r (O(B L d r))", clause="cost"),
         _law("flops-vs-r", "r", 1.0, R_GRID, lambda r: _count(N, D, r), f"L = {N}, d = {D}, m = 1",
-             "O(r)", controls=(control("prediction O(r⁰)", exponent=0.0),), clause="cost"),
+             "", controls=(control("prediction O(r⁰)", exponent=0.0),), clause="cost"),
         _law("flops-vs-l", "L", 1.0, N_GRID, lambda n: _count(n, D, R), f"d = {D}, r = {R}, m = 1",
-             "O(L)", controls=(control("prediction O(L⁰)", exponent=0.0),), clause="cost"),
+             "", controls=(control("prediction O(L⁰)", exponent=0.0),), clause="cost"),
         _law("referee-flops-vs-d", "d", 2.0, D_GRID, lambda d: _count(N, d, R), f"L = {N}, r = {R}, m = 1",
              "Θ(d² r) per token: exponent 2 in d", order="Θ", reading="referee",
              controls=(control("the table's O(d r) (exponent 1)", exponent=1.0),)),

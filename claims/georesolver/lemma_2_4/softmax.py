@@ -208,7 +208,7 @@ SPREAD = "(1/√d) Σ_j W_ij ‖k_j − k̄_i‖"
 soft_n_law = ScalingLaw(
     name="jacobian-norm-vs-n", quantity=f"worst-case ‖∂o_i/∂q_i‖₂ (softmax, d = {D_SOFT})", variable="n",
     exponent=1.0, order="O", grid=N_GRID, measure=BALL_WORST.measure(lambda n: (int(n), D_SOFT)),
-    family=SOFTMAX_FAMILY, tolerance=FLAT, predicted="O(n) (the statement)", controls=(moved("n", -0.5),))
+    family=SOFTMAX_FAMILY, tolerance=FLAT, controls=(moved("n", -0.5),))
 
 SOFTMAX = Claim(
     id="georesolver/lemma-2.4/softmax",
@@ -239,7 +239,6 @@ SOFTMAX = Claim(
                    quantity=f"worst-case ‖∂o_i/∂q_i‖₂ (softmax, n = {N_FOR_D_SWEEP})",
                    family=SOFTMAX_FAMILY, tolerance=FLAT,
                    measure=BALL_WORST.measure(lambda d: (N_FOR_D_SWEEP, int(d))),
-                   predicted="O(d^-1/2) (the statement)",
                    controls=(control(f"IDA (ε = {EPS:g}) in place of softmax on the same instances",
                                      contrast="operator",
                                      measure=ida_on_ball_worst),)),
