@@ -4,18 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    Reading,
-    Relation,
-    ScalingLaw,
-    control,
-    grids,
-    sampling,
-    tolerances,
-)
+from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, ScalingLaw, control, sampling, tolerances
 
 STATEMENT = (r"U_t = \mathrm{reshape}\big(\mathrm{Linear}(d m, d r)(\sigma(\mathrm{Linear}(d, d m)(x_t)))"
              r"\big) \in \mathbb R^{d\times r},\ m = 1;\quad \text{cost } O(B L d r)")
@@ -64,7 +53,7 @@ def _sample(ctx, gen):
 def _law(name, variable, exponent, grid, fn, family, predicted, order="O", reading=None, controls=(),
          clause=None):
     return ScalingLaw(name=name, quantity="MetricNet FLOPs", variable=variable, exponent=exponent,
-                      order=order, grid=grids.fixed(grid),
+                      order=order, grid=lambda ctx: grid,
                       measure=lambda ctx, g: [fn(int(x)) for x in g], family=family,
                       predicted=predicted, tolerance=LOWER, reading=reading, controls=controls,
                       clause=clause if reading is None else None)
