@@ -158,12 +158,11 @@ MC_RESOLVED = 0.05  # the Monte-Carlo comparison needs tails the draws resolve (
 
 
 def _resolved_t(d_h: int) -> float:
-    """t/σ² at which the exact tail is MC_RESOLVED (bisection in log t on the exact χ² tail)."""
-    lo, hi = math.log(1e-3), math.log(100.0 * d_h + 100.0)
-    for _ in range(80):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if exact_tail(d_h, math.exp(mid), 1.0) > MC_RESOLVED else (lo, mid)
-    return math.exp(lo)
+    """t/σ² at which the exact tail (decreasing in t) is MC_RESOLVED: SciPy's brentq in log t."""
+    from scipy.optimize import brentq
+
+    excess = lambda x: float(exact_tail(d_h, math.exp(x), 1.0)) - MC_RESOLVED  # noqa: E731
+    return math.exp(brentq(excess, math.log(1e-3), math.log(100.0 * d_h + 100.0), xtol=1e-14))
 
 
 def sample_mc_tail_cases(ctx, gen):
