@@ -31,6 +31,14 @@ STATEMENT = (
     r"\text{ and } W_g \text{, the lower bound is strictly positive, so gradients do not vanish due "
     r"to gating alone.}")
 
+BOUND = 2.0  # ‖x‖₂, ‖W_g‖₂ ≤ BOUND in the "bounded inputs" reading and in the search
+READING = ("For h = σ(W_g x) ⊙ x with x ∈ ℝ^d, W_g ∈ ℝ^{d×d}, any d: (inequality) σ_min(∂h/∂x) ≥ "
+           "λ_min(G) − C‖W_g‖₂‖x‖₂ with one constant C free of d, x and W_g (which gives the gradient "
+           "bound, as ‖∂L/∂x‖ = ‖Jᵀ∂L/∂h‖ ≥ σ_min(J)‖∂L/∂h‖); the suite derives C = 1/4 and tests "
+           "sup (λ_min(G) − σ_min(J))/(‖W_g‖₂‖x‖₂) ≤ 1/4; (positive) for finite x and W_g "
+           f"(tested at ‖x‖₂, ‖W_g‖₂ ≤ {BOUND:g}) ∂h/∂x is non-singular, so the gradient through the "
+           "gate never vanishes.")
+
 CLAUSES = (
     Clause("inequality", "‖∂ℒ∂i‖2≥(λmin(i)−(‖g‖‖i‖))‖∂ℒ∂i‖2"),
     Clause("positive", "In particular, for bounded ix_i and gW_g, the lower bound is strictly positive, so "
@@ -51,7 +59,6 @@ PROOF_STEPS = (
 
 C_DERIVED = 0.25  # σ' ≤ 1/4 and Weyl: σ_min(G + DW) ≥ σ_min(G) − ‖D‖₂‖W‖₂, ‖D‖₂ ≤ ¼‖x‖_∞
 DIMS = (1, 2, 4, 8)
-BOUND = 2.0  # ‖x‖₂, ‖W_g‖₂ ≤ BOUND in the "bounded inputs" reading and in the search
 # σ_min by an SVD is backward stable: off by ≤ c·d·u·‖J‖₂; λ_min(G) = min σ(z_k) to a few ulps.
 RATIO_TOL = tolerances.Roundoff(condition="d·‖J‖₂ + 1 (the SVD's backward error and σ's), divided by "
                                           "‖W_g‖₂‖x‖₂ (absolute, on the ratio)")
@@ -231,12 +238,7 @@ CLAIMS = (
         statement=STATEMENT,
         clauses=CLAUSES,
         proof_steps=PROOF_STEPS,
-        reading=("For h = σ(W_g x) ⊙ x with x ∈ ℝ^d, W_g ∈ ℝ^{d×d}, any d: (inequality) σ_min(∂h/∂x) ≥ "
-                 "λ_min(G) − C‖W_g‖₂‖x‖₂ with one constant C free of d, x and W_g (which gives the gradient "
-                 "bound, as ‖∂L/∂x‖ = ‖Jᵀ∂L/∂h‖ ≥ σ_min(J)‖∂L/∂h‖); the suite derives C = 1/4 and tests "
-                 "sup (λ_min(G) − σ_min(J))/(‖W_g‖₂‖x‖₂) ≤ 1/4; (positive) for finite x and W_g "
-                 f"(tested at ‖x‖₂, ‖W_g‖₂ ≤ {BOUND:g}) ∂h/∂x is non-singular, so the gradient through the "
-                 "gate never vanishes."),
+        reading=READING,
         reading_why=("the displayed inequality with the O(·) read as a constant times ‖W_g‖₂‖x‖₂; 'bounded' "
                      "as the proof reads it: 'λ_min(G_i) > 0 for finite z_k, [so] the lower bound is "
                      "strictly positive for bounded inputs'"),
