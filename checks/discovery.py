@@ -297,11 +297,23 @@ def _load_paper(cat: Catalogue, mod_name: str, file: str, key: str, source: str,
         cat.baselines[paper.key] = str(Path(paper_mod.__file__).parent / PACK_BASELINE)
     if tables:
         cat.tables[paper.key] = tables
-    for info in sorted(pkgutil.iter_modules(paper_mod.__path__), key=lambda m: m.name):
+    for name, file in _spec_modules(paper_mod.__name__, paper_mod.__path__):
+        _load_module(cat, paper, name, file)
+
+
+def _spec_modules(package: str, path) -> list[tuple[str, str]]:
+    """``(module name, file)`` of each spec module under a paper package, in name order; a
+    sub-package (a claim module split into one module per part) contributes its own modules."""
+    found = []
+    for info in sorted(pkgutil.iter_modules(path), key=lambda m: m.name):
         if info.name.startswith("_"):
             continue
-        _load_module(cat, paper, f"{paper_mod.__name__}.{info.name}",
-                     str(Path(info.module_finder.path) / f"{info.name}.py"))
+        folder = Path(info.module_finder.path)
+        if info.ispkg:
+            found += _spec_modules(f"{package}.{info.name}", [str(folder / info.name)])
+        else:
+            found.append((f"{package}.{info.name}", str(folder / f"{info.name}.py")))
+    return found
 
 
 def _load_module(cat: Catalogue, paper: Paper, name: str, file: str) -> None:

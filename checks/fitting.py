@@ -13,6 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 MIN_DECADES = 3.0
+# The shortest grid a scaling law may state (ScalingLaw.min_decades, with its reason): one decade,
+# over which a local slope is still resolved by the fit's interval, which says how well.
+MIN_SHORT_DECADES = 1.0
 CI_LEVEL = 0.95
 BOOTSTRAP_SAMPLES = 2000
 

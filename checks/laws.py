@@ -9,6 +9,8 @@ import numpy as np
 from attnaudit.checks.context import Context
 from attnaudit.checks.fitting import (
     FIT_ROUNDOFF,
+    MIN_DECADES,
+    MIN_SHORT_DECADES,
     MIN_WINDOW_POINTS,
     compare_exponent,
     excludes,
@@ -110,10 +112,12 @@ def _small_sample(yerr: np.ndarray | None, replicates: int) -> np.ndarray | None
 
 def _fit_evidence(ctx: Context, name: str, x, draws, predicted: float, order: str,
                   tolerance_obj: Any, tolerance: float, max_width: float, *,
-                  anchor_at_small_x: bool = False, law: str = "power") -> dict[str, Any]:
+                  anchor_at_small_x: bool = False, law: str = "power",
+                  min_decades: float = MIN_DECADES) -> dict[str, Any]:
     y, yerr = _points(draws)
     spread = _small_sample(yerr, len(draws))
-    fit = fit_power_law(x, y, spread, rng=ctx.numpy_rng(f"bootstrap:{name}"), law=law)
+    fit = fit_power_law(x, y, spread, rng=ctx.numpy_rng(f"bootstrap:{name}"), law=law,
+                        min_decades=min_decades)
     local = local_exponents(x, y, spread, rng=ctx.numpy_rng(f"bootstrap-local:{name}"), law=law)
     drifting = is_drifting(local, tolerance)
     poly = None
@@ -242,8 +246,23 @@ def _decide_growth(fit, local, order: str, tol: float, poly=None) -> tuple[str, 
     return "undecided", f"local exponents do not show a rate tending to 0 ({rng_text})"
 
 
+def _short_grid(law: ScalingLaw, x: np.ndarray) -> float:
+    """The decades a law's fit needs: the engine's, or the law's stated shorter span, which must
+    keep two local windows (the drift rule compares them) and at least MIN_SHORT_DECADES."""
+    if law.min_decades is None:
+        return MIN_DECADES
+    if not MIN_SHORT_DECADES <= law.min_decades < MIN_DECADES:
+        raise ValueError(f"scaling law {law.name!r}: min_decades {law.min_decades:g} is outside "
+                         f"[{MIN_SHORT_DECADES:g}, {MIN_DECADES:g})")
+    if len(x) < MIN_WINDOW_POINTS + 1:
+        raise ValueError(f"scaling law {law.name!r}: a short grid needs at least {MIN_WINDOW_POINTS + 1} "
+                         "points, so that the drift rule compares two local windows")
+    return float(law.min_decades)
+
+
 def check_scaling(law: ScalingLaw, ctx: Context) -> dict[str, Any]:
     x = _as_array(law.grid(ctx))
+    min_decades = _short_grid(law, x)
     ev = {
         "type": "scaling",
         "name": law.name,
@@ -258,7 +277,7 @@ def check_scaling(law: ScalingLaw, ctx: Context) -> dict[str, Any]:
 
     def decide(draws):
         return _fit_evidence(ctx, law.name, x, draws, law.exponent, law.order, law.tolerance,
-                             law.exponent_tolerance, law.max_ci_width, law=law.law)
+                             law.exponent_tolerance, law.max_ci_width, law=law.law, min_decades=min_decades)
 
     ev |= _measure_and_decide(law.measure, ctx, x, law.replicates, decide, what="scaling law",
                               name=law.name, fn_name="measure")
@@ -268,8 +287,12 @@ def check_scaling(law: ScalingLaw, ctx: Context) -> dict[str, Any]:
     measured = _law_text(law.law, "", law.variable, 0.0 if fit["flat"] else fit["exponent"], digits=4)
     if law.info is not None:
         ev["info"] = _informational(law.info(ctx, x))
+    short = ""
+    if law.min_decades is not None:
+        ev["short_grid"] = {"decades": fit["decades"], "min_decades": min_decades, "why": law.short_grid}
+        short = f", a short grid: {fit['decades']:.2g} decades"
     ev["summary"] = (f"{law.quantity} ~ {measured} (95% CI [{fit['ci'][0]:.4g}, {fit['ci'][1]:.4g}], "
-                     f"{r2}) vs predicted {ev['predicted']}: {ev['decision']}")
+                     f"{r2}{short}) vs predicted {ev['predicted']}: {ev['decision']}")
     return ev
 
 

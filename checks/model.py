@@ -302,6 +302,10 @@ class ScalingLaw:
     ``info(ctx, grid)`` (optional) returns informational measurements recorded beside the fit and
     never compared (``{"columns": {name: [value per grid point]}, "series": [{"label", "x", "y"}]}``:
     e.g. wall time; further series are drawn in the check's plot, e.g. other operators' costs).
+    ``min_decades`` (with ``short_grid``, the stated reason) lets a grid span fewer decades than
+    the engine's three (checks.fitting.MIN_DECADES), down to one, where no longer grid can be
+    reached; the fit, its replicate-widened interval and the drift rule stay the engine's, and the
+    evidence says the grid is short.
     """
 
     name: str
@@ -323,9 +327,14 @@ class ScalingLaw:
     step: str | None = None
     replicates: int = 1
     info: Callable[[Context, Any], dict[str, Any]] | None = None
+    min_decades: float | None = None
+    short_grid: str = ""
 
     def __post_init__(self) -> None:
         _check_common(self, "scaling law")
+        if self.min_decades is not None and not self.short_grid.strip():
+            raise ValueError(f"scaling law {self.name!r}: a grid shorter than the engine's minimum states "
+                             "why no longer one can be reached (short_grid=...)")
         if self.order not in ORDERS:
             raise ValueError(f"scaling law {self.name!r}: order must be one of {', '.join(ORDERS)}")
         if self.law not in LAWS:

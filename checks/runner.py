@@ -13,6 +13,7 @@ import math
 import platform
 import re
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -67,8 +68,14 @@ def source_hash(claim: Claim) -> str:
     if module is not None and getattr(module, "__file__", None):
         spec = Path(module.__file__)
         files.append(spec)
-        files.extend(sorted(spec.parent.glob("_*.py")))
-        files.extend(_other_papers_helpers(files, claim.source_module.rsplit(".", 2)[0], spec.parent))
+        # A spec in a sub-package of its paper (a claim module split into parts) uses the helpers of
+        # both folders: every folder from the spec's up to the paper's, whose package holds PAPER.
+        depth = next((d for d in range(1, claim.source_module.count(".")) if hasattr(
+            sys.modules.get(claim.source_module.rsplit(".", d)[0]), "PAPER")), 1)
+        for folder in [spec.parents[i] for i in range(depth)]:
+            files.extend(sorted(folder.glob("_*.py")))
+        files.extend(_other_papers_helpers(files, claim.source_module.rsplit(".", depth + 1)[0],
+                                           spec.parents[depth - 1]))
     for package in ("attnaudit.operators", "attnaudit.checks"):
         try:
             files.extend(sorted(Path(importlib.import_module(package).__file__).parent.glob("*.py")))

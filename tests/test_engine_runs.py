@@ -201,3 +201,22 @@ def test_source_hash_covers_another_papers_helpers(monkeypatch):
 
     monkeypatch.setattr(Path, "read_bytes", altered)
     assert source_hash(claim) != before
+
+
+def test_claims_in_a_sub_package_are_found_and_hash_both_folders_helpers(monkeypatch):
+    """Lemma 2.4 is a sub-package, one module per claim: discovery finds its four claims, and a
+    change to its own helper (_common.py) or to the paper's (_jacobians.py) marks each stale."""
+    from pathlib import Path
+
+    from attnaudit.checks.runner import source_hash
+
+    cat = discover(entry_points=False)
+    parts = {c.id: c.source_module for c in cat.claims if c.id.startswith("georesolver/lemma-2.4/")}
+    assert parts["georesolver/lemma-2.4/softmax"] == "attnaudit.claims.georesolver.lemma_2_4.softmax"
+    assert len(parts) == 4 and cat.files["georesolver/lemma-2.4/softmax"].endswith("lemma_2_4/softmax.py")
+    claim = next(c for c in cat.claims if c.id == "georesolver/lemma-2.4/softmax")
+    before = source_hash(claim)
+    real = Path.read_bytes
+    for helper in ("_common.py", "_jacobians.py"):
+        monkeypatch.setattr(Path, "read_bytes", lambda p, h=helper: real(p) + (b"#" if p.name == h else b""))
+        assert source_hash(claim) != before, helper

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, control, grids, symbolic, tolerances
 
 STATEMENT = (r"\text{``the } \varepsilon^{-1/2} \text{ Lipschitz scaling calibration at machine "
              r"precision } (R^2 = 1.000)\text{''}")
@@ -53,10 +53,7 @@ def derivation():
     ]
 
 
-def _eps_grid(ctx):
-    import numpy as np
-
-    return np.logspace(np.log10(EPS_LOW), np.log10(EPS_HIGH), ctx.pick(quick=13, full=49))
+EPS_GRID = grids.log_grid(EPS_LOW, EPS_HIGH, quick=13, full=49)
 
 
 def _points(ctx, gen, batch: int, d: int, count: int):
@@ -118,10 +115,9 @@ def _fit_cases(ctx, gen):
 def _lip_table(case, include_origin=True, fixed=False, norm=None):
     """(ε grid, (B, E) Lipschitz constants) over the case's points (all, without x = 0, or one
     fixed point with ‖x‖²/d = FIXED_MS)."""
-    import numpy as np
 
     g, pts = case["g"], case["x"]
-    eps = np.logspace(np.log10(EPS_LOW), np.log10(EPS_HIGH), 13)
+    eps = EPS_GRID.quick
     if fixed:
         pts = torch.full_like(pts[:, :1], FIXED_MS**0.5)
     elif not include_origin:
@@ -183,8 +179,8 @@ CLAIMS = (Claim(
     checks=(
         ScalingLaw(
             name="lipschitz-vs-eps", quantity="Lip(ε) = max_x ‖J(x)‖₂ (x = 0 and 15 random points)",
-            variable="ε", exponent=-0.5, order="Θ", grid=_eps_grid, measure=_measure(False),
-            family=f"g = 1, d = 16, ε log-spaced in [{EPS_LOW:g}, {EPS_HIGH:g}]", predicted="Θ(ε^{-1/2})",
+            variable="ε", exponent=-0.5, order="Θ", grid=EPS_GRID, measure=_measure(False),
+            family=f"g = 1, d = 16, ε log-spaced in [{EPS_LOW:g}, {EPS_HIGH:g}]",
             tolerance=SLOPE_TOL,
             controls=(control("ε outside the root, g ⊙ x/(‖x‖/√d + ε), in place of RMSNorm",
                               contrast="operator",

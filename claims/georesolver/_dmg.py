@@ -15,11 +15,6 @@ from attnaudit import operators
 T_MAX = 100_000  # the lemma's horizon: T from 1e2 to 1e5 (three decades)
 
 
-def horizon_grid(ctx, low: float, high: float, quick: int, full: int) -> np.ndarray:
-    """Integer horizons log-spaced over [low, high]."""
-    return np.unique(np.round(np.logspace(np.log10(low), np.log10(high), ctx.pick(quick=quick, full=full))))
-
-
 def detector_counts(ctx, tag: str, params: dict, grid) -> np.ndarray:
     """Mean over this replicate's runs of S_T, the surprises up to T, under the null
     ℓ_t ~ N(0, 1) i.i.d., for the DMG detector with ``params``; one run of length max(grid) gives the

@@ -3,7 +3,7 @@ comparator and the per-decade regret grid with its closed-form fit bias. No nume
 
 from __future__ import annotations
 
-from attnaudit.checks import tolerances
+from attnaudit.checks import grids, tolerances
 
 POOL = {"window": 8, "tau_base": 3.5, "kappa": 0.25, "gamma": 1.0}  # ℓ has mean dσ² = 2 < τ_base
 ETA = 0.1  # Definition 5.4's constant step (the paper gives no value)
@@ -19,11 +19,10 @@ COMPARATOR = ("regret R_T = Σ_{t≤T} ℓ_t − Σ_{t≤T} ‖x_t − x̄_{k_t,
 
 
 def increment_bias():
-    import numpy as np
 
     from attnaudit.claims.georesolver import _dmg
 
-    grid = RATIO * np.round(np.logspace(0, 3, 13))
+    grid = INCR_GRID.full
     incr = _dmg.running_mean_regret(grid) - _dmg.running_mean_regret(grid / RATIO)
     from attnaudit.checks.fitting import closed_form_bias
 
@@ -34,7 +33,6 @@ INCREMENT_TOL = tolerances.FitBias(increment_bias, "E[R_T − R_{T/10}] of the r
                                    "K·dσ²·Σ_{T/40 ≤ m < T/4} m/(m+1)²) on the full grid", margin=2.0)
 
 
-def incr_grid(ctx):
-    import numpy as np
-
-    return RATIO * np.round(np.logspace(0, 3, ctx.pick(quick=7, full=13)))
+# The increments' grid: T = RATIO × whole numbers log-spaced over [1, 1000].
+INCR_GRID = grids.per_profile(quick=RATIO * grids.log_spaced_integers(1, 1000, 7),
+                              full=RATIO * grids.log_spaced_integers(1, 1000, 13))

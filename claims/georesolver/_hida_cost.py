@@ -14,11 +14,17 @@ records are byte-identical for a seed.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from attnaudit import operators
+from attnaudit.checks import grids
 from attnaudit.checks.measure import count_flops, meta
 
+# The token counts of the sweeps: n = 16 … 65536 (×4; full ×2), then 10⁵; and n = 16 … 16384.
+TOKEN_GRID = grids.per_profile(quick=np.append(grids.geometric(16, 4, 7), 100000),
+                               full=np.append(grids.geometric(16, 2, 13), 100000))
+TOKEN_GRID_16K = grids.per_profile(quick=grids.geometric(16, 4, 6), full=grids.geometric(16, 2, 11))
 D_H = 16  # d_h = d_v of the FLOP counts: the counts are exactly linear in d_h (2·pairs·(d_h + d_v))
 
 

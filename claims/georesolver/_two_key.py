@@ -8,13 +8,12 @@ checked (SymPy, autograd through ``operators``); loops run over iterations, neve
 
 from __future__ import annotations
 
-import math
 from types import SimpleNamespace
 
 import torch
 
 from attnaudit import operators
-from attnaudit.checks.bisection import bisect_monotone
+from attnaudit.checks import search
 
 # ── IDA weight and its derivatives ──
 
@@ -110,9 +109,6 @@ def pl_ratio(mech, q, q_min, scale, delta, v1, v2, y):
     return slope.square() / (2 * step * (2 * e_min + step))
 
 
-GOLDEN = (math.sqrt(5.0) - 1) / 2
-
-
 def unit_grid(points: int, like: torch.Tensor, depth: int = 12) -> torch.Tensor:
     """t ∈ (0, 1]: uniform points plus geometric ones crowding both ends down to 10^-depth."""
     uniform = torch.linspace(0, 1, points + 1, dtype=like.dtype, device=like.device)[1:]
@@ -120,29 +116,11 @@ def unit_grid(points: int, like: torch.Tensor, depth: int = 12) -> torch.Tensor:
     return torch.unique(torch.cat([uniform, ends, 1 - ends]).clamp(min=ends[0], max=1.0))
 
 
-def segment_infimum(fn, lo, hi, points: int, refine_steps: int = 60):
+def segment_infimum(fn, lo, hi, points: int):
     """(inf, argmin) over q ∈ [lo + (hi−lo)·10^-12, hi] of fn (q (B, G) → values (B, G)) per instance:
-    a dense grid, then golden section on the two cells around each grid minimum."""
-    q = lo[:, None] + (hi - lo)[:, None] * unit_grid(points, lo)[None, :]
-    values = fn(q)
-    j = torch.argmin(values, dim=1)
-    a = q.gather(1, (j - 1).clamp(min=0)[:, None])[:, 0]
-    b = q.gather(1, (j + 1).clamp(max=q.shape[1] - 1)[:, None])[:, 0]
-    best_q, best = q.gather(1, j[:, None])[:, 0], values.gather(1, j[:, None])[:, 0]
-    x1, x2 = b - GOLDEN * (b - a), a + GOLDEN * (b - a)
-    f1, f2 = fn(x1[:, None])[:, 0], fn(x2[:, None])[:, 0]
-    for _ in range(refine_steps):
-        left = f1 < f2
-        b, a = torch.where(left, x2, b), torch.where(left, a, x1)
-        x2_new = torch.where(left, x1, a + GOLDEN * (b - a))
-        x1_new = torch.where(left, b - GOLDEN * (b - a), x2)
-        f_new = fn(torch.where(left, x1_new, x2_new)[:, None])[:, 0]
-        f1, f2 = torch.where(left, f_new, f2), torch.where(left, f1, f_new)
-        x1, x2 = x1_new, x2_new
-        for x, f in ((x1, f1), (x2, f2)):
-            better = f < best
-            best, best_q = torch.where(better, f, best), torch.where(better, x, best_q)
-    return best, best_q
+    a dense grid, then the engine's bracketed refinement (checks.search) beside each grid minimum."""
+    found = search.minimise(fn, lo[:, None] + (hi - lo)[:, None] * unit_grid(points, lo)[None, :])
+    return found.value, found.x
 
 
 def mu_key1(mech, scale, delta, points):
@@ -196,9 +174,5 @@ def stationary_points(case):
         e, s = line_terms(qs, keys[i], values[i], y[i], eps[i])
         return torch.sign(e * s)
 
-    signs = sign(grid, torch.arange(len(y), device=y.device))
-    inst, cell = torch.nonzero(signs[:, :-1] * signs[:, 1:] < 0, as_tuple=True)
-    s_lo = signs[inst, cell]
-    lo, hi = bisect_monotone(lambda x: sign(x, inst) == s_lo[:, None], grid[inst, cell], grid[inst, cell + 1],
-                             candidates=15, rounds=14, what="sign change of L′")
+    inst, lo, hi, s_lo = search.sign_changes(sign, grid, candidates=15, rounds=14, what="sign change of L′")
     return inst, (lo + hi) / 2, s_lo < 0

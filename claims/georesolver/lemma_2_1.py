@@ -15,6 +15,7 @@ from attnaudit.checks import (
     ProofStep,
     Relation,
     control,
+    grids,
     sampling,
     symbolic,
     tolerances,
@@ -171,7 +172,7 @@ CLAIMS = (
         checks=(
             Limit(
                 name="matched-weight-to-one", quantity="W_{j*}", variable="ε/d_min²", value="1",
-                point="0", rate=1.0, grid=lambda ctx: T_GRID, gap=other_weights_gap,
+                point="0", rate=1.0, grid=grids.fixed(T_GRID), gap=other_weights_gap,
                 family=f"worst case over Gaussian key sets, {SHAPE_TEXT}, random j*, q = k_{{j*}} "
                        "exactly, ε = t·d_min² for t = 1e-4 … 1e-14",
                 tolerance=RATE_TOL, clause="matched",

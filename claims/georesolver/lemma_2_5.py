@@ -19,6 +19,7 @@ from attnaudit.checks import (
     Relation,
     ScalingLaw,
     control,
+    grids,
     sampling,
     symbolic,
     tolerances,
@@ -162,7 +163,7 @@ SOFTMAX = Claim(
                     "k₁ = e₁, other keys 0, q = s√2·e₁, one-hot value", max_examples=100),
         ScalingLaw(
             name="order-in-n", quantity="|∂²L/∂s²|_(s=0)|", variable="n", exponent=-2.0, order="Θ",
-            grid=lambda ctx: N_GRID, measure=_curvature_at_zero("softmax"), predicted="Θ(n^-2)",
+            grid=grids.fixed(N_GRID), measure=_curvature_at_zero("softmax"),
             family="the lemma's single configuration (equidistant initialisation), deterministic",
             tolerance=_bias("2(n−1)²(n−3)/n⁴ on the check's grid", 0.005409)),
     ),
@@ -295,12 +296,12 @@ IDA = Claim(
                     "q = δe₁ at δ = 0; one-hot value"),
         ScalingLaw(
             name="fixed-eps", quantity="|∂²L/∂δ²|_(δ=0)|", variable="n", exponent=0.0, order="Θ",
-            grid=lambda ctx: N_GRID, measure=_curvature_at_zero("ida", lambda m: 1.0), predicted="Θ(1)",
+            grid=grids.fixed(N_GRID), measure=_curvature_at_zero("ida", lambda m: 1.0),
             family="ρ = 1, ε = 1 fixed (nε ≫ ρ² over the grid; the exponent does not depend on ε)",
             tolerance=_bias("4ερ²(n−1)²/(nε+ρ²)³ at the check's ρ, ε, on its grid", 0.005357)),
         ScalingLaw(
             name="proof-regime", quantity="|∂²L/∂δ²|_(δ=0)|", variable="n", exponent=1.0, order="Θ",
-            grid=lambda ctx: N_GRID, measure=_curvature_at_zero("ida", lambda m: C_PROOF / m), role="proof",
+            grid=grids.fixed(N_GRID), measure=_curvature_at_zero("ida", lambda m: C_PROOF / m), role="proof",
             step="theta-n",
             family="ρ = 1, ε = 0.01·ρ²/n (the proof's regime ε ≪ ρ²/n)",
             predicted="Θ(n) (the proof, for ε ≪ ρ²/n)",
@@ -474,7 +475,7 @@ FAMILIES = {"ngon": "regular n-gon of radius ρ = 1 in d = 2, query at its centr
             "cross": "cross-polytope ±ρe_j (ρ = 1) in d = n/2, query at its centre, ε = 1; deterministic"}
 
 
-def _centre_law(name, kernel, config, what, exponent, order, predicted, bias):
+def _centre_law(name, kernel, config, what, exponent, order, bias):
     def measure(ctx, grid):
         values = [centre_eigenvalues(ctx, kernel, config, int(m)) for m in grid]
         if what == "spread":
@@ -484,9 +485,9 @@ def _centre_law(name, kernel, config, what, exponent, order, predicted, bias):
     quantity = {"spread": "Hessian spread |λ|max/|λ|min", "escape": "escape time 1/|λ_min|"}[what]
     return ScalingLaw(
         name=name, quantity=f"{kernel} {quantity} at the centre", variable="n", exponent=exponent,
-        order=order, grid=lambda ctx: GRIDS[config], measure=measure, family=FAMILIES[config],
+        order=order, grid=grids.fixed(GRIDS[config]), measure=measure, family=FAMILIES[config],
         tolerance=_bias(f"the exact {what} law of this family on its grid", bias),
-        predicted=predicted, **({"reading": "centre"} if what == "spread" else {"clause": "escape"}))
+        **({"reading": "centre"} if what == "spread" else {"clause": "escape"}))
 
 
 # ── the centre's closed form against autograd, on random and symmetric keys ──
@@ -588,8 +589,8 @@ SPREAD = Claim(
                               evaluate=_spread_gap("softmax")),)),
         ScalingLaw(
             name="spread-ida-vs-n", quantity="IDA Hessian spread |λ|max/|λ|min at q = k₁",
-            variable="n", exponent=0.0, order="Θ", grid=lambda ctx: GRIDS["ngon"],
-            measure=_key1_spread("ida"), predicted="Θ(1)",
+            variable="n", exponent=0.0, order="Θ", grid=grids.fixed(GRIDS["ngon"]),
+            measure=_key1_spread("ida"),
             family=("q = k₁ = 0, the pair ±e₁ and a regular (n−3)-gon in the (e₂, e₃) plane (ρ = 1, "
                     "ε = 1): keys anisotropic by a factor that grows like n; deterministic"),
             tolerance=_bias("(2n−4)/(n+3), the exact spread of this family, on its grid", 0.03646),
@@ -598,13 +599,12 @@ SPREAD = Claim(
                               measure=_key1_spread("softmax")),)),
         _closed_form_check("ida", "8[uuᵀ − (n−1)(uuᵀ + k₁k₁ᵀ − Σk_jk_jᵀ/n − C)]/(n²(ρ²+ε)²)"),
         _closed_form_check("softmax", "2[(n−1)C − (n−2)uuᵀ]/(d n²)"),
-        _centre_law("spread-ida-vs-n-ngon", "ida", "ngon", "spread", 0.0, "Θ", "Θ(1)", -0.008138),
-        _centre_law("spread-ida-vs-n-cross-polytope", "ida", "cross", "spread", 0.0, "Θ", "Θ(1)", 0.04071),
-        _centre_law("escape-ida-vs-n", "ida", "ngon", "escape", 0.0, "O", "O(1)", -0.01580),
-        _centre_law("escape-ida-vs-n-cross-polytope", "ida", "cross", "escape", 0.0, "O", "O(1)", -0.1581),
-        _centre_law("escape-softmax-vs-n", "softmax", "ngon", "escape", 2.0, "O", "O(n^2)", -0.02448),
-        _centre_law("escape-softmax-vs-n-cross-polytope", "softmax", "cross", "escape", 2.0, "O",
-                    "O(n^2)", -0.2321),
+        _centre_law("spread-ida-vs-n-ngon", "ida", "ngon", "spread", 0.0, "Θ", -0.008138),
+        _centre_law("spread-ida-vs-n-cross-polytope", "ida", "cross", "spread", 0.0, "Θ", 0.04071),
+        _centre_law("escape-ida-vs-n", "ida", "ngon", "escape", 0.0, "O", -0.01580),
+        _centre_law("escape-ida-vs-n-cross-polytope", "ida", "cross", "escape", 0.0, "O", -0.1581),
+        _centre_law("escape-softmax-vs-n", "softmax", "ngon", "escape", 2.0, "O", -0.02448),
+        _centre_law("escape-softmax-vs-n-cross-polytope", "softmax", "cross", "escape", 2.0, "O", -0.2321),
     ),
     time_limit_s=30,
     correction=lambda evidence: (

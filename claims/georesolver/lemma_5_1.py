@@ -20,6 +20,7 @@ from attnaudit.checks import (
     Reading,
     Relation,
     control,
+    grids,
     sampling,
     symbolic,
     tolerances,
@@ -119,7 +120,7 @@ WHERE = {"euclidean": "Gaussian points in R^d", "hyperbolic": "points of the Poi
 def _limit(geometry):
     return Limit(
         name=f"matched-weight-to-one-{geometry}", quantity=f"K_ij*/Σ_m K_im ({geometry})",
-        variable="ε/d_min²", value="1", point="0", rate=1.0, grid=lambda ctx: T_GRID, gap=_gap(geometry),
+        variable="ε/d_min²", value="1", point="0", rate=1.0, grid=grids.fixed(T_GRID), gap=_gap(geometry),
         family=(f"worst case over 300 (full 3000) sets per shape of {WHERE[geometry]} (spread σ "
                 "log-uniform in [0.05, 20] off R^d), (n, d) ∈ {(2,2), (8,2), (32,3)}; x_i = y_{j*} "
                 "exactly for a random j*; ε = t·d_min², t = 1e-4 … 1e-14"),

@@ -15,6 +15,7 @@ from attnaudit.checks import (
     Reading,
     ScalingLaw,
     control,
+    grids,
     symbolic,
     tolerances,
 )
@@ -81,8 +82,7 @@ def derivation():
     ]
 
 
-def _grid(ctx):
-    return _dmg.horizon_grid(ctx, 1e2, _dmg.T_MAX, 7, 13)
+T_GRID = grids.log_integer_grid(1e2, _dmg.T_MAX, quick=7, full=13)
 
 
 def _measure(tag, params):
@@ -102,15 +102,15 @@ def _log_law(tag, params, trigger="mean", reading=None):
     full = params | {"trigger": trigger}
     return ScalingLaw(
         name=f"count-vs-log-t-{tag}", quantity="E[S_T]", variable="T", exponent=1.0, order="O",
-        grid=_grid, measure=_measure(tag, full), family=_describe(params, trigger), law="polylog",
-        tolerance=POLYLOG_TOL, predicted="O((log T)^1)", reading=reading, max_ci_width=LOG_CI_WIDTH,
+        grid=T_GRID, measure=_measure(tag, full), family=_describe(params, trigger), law="polylog",
+        tolerance=POLYLOG_TOL, reading=reading, max_ci_width=LOG_CI_WIDTH,
         replicates=REPLICATES)
 
 
 def _power_law():
     full = MEAN_SETS["a"] | {"trigger": "mean"}
     return ScalingLaw(
-        name="count-vs-t-a", quantity="E[S_T]", variable="T", exponent=1.0, order="Θ", grid=_grid,
+        name="count-vs-t-a", quantity="E[S_T]", variable="T", exponent=1.0, order="Θ", grid=T_GRID,
         measure=_measure("a", full), family=_describe(MEAN_SETS["a"]), tolerance=POWER_TOL,
         predicted="Θ(T): a positive surprise rate", reading="suite-corrected", replicates=REPLICATES,
         controls=(control("the exponent moved to 1/2", exponent=0.5),))

@@ -20,6 +20,7 @@ from attnaudit.checks import (
     Relation,
     ScalingLaw,
     control,
+    grids,
     sampling,
     symbolic,
     tolerances,
@@ -157,12 +158,11 @@ MC_RESOLVED = 0.05  # the Monte-Carlo comparison needs tails the draws resolve (
 
 
 def _resolved_t(d_h: int) -> float:
-    """t/σ² at which the exact tail is MC_RESOLVED (bisection in log t on the exact χ² tail)."""
-    lo, hi = math.log(1e-3), math.log(100.0 * d_h + 100.0)
-    for _ in range(80):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if exact_tail(d_h, math.exp(mid), 1.0) > MC_RESOLVED else (lo, mid)
-    return math.exp(lo)
+    """t/σ² at which the exact tail (decreasing in t) is MC_RESOLVED: SciPy's brentq in log t."""
+    from scipy.optimize import brentq
+
+    excess = lambda x: float(exact_tail(d_h, math.exp(x), 1.0)) - MC_RESOLVED  # noqa: E731
+    return math.exp(brentq(excess, math.log(1e-3), math.log(100.0 * d_h + 100.0), xtol=1e-14))
 
 
 def sample_mc_tail_cases(ctx, gen):
@@ -240,7 +240,7 @@ def c_max_measure(name):
 def _law(name):
     return ScalingLaw(
         name=name, quantity="c_max(d_h, t) = σ⁴ ln(2/P)/(d_h t²)", variable="d_h", exponent=0.0,
-        order="Ω", grid=lambda ctx: D_GRID, measure=c_max_measure(name),
+        order="Ω", grid=grids.fixed(D_GRID), measure=c_max_measure(name),
         family=f"{FAMILIES[name][0]} (inside t ≤ d_hσ²); q, k ~ N(0, I_d) (σ = 1: c_max is "
                "scale-free), P by Monte Carlo through operators.squared_distances. A bound with a "
                "fixed c > 0 forces c_max ≥ c on every family, so any family whose c_max → 0 refutes",

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import sympy as sp
 import torch
 
@@ -22,6 +21,7 @@ from attnaudit.checks import (
     Relation,
     ScalingLaw,
     control,
+    grids,
     sampling,
     symbolic,
     tolerances,
@@ -172,10 +172,9 @@ EPS_GRID = tuple(10.0**-e for e in range(6, -1, -1))  # six decades
 FAR_LEVEL = 0.1  # δ: the far weight whose radius R_δ is measured
 
 
-def n_grid(ctx):
-    """n from 10 to 10⁴ (quick) or 10⁵ (full), about two points a decade."""
-    top = ctx.pick(quick=4, full=5)
-    return np.unique(np.round(np.logspace(1, top, 2 * (top - 1) + 1)))
+# n from 10 to 10⁴ (quick) or 10⁵ (full), about two points a decade.
+N_GRID = grids.per_profile(quick=grids.log_spaced_integers(10, 1e4, 7),
+                           full=grids.log_spaced_integers(10, 1e5, 9))
 
 
 def _worst_dirs(ctx, count, tag):
@@ -192,8 +191,7 @@ def _limit_bias():
     def gap(n):
         return 1 / (1 + LAW_C**2) - (n - 1) / (n * (LAW_C**2 * (1 + 1e-9) ** 2 + 1))
 
-    grids = [np.unique(np.round(np.logspace(1, top, 2 * (top - 1) + 1))) for top in (4, 5)]
-    return max((closed_form_bias(1 / g, gap(g), 1.0) for g in grids), key=abs)
+    return max((closed_form_bias(1 / g, gap(g), 1.0) for g in N_GRID.profiles), key=abs)
 
 
 def worst_gap(ctx, grid, to_zero=False):
@@ -274,7 +272,7 @@ CLAIMS = (
                                   evaluate=lambda case: far_weight_sides(case, 0.5)),)),
             Limit(
                 name="worst-far-weight-limit", quantity="worst-case far weight beyond c√(εn) (exact "
-                "match)", variable="n", value="1/(1+c²)", point="oo", rate=1.0, grid=n_grid,
+                "match)", variable="n", value="1/(1+c²)", point="oo", rate=1.0, grid=N_GRID,
                 gap=worst_gap,
                 family="worst case (the derivation's maximiser): exact match, the n−1 other keys "
                        "at R(1+10⁻⁹) in random directions; c = 1, ε = 10⁻², d = 3",
@@ -285,7 +283,7 @@ CLAIMS = (
                                   gap=lambda ctx, grid: worst_gap(ctx, grid, to_zero=True)),)),
             ScalingLaw(
                 name="radius-for-far-weight-vs-n", quantity=R_DELTA, variable="n", exponent=0.5,
-                order="O", grid=n_grid, measure=radius_vs_n, family=RADIUS_FAMILY + "ε = 10⁻²",
+                order="O", grid=N_GRID, measure=radius_vs_n, family=RADIUS_FAMILY + "ε = 10⁻²",
                 tolerance=tolerances.FitBias(0.0067, "R_δ = √(ε((n−1)(1−δ)/δ − 1)) on the quick "
                                                      "grid (the full grid's is smaller); the margin "
                                                      "also covers the bootstrap's resampling of the "
@@ -295,7 +293,7 @@ CLAIMS = (
                                   measure=lambda ctx, grid: radius_vs_n(ctx, grid, 0.5)),)),
             ScalingLaw(
                 name="radius-for-far-weight-vs-eps", quantity=R_DELTA, variable="ε", exponent=0.5,
-                order="O", grid=lambda ctx: EPS_GRID, measure=radius_vs_eps,
+                order="O", grid=grids.fixed(EPS_GRID), measure=radius_vs_eps,
                 family=RADIUS_FAMILY + "n = 1000",
                 tolerance=tolerances.Systematic(1e-6, "the bisection's resolution in log R (R_δ ∝ √ε "
                                                       "exactly: the weights depend on D/ε only)"),

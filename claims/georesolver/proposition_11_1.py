@@ -35,16 +35,8 @@ DRIFT = tolerances.Systematic(0.13, "a log n prefactor bounded by Theorem 5.4's 
                                     "ln 3/ln(10⁵/16) = 0.126 on the fitted exponent")
 
 
-def grid(ctx):
-    return np.array(ctx.pick(quick=[16, 64, 256, 1024, 4096, 16384, 65536, 100000],
-                             full=[16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768,
-                                   65536, 100000]), dtype=float)
-
-
-def grid_c(ctx):
-    """C-HIDA's grid: n = 16 … 16384 tokens of one stream (the count reads the state after n)."""
-    return np.array(ctx.pick(quick=[16, 64, 256, 1024, 4096, 16384],
-                             full=[16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]), dtype=float)
+grid = C.TOKEN_GRID
+grid_c = C.TOKEN_GRID_16K  # C-HIDA's: n tokens of one stream (the count reads the state after n)
 
 
 def _per_token(kind: str, n: int, ctx) -> float:

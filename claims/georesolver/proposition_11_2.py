@@ -27,6 +27,7 @@ from attnaudit.checks import (
     Relation,
     Use,
     control,
+    grids,
     symbolic,
     tolerances,
 )
@@ -177,8 +178,7 @@ def proportional_gap(case):
     return case["ratio"], case["last"], PROP_TOL(4, case["ratio"].dtype) * case["last"].abs()
 
 
-def _l_grid(ctx):
-    return np.logspace(1, 4, ctx.pick(quick=7, full=13))
+L_GRID = grids.log_grid(10, 1e4, quick=7, full=13)
 
 
 CLAIM = Claim(
@@ -222,7 +222,7 @@ CLAIM = Claim(
                  tolerance=PROP_TOL, sampler=sample_ratios.__doc__, reading="log-volume"),
         Limit(name="log-volume-over-l", quantity="log V_ℍ(d_ℍ(0, c_e)) / log(1/(1 − ‖c_e‖²))",
               variable="L = log 1/(1 − ‖c_e‖²)", value=str(VOL_DIM - 1), point="oo", rate=1.0,
-              grid=_l_grid, gap=_volume_gap(), tolerance=RATE_TOL, reading="log-volume-asymptotic",
+              grid=L_GRID, gap=_volume_gap(), tolerance=RATE_TOL, reading="log-volume-asymptotic",
               family=f"ℍ³ (d_h = {VOL_DIM}, curvature −1), L ∈ [10, 1e4], mpmath at 50 digits",
               controls=(control("the Euclidean volume (4π/3)‖c_e‖³ in place of V_ℍ", contrast="operator",
                                 gap=_volume_gap(euclidean=True)),)),

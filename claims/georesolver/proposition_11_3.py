@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from attnaudit.checks import Claim, Clause, Kind, Reading, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Reading, ScalingLaw, control, grids, symbolic, tolerances
 from attnaudit.claims.georesolver import _dmg
 from attnaudit.claims.georesolver import _dmg_setup as _s92
 
@@ -66,8 +66,7 @@ def _kmeans_increment(ctx, grid):
     return r[hi_i] - r[lo_i]  # both ends from the same runs of this replicate
 
 
-def _grid(ctx):
-    return np.unique(np.round(np.logspace(0, 3, ctx.pick(quick=7, full=13))))
+D_GRID = grids.log_integer_grid(1, 1000, quick=7, full=13)
 
 
 def _measure(d):
@@ -123,16 +122,16 @@ CLAIM = Claim(
     derivation=derivation,
     checks=(
         ScalingLaw(name=f"distortion-vs-k-d{DIM}", quantity="distortion", variable="K_max", exponent=-0.5,
-                   order="O", grid=_grid, measure=_measure(DIM), family=_family(DIM), tolerance=FIT_TOL,
-                   predicted="O(K_max^(-1/2))", replicates=REPLICATES),
+                   order="O", grid=D_GRID, measure=_measure(DIM), family=_family(DIM), tolerance=FIT_TOL,
+                   replicates=REPLICATES),
         ScalingLaw(name=f"distortion-vs-k-d{LOW_DIM}", quantity="distortion", variable="K_max",
-                   exponent=-0.5, order="O", grid=_grid, measure=_measure(LOW_DIM), family=_family(LOW_DIM),
-                   tolerance=FIT_TOL, predicted="O(K_max^(-1/2))", reading="low-dimension",
+                   exponent=-0.5, order="O", grid=D_GRID, measure=_measure(LOW_DIM), family=_family(LOW_DIM),
+                   tolerance=FIT_TOL, reading="low-dimension",
                    replicates=REPLICATES,
                    controls=(control(f"the same quantiser at d = {DIM}", contrast="hypothesis",
                                      hypothesis="d ≤ 4", measure=_measure(DIM)),)),
         ScalingLaw(name="online-k-means-regret-increment", quantity="E[R_T − R_{T/10}]", variable="T",
-                   exponent=0.0, order="O", grid=_s92.incr_grid, measure=_kmeans_increment,
+                   exponent=0.0, order="O", grid=_s92.INCR_GRID, measure=_kmeans_increment,
                    family=_s92.SETTING.split("; detector")[0] + f"; no spawns; C-HIDA step η = {_s92.ETA:g}; "
                    + _s92.COMPARATOR, tolerance=_s92.INCREMENT_TOL, reading="online-k-means",
                    predicted="O(T^0): bounded regret per decade", replicates=REPLICATES),

@@ -16,6 +16,7 @@ from attnaudit.checks import (
     Relation,
     ScalingLaw,
     control,
+    grids,
     sampling,
     symbolic,
     tolerances,
@@ -189,10 +190,9 @@ MIN_SEP_TOL = tolerances.FitBias(-0.0244, "the Poisson-limit E[min_{j≠m}‖k_j
                                           "grid, largest over d_h ∈ {1,…,4}")
 
 
-def separation_n_grid(ctx):
-    """n from 10 to 10⁴ (quick) or 10^4.5 (full), two points a decade."""
-    top = ctx.pick(quick=4.0, full=4.5)
-    return np.unique(np.round(np.logspace(1, top, int(round(2 * (top - 1))) + 1)))
+# n from 10 to 10⁴ (quick) or 10^4.5 (full), two points a decade.
+SEPARATION_N_GRID = grids.per_profile(quick=grids.log_spaced_integers(10, 1e4, 7),
+                                      full=grids.log_spaced_integers(10, 10**4.5, 8))
 
 
 def _nn_statistics(ctx, d_h: int):
@@ -204,7 +204,7 @@ def _nn_statistics(ctx, d_h: int):
 
     rng = ctx.numpy_rng(f"gaussian-keys-d{d_h}")
     smallest, medians = [], []
-    for count in separation_n_grid(ctx).astype(int):
+    for count in SEPARATION_N_GRID(ctx).astype(int):
         per_group = max(ctx.pick(quick=3, full=8), -(-MIN_GROUP_VALUES // count))
         keys = rng.standard_normal((per_group, count, d_h))
         nn2 = np.stack([cKDTree(x).query(x, k=2)[0][:, 1] ** 2 for x in keys])
@@ -221,7 +221,7 @@ def _separation_law(d_h: int, per_key: bool) -> ScalingLaw:
         name=f"nearest-neighbour-d{d_h}" if per_key else f"min-separation-d{d_h}",
         quantity=("median_j r_j² (r_j: k_j's nearest-neighbour distance)" if per_key
                   else "E[min_{j≠m}‖k_j − k_m‖²]"),
-        variable="n", exponent=-2.0 / d_h, order="Θ", grid=separation_n_grid,
+        variable="n", exponent=-2.0 / d_h, order="Θ", grid=SEPARATION_N_GRID,
         measure=lambda ctx, grid: ctx.cached(("nn", d_h), lambda: _nn_statistics(ctx, d_h))[
             "median" if per_key else "min"],
         family=f"typical: n keys ~ N(0, I_{d_h}), {what}; σ = 1 (r² ∝ σ² exactly); KD-tree",

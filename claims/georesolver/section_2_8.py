@@ -19,6 +19,7 @@ from attnaudit.checks import (
     Relation,
     ScalingLaw,
     control,
+    grids,
     sampling,
     symbolic,
     tolerances,
@@ -243,23 +244,22 @@ def _gaussian_deficit(ctx, grid):
     return (1 - w.diagonal(dim1=-2, dim2=-1)).mean(dim=(-1, -2)).cpu().numpy()
 
 
-DEFICIT_POINTS = {"quick": 7, "full": 31}
+DEFICIT_GRID = grids.log_grid(1e-5, 1e-2, quick=7, full=31)
 
 
 def _deficit_bias():
     """The fit bias of the worst case's exact deficit ρ'/(1+ρ'), ρ' = 63ρ/(63+ρ), on either profile's grid."""
-    biases = []
-    for points in DEFICIT_POINTS.values():
-        grid = np.logspace(-5, -2, points)
+    def deficit(grid):
         rho = grid * 63 / (63 + grid)
-        biases.append(closed_form_bias(grid, rho / (1 + rho), 1.0))
-    return max(biases, key=abs)
+        return closed_form_bias(grid, rho / (1 + rho), 1.0)
+
+    return max((deficit(grid) for grid in DEFICIT_GRID.profiles), key=abs)
 
 
 def _deficit_law(name, quantity, measure, family, what, **kw):
     return ScalingLaw(
         name=name, quantity=quantity, variable="ρ", exponent=1.0, order="Θ",
-        grid=lambda ctx: np.logspace(-5, -2, ctx.pick(**DEFICIT_POINTS)), measure=measure,
+        grid=DEFICIT_GRID, measure=measure,
         family=f"{family}; ρ log-spaced in [1e-5, 1e-2]", reading="onset",
         tolerance=tolerances.FitBias(_deficit_bias, f"{what}: the worst case's exact deficit ρ'/(1+ρ') "
                                                     "(ρ' <= ρ <= 1e-2) on the grid"),
@@ -350,8 +350,8 @@ CLAIMS = (
                 name="rho-at-recommended-eps-vs-n",
                 quantity=f"median ρ at ε = 0.01·2dσ² (Gaussian keys, d = {REC_D})",
                 variable="n", exponent=0.0, order="O",
-                grid=lambda ctx: np.array(ctx.pick(
-                    quick=[2 * 2**k for k in range(11)], full=[2 * 2 ** (k / 2) for k in range(21)])),
+                grid=grids.per_profile(quick=grids.geometric(2, 2, 11),
+                                       full=[2 * 2 ** (k / 2) for k in range(21)]),
                 measure=_measure_recommendation,
                 family=(f"Gaussian key sets N(0, I_d), d = {REC_D}, max(2, 1024/n) sets per n (full ×4), "
                         "n = 2 … 2048 doubling (full ×√2)"),

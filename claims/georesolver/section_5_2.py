@@ -10,7 +10,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from attnaudit.checks import Claim, Clause, Kind, Reading, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Reading, ScalingLaw, control, grids, symbolic, tolerances
 
 R, r = sp.symbols("R r", positive=True)
 dim = sp.Symbol("d", positive=True, integer=True)
@@ -66,17 +66,7 @@ def _measure(kind, d):
 
 
 def _linear(low, high):
-    def grid(ctx):
-        return np.linspace(low, high, ctx.pick(quick=11, full=41))
-
-    return grid
-
-
-def _logspace(low, high):
-    def grid(ctx):
-        return np.logspace(np.log10(low), np.log10(high), ctx.pick(quick=11, full=41))
-
-    return grid
+    return grids.per_profile(quick=np.linspace(low, high, 11), full=np.linspace(low, high, 41))
 
 
 def _rate_bias(d: int) -> float:
@@ -101,7 +91,7 @@ def _rate_law(d):
     return ScalingLaw(
         name=f"hyperbolic-growth-rate-d{d}", quantity=f"V_H(R)/ω (d = {d})", variable="R",
         exponent=float(d - 1), order="Θ", law="exponential", grid=_linear(5.0, 30.0),
-        measure=_measure("hyperbolic", d), tolerance=_rate_tol(d), predicted=f"Θ(e^{{{d - 1}R}})",
+        measure=_measure("hyperbolic", d), tolerance=_rate_tol(d),
         family=f"∫₀^R sinh^{d - 1}(r) dr by adaptive quadrature (relative accuracy 1e-12), R = 5 … 30",
         clause="hyperbolic",
         controls=(control("hyperbolic space of curvature −1/4 (volume ∫(2 sinh(r/2))^{d−1}, rate (d−1)/2)",
@@ -112,8 +102,8 @@ def _rate_law(d):
 def _euclid_law(d):
     return ScalingLaw(
         name=f"euclidean-growth-exponent-d{d}", quantity=f"V_E(R)/ω (d = {d})", variable="R",
-        exponent=float(d), order="Θ", grid=_logspace(0.01, 100.0), measure=_measure("euclidean", d),
-        tolerance=POWER_TOL, predicted=f"Θ(R^{d})",
+        exponent=float(d), order="Θ", grid=grids.log_grid(0.01, 100.0, quick=11, full=41),
+        measure=_measure("euclidean", d), tolerance=POWER_TOL,
         family=f"∫₀^R r^{d - 1} dr by adaptive quadrature (relative accuracy 1e-12), R = 1e-2 … 1e2",
         clause="euclidean",
         controls=(control("the hyperbolic volume in place of the Euclidean one", contrast="operator",

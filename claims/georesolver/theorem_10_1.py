@@ -19,6 +19,7 @@ from attnaudit.checks import (
     Relation,
     Use,
     control,
+    grids,
     sampling,
     symbolic,
     tolerances,
@@ -265,7 +266,7 @@ def _limit_check(name, on_prototype, reading=None, controls=(), tolerance=RATE_T
     where = "q = c_{e*} exactly (a random prototype)" if on_prototype else "q uniform on S^{d−1}"
     return Limit(
         name=name, quantity="max ‖o − o*‖₂/max_e‖v_e‖₂", variable="ε/d_min²", value="0", point="0",
-        rate=1.0, grid=lambda ctx: EPS_GRID,
+        rate=1.0, grid=grids.fixed(EPS_GRID),
         gap=lambda ctx, grid: routing_error_gap(ctx, grid, on_prototype),
         family=(f"worst case over 256 instances per (K_pool, d, K) ∈ {{(4,3,1), (16,3,4), (64,8,8)}}, "
                 f"prototypes uniform on S^{{d−1}}, {where}, values N(0, I₄); ε = t·d_min² (d_min the "

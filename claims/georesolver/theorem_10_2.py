@@ -17,6 +17,7 @@ from attnaudit.checks import (
     Relation,
     ScalingLaw,
     control,
+    grids,
     symbolic,
     tolerances,
 )
@@ -367,7 +368,7 @@ CLAIM = Claim(
                  controls=(control("O(P): messages per worker flat in P", contrast="prediction",
                                    evaluate=per_worker_gap),)),
         ScalingLaw(name="gsr-per-query-vs-kpool", quantity="GSR bytes per query", variable="K_pool",
-                   exponent=1.0, order="O", grid=lambda ctx: POOL_SWEEP["K_pool"], measure=_pool_measure,
+                   exponent=1.0, order="O", grid=grids.fixed(POOL_SWEEP["K_pool"]), measure=_pool_measure,
                    tolerance=EXACT, clause="gsr-bytes",
                    predicted="O(K_pool·d_h + K·d_h) at fixed K, d_h: exponent ≤ 1",
                    family=(f"P = {LAW_P}, B = {POOL_SWEEP['B']}, K = {POOL_SWEEP['K']}, "

@@ -21,6 +21,7 @@ from attnaudit.checks import (
     Relation,
     ScalingLaw,
     control,
+    grids,
     montecarlo,
     symbolic,
     tolerances,
@@ -293,7 +294,7 @@ def expectation_gap(figure: str):
 
 def _eta_law(name, figure, what, reading=None):
     return ScalingLaw(
-        name=name, quantity=what, variable="η", exponent=2.0, order="Ω", grid=lambda ctx: ETA_GRID,
+        name=name, quantity=what, variable="η", exponent=2.0, order="Ω", grid=grids.fixed(ETA_GRID),
         measure=measure_vs_eta(figure), tolerance=ETA_TOL, reading=reading, replicates=REPLICATES,
         clause=None if reading else "noise-bound",
         family=(f"typical random instances: n = {ETA_LAW_N}, d_h = {ETA_LAW_DH}, x_i ~ N(0, I), random ±1 "

@@ -21,6 +21,7 @@ from attnaudit.checks import (
     ScalingLaw,
     Use,
     control,
+    grids,
     sampling,
     symbolic,
     tolerances,
@@ -107,12 +108,7 @@ def _bisect(holds, lo, hi, split, what):
     return (lo + hi) / 2
 
 
-def _fixed(values):
-    return lambda ctx: np.array(values, float)
-
-
-def _logspace(low, high, quick, full):
-    return lambda ctx: np.geomspace(low, high, ctx.pick(quick=quick, full=full))
+DELTA_GRID = grids.log_grid(1e-6, 1e-2, quick=9, full=41)
 
 
 # ══ The IDA half ══
@@ -205,8 +201,7 @@ def _bias_n():
 
 def _bias_delta():
     """The larger fit bias of the closed form ε*(δ) on either profile's δ grid."""
-    return max((closed_form_bias(g, eps_star(SWEEP_N, g, 1.0), 1.0) for g in
-                (np.geomspace(1e-6, 1e-2, k) for k in (9, 41))), key=abs)
+    return max((closed_form_bias(g, eps_star(SWEEP_N, g, 1.0), 1.0) for g in DELTA_GRID.profiles), key=abs)
 
 
 def _fit_bias(bias, source):
@@ -250,7 +245,7 @@ IDA_CLAIM = Claim(
             name="inverse-temperature-vs-n",
             quantity="R²/ε* (the inverse temperature one head needs for W₁₁ >= 1 − δ)",
             variable="n", exponent=1.0, order="Θ",
-            grid=_fixed(N_GRID),
+            grid=grids.fixed(N_GRID),
             measure=lambda ctx, grid: 1.0 / _eps_star_n(ctx, grid),
             family=f"the orthogonal-keys instance (the theorem's own witness family), R = 1, δ = {DELTA:g}, "
                    "n = 4 … 4096 doubling; ε* by bisection of the operator's W₁₁",
@@ -278,13 +273,13 @@ IDA_CLAIM = Claim(
                     "[1e-3, 1e2], ε in [1e-12, 1e4]",
             role="proof", step="w11",
         ),
-        _eps_law("n", -1.0, _fixed(N_GRID), _eps_star_n, f"δ = {DELTA:g}, R = 1, n = 4 … 4096 doubling",
+        _eps_law("n", -1.0, grids.fixed(N_GRID), _eps_star_n, f"δ = {DELTA:g}, R = 1, n = 4 … 4096 doubling",
                  _fit_bias(_bias_n, N_BIAS)),
-        _eps_law("R", 2.0, _logspace(1e-3, 1e3, 13, 61),
+        _eps_law("R", 2.0, grids.log_grid(1e-3, 1e3, quick=13, full=61),
                  lambda ctx, grid: bisect_eps_star(ctx, SWEEP_N, [DELTA] * len(grid), grid),
                  f"n = {SWEEP_N}, δ = {DELTA:g}, R log-spaced in [1e-3, 1e3]",
                  tolerances.Systematic(1e-3, f"ε* ∝ R² exactly; {BISECTION}")),
-        _eps_law("δ", 1.0, _logspace(1e-6, 1e-2, 9, 41),
+        _eps_law("δ", 1.0, DELTA_GRID,
                  lambda ctx, grid: bisect_eps_star(ctx, SWEEP_N, grid, [1.0] * len(grid)),
                  f"n = {SWEEP_N}, R = 1, δ log-spaced in [1e-6, 1e-2]",
                  _fit_bias(_bias_delta, f"ε*(δ) at n = {SWEEP_N}, R = 1, on either profile's δ grid")),
@@ -521,7 +516,7 @@ SOFTMAX_CLAIM = Claim(
             name="min-radius-vs-n",
             quantity="R* (smallest R with W₁₁ >= 1 − δ at the instance's width d = n)",
             variable="n", exponent=0.25, order="Ω",
-            grid=_fixed(LAW_N),
+            grid=grids.fixed(LAW_N),
             measure=_min_radius,
             family=(f"the instance at d = n (the best width: W₁₁ falls with d), δ = {DELTA:g}, n = 2 … 2048 "
                     "doubling; bisection of the operator's W₁₁ in ln R"),
@@ -545,7 +540,7 @@ SOFTMAX_CLAIM = Claim(
             name="retrieval-boundary-vs-n",
             quantity="d* (largest d with W₁₁ >= 1 − δ)",
             variable="n", exponent=2.0, order="Ω", law="polylog",
-            grid=_fixed(LAW_N),
+            grid=grids.fixed(LAW_N),
             measure=_boundary_d,
             family=(f"the instance, R = R_max = {BOUNDARY_R:g}, δ = {DELTA:g}, n = 2 … 2048 doubling (d* > n "
                     "throughout: each boundary is a valid instance); bisection in ln d"),

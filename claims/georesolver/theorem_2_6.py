@@ -20,6 +20,7 @@ from attnaudit.checks import (
     ScalingLaw,
     Use,
     control,
+    grids,
     sampling,
     symbolic,
     tolerances,
@@ -193,8 +194,7 @@ def ida_derivation():
 mu_key1 = tk.mu_key1  # μ on [0, Δ] for y = v₁ = 1, v₂ = 0: L* = L(0)
 
 
-def _logspace(low, high):
-    return lambda ctx: np.logspace(np.log10(low), np.log10(high), ctx.pick(**LAW_POINTS))
+EPS_GRID, DELTA_GRID = grids.log_grid(1e-7, 1e-3, **LAW_POINTS), grids.log_grid(0.1, 100.0, **LAW_POINTS)
 
 
 def _ida_measure(proof_local: bool, along_eps: bool):
@@ -223,12 +223,10 @@ def _ida_fit(along_eps: bool, proof_local: bool):
     """The fit bias of the law's exact closed form against its true exponent (2 in ε; −6 in Δ),
     the larger over both profiles' grids."""
     exact = _at_key if proof_local else _far_key
-    low, high = (1e-7, 1e-3) if along_eps else (0.1, 100.0)
-
     def bias():
-        grids = [np.logspace(np.log10(low), np.log10(high), k) for k in LAW_POINTS.values()]
         return max((closed_form_bias(g, exact(g, 1.0) if along_eps else exact(EPS_FIXED, g),
-                                     2.0 if along_eps else -6.0) for g in grids), key=abs)
+                                     2.0 if along_eps else -6.0)
+                    for g in (EPS_GRID if along_eps else DELTA_GRID).profiles), key=abs)
 
     return tolerances.FitBias(bias, f"{'4W₁′(0)²' if proof_local else '8ε²(Δ²+ε)²/(Δ²+2ε)⁵'} "
                                     f"on the {'ε' if along_eps else 'Δ'} grid", floor=1e-6)
@@ -305,10 +303,10 @@ def _ida_law(name, along_eps, proof_local, exponent):
     return ScalingLaw(
         name=name, variable="ε" if along_eps else "Δ", exponent=exponent, order="Θ",
         quantity="|L′(q)|²/(L(q) − L(0)) as q → 0⁺, y = W₁(0)" if proof_local else "μ_IDA on [0, Δ], y = v₁",
-        grid=_logspace(1e-7, 1e-3) if along_eps else _logspace(0.1, 100.0),
+        grid=EPS_GRID if along_eps else DELTA_GRID,
         measure=_ida_measure(proof_local, along_eps), tolerance=_ida_fit(along_eps, proof_local),
         family=f"the single instance v₁ = 1, v₂ = 0, {at}; " + (
-            "evaluated at q = 1e-6·ε/Δ" if proof_local else "μ an infimum over q (grid + golden section)"),
+            "evaluated at q = 1e-6·ε/Δ" if proof_local else "μ an infimum over q (grid + refinement)"),
         **({"role": "proof", "step": "ratio"} if proof_local else {}))
 
 
@@ -352,8 +350,8 @@ def soft_derivation():
     ]
 
 
-def _gap_grid(ctx):  # z = e^{Δ²/√d} for x = Δ²/√d uniform in [4, 20] (the regime 'Δ²/√d large')
-    return np.exp(np.linspace(4.0, 20.0, ctx.pick(**LAW_POINTS)))
+# z = e^{Δ²/√d} for x = Δ²/√d uniform in [4, 20] (the regime 'Δ²/√d large')
+GAP_GRID = grids.per_profile(**{p: np.exp(np.linspace(4.0, 20.0, k)) for p, k in LAW_POINTS.items()})
 
 
 def _soft_measure(along_delta: bool, corrected: bool = False):
@@ -376,8 +374,7 @@ THETA_FIT = tolerances.Systematic(0.05, "a bounded, non-constant factor (allowed
 
 def _corrected_bias():
     """The fit bias of the exact ratio μ_soft/((Δ²/d)e^{−2x}) = 2/(1 + 1/z)⁴ against Θ(1), both grids."""
-    grids = [np.exp(np.linspace(4.0, 20.0, k)) for k in LAW_POINTS.values()]
-    return max((closed_form_bias(z, 2 / (1 + 1 / z) ** 4, 0.0) for z in grids), key=abs)
+    return max((closed_form_bias(z, 2 / (1 + 1 / z) ** 4, 0.0) for z in GAP_GRID.profiles), key=abs)
 
 
 CORRECTED_FIT = tolerances.FitBias(_corrected_bias, "2/(1 + e^{−x})⁴ (the exact μ_soft over the "
@@ -389,9 +386,9 @@ def _soft_law(name, along_delta, corrected=False):
     at = f"d = {SOFT_D:g}, Δ = (√d·ln z)^{{1/2}}" if along_delta else f"Δ = {SOFT_DELTA:g}, d = (Δ²/ln z)²"
     return ScalingLaw(
         name=name, quantity=f"μ_soft / ({form})", variable="e^{Δ²/√d}", exponent=0.0, order="Θ",
-        grid=_gap_grid, measure=_soft_measure(along_delta, corrected),
+        grid=GAP_GRID, measure=_soft_measure(along_delta, corrected),
         tolerance=CORRECTED_FIT if corrected else THETA_FIT,
-        family=f"the single instance y = v₁ = 1, v₂ = 0, {at}; μ an infimum over q (grid + golden section)",
+        family=f"the single instance y = v₁ = 1, v₂ = 0, {at}; μ an infimum over q (grid + refinement)",
         predicted=f"Θ(1): μ_soft = Θ({form}{'' if corrected else '·ε²'})",
         reading="suite-corrected" if corrected else None,
         controls=(control("the paper's form e^{−Δ²/√d}/Δ² in place of the corrected one",
@@ -532,11 +529,13 @@ RATIO_CLAIM = Claim(
         Use("georesolver/theorem-2.6/softmax", "so μIDA/μsoft=Ω(eΔ2/d/Δ2)"),
     ),
     checks=(
-        _ratio_law("x", "e^{Δ²/√d}", 1.0, _gap_grid, f"Δ = {SOFT_DELTA:g}, ε = {RATIO_EPS:g}, d = (Δ²/ln z)²",
+        _ratio_law("x", "e^{Δ²/√d}", 1.0, GAP_GRID, f"Δ = {SOFT_DELTA:g}, ε = {RATIO_EPS:g}, d = (Δ²/ln z)²",
                    "Ω(e^{Δ²/√d}/Δ²) at fixed Δ: exponent ≥ 1 in z"),
-        _ratio_law("delta", "Δ", -2.0, _logspace(1.0, 1000.0), f"ε = {RATIO_EPS:g}, d = Δ⁴/64 (Δ²/√d = 8)",
+        _ratio_law("delta", "Δ", -2.0, grids.log_grid(1.0, 1000.0, **LAW_POINTS),
+                   f"ε = {RATIO_EPS:g}, d = Δ⁴/64 (Δ²/√d = 8)",
                    "Ω(e^{Δ²/√d}/Δ²) at fixed Δ²/√d: exponent ≥ −2"),
-        _ratio_law("inverse-eps", "1/ε", 0.0, _logspace(1e2, 1e6), "Δ = d = 4, ε ∈ [1e-6, 1e-2]",
+        _ratio_law("inverse-eps", "1/ε", 0.0, grids.log_grid(1e2, 1e6, **LAW_POINTS),
+                   "Δ = d = 4, ε ∈ [1e-6, 1e-2]",
                    "Ω(e^{Δ²/√d}/Δ²): no ε, exponent ≥ 0 in 1/ε"),
     ),
     correction=lambda evidence: (

@@ -20,6 +20,7 @@ from attnaudit.checks import (
     Relation,
     ScalingLaw,
     control,
+    grids,
     sampling,
     symbolic,
     tolerances,
@@ -460,7 +461,7 @@ WIDTH = Claim(
                      "d_h, c log-uniform in [1e-3, 1/2], so the hypothesis holds at both widths")),
         ScalingLaw(
             name="rank-gap-vs-width", quantity="n − eff-rank(K)", variable="d_h", exponent=0.0,
-            order="Ω", grid=lambda ctx: [2.0**k for k in range(7, 18)], measure=_width_measure("gap"),
+            order="Ω", grid=grids.fixed(grids.geometric(2**7, 2, 11)), measure=_width_measure("gap"),
             family=("typical: n = 32 points i.i.d. N(0, I_(d_h)) (Bartlett-sampled distances), "
                     "ε = 1, d_h = 2⁷ … 2¹⁷; the hypothesis holds for every set (checked); mean over "
                     "32 (full 256) sets per width, 8 replicates"),
@@ -481,7 +482,7 @@ WIDTH = Claim(
             controls=(control(UNSCALED, contrast="setting", sample=_over_width(False)),)),
         ScalingLaw(
             name="eff-rank-vs-width-dmin-fixed", quantity="mean eff-rank(K)", variable="d_h",
-            exponent=0.0, order="O", grid=lambda ctx: [2.0**k for k in range(1, 12)],
+            exponent=0.0, order="O", grid=grids.fixed(grids.geometric(2, 2, 11)),
             measure=_width_measure("scaled"), reading="dmin-fixed", predicted="O(d_h^0): not growing",
             replicates=WIDTH_REPLICATES,
             family=("n = 32 points i.i.d. N(0, I_(d_h)) rescaled to d_min = 1, ε = 1/(2(n−1)) "

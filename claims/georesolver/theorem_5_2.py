@@ -22,6 +22,7 @@ from attnaudit.checks import (
     Relation,
     Use,
     control,
+    grids,
     sampling,
     symbolic,
     tolerances,
@@ -161,7 +162,7 @@ RETRIEVAL = Claim(
     ),
     checks=(
         Limit(name="matched-weight-to-one", quantity="W_{j*} (Dense-HIDA)", variable="ε/d_min,H²",
-              value="1", point="0", rate=1.0, grid=lambda ctx: T_GRID, gap=retrieval_gap,
+              value="1", point="0", rate=1.0, grid=grids.fixed(T_GRID), gap=retrieval_gap,
               family=f"worst case over 400 (full 4000) key sets per shape, {KEYS_TEXT}; random j*, "
                      "q = k_{j*} exactly, ε = t·d_min,H² for t = 1e-4 … 1e-14",
               tolerance=RATE_TOL,

@@ -2,7 +2,7 @@
 loss on the Poincaré ball. Keys k₁ = 0 and k₂ at hyperbolic distance Δ_H on a diameter, the query on the
 geodesic between them at arclength s: d_H(q, k₁) = s and d_H(q, k₂) = Δ_H − s exactly, so Dense-HIDA's
 weights are the Euclidean two-key weights in s (checked through ``operators.hida_attention``) and each
-μ is Theorem 2.6's: ``_two_key.mu_key1`` (a grid over s, then golden section).
+μ is Theorem 2.6's: ``_two_key.mu_key1`` (a grid over s, then checks.search's refinement).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from attnaudit.checks import (
     ScalingLaw,
     Use,
     control,
+    grids,
     sampling,
     symbolic,
     tolerances,
@@ -158,8 +159,8 @@ def sample_reduction(ctx, gen, highs=(0.95, 20.0)):
 # ── the PL constants: what each law measures ──
 
 
-def _logspace(low, high):
-    return lambda ctx: np.logspace(np.log10(low), np.log10(high), ctx.pick(**LAW_POINTS))
+EPS_GRID, DELTA_GRID, RATIO_GRID = (grids.log_grid(low, high, **LAW_POINTS)
+                                    for low, high in ((1e-7, 1e-3), (0.1, 100.0), (1.0, 1000.0)))
 
 
 def mu_hida_along(along_eps):
@@ -187,8 +188,8 @@ def ratio_along_delta(ctx, grid):
             / tk.mu_key1("SOFTMAX", ctx.tensor(grid**4 / 64.0), dl, points)).cpu().numpy()
 
 
-def _gap_grid(ctx):  # z = e^{Δ_H²/√d} for Δ_H²/√d uniform in [4, 20]
-    return np.exp(np.linspace(4.0, 20.0, ctx.pick(**LAW_POINTS)))
+# z = e^{Δ_H²/√d} for Δ_H²/√d uniform in [4, 20]
+GAP_GRID = grids.per_profile(**{p: np.exp(np.linspace(4.0, 20.0, k)) for p, k in LAW_POINTS.items()})
 
 
 FIT_TOL = tolerances.Systematic(0.05, "pre-asymptotic curvature of the exact constant across the grid "
@@ -198,15 +199,13 @@ FIT_TOL = tolerances.Systematic(0.05, "pre-asymptotic curvature of the exact con
 def _hida_fit(along_eps):
     """μ_HIDA's exponent tolerance: the fit bias of its exact value 8ε²(Δ_H²+ε)²/(Δ_H²+2ε)⁵ (the PL
     ratio at the far key) against its true exponent, 2 in ε or −6 in Δ_H, over both profiles' grids."""
-    low, high = (1e-7, 1e-3) if along_eps else (0.1, 100.0)
-
     def exact(g):
         e, d = (g, 1.0) if along_eps else (EPS_FIXED, g)
         return 8 * e**2 * (d**2 + e) ** 2 / (d**2 + 2 * e) ** 5
 
     def bias():
-        grids = [np.logspace(np.log10(low), np.log10(high), k) for k in LAW_POINTS.values()]
-        return max((closed_form_bias(g, exact(g), 2.0 if along_eps else -6.0) for g in grids), key=abs)
+        return max((closed_form_bias(g, exact(g), 2.0 if along_eps else -6.0)
+                    for g in (EPS_GRID if along_eps else DELTA_GRID).profiles), key=abs)
 
     return tolerances.FitBias(bias, f"8ε²(Δ_H²+ε)²/(Δ_H²+2ε)⁵ on the {'ε' if along_eps else 'Δ_H'} grid",
                               floor=1e-6)
@@ -246,22 +245,22 @@ CLAIMS = (
                                        evaluate=reduction_gap(literal=True),
                                        sample=lambda ctx, gen: sample_reduction(ctx, gen, (0.95,))),)),
             ScalingLaw(name="pl-hida-vs-eps", quantity="μ_HIDA on the geodesic", variable="ε", exponent=2.0,
-                       order="Θ", grid=_logspace(1e-7, 1e-3), measure=mu_hida_along(True),
+                       order="Θ", grid=EPS_GRID, measure=mu_hida_along(True),
                        tolerance=_hida_fit(True),
-                       family="Δ_H = 1, ε ∈ [1e-7, 1e-3]; μ an infimum over s (grid + golden section)",
+                       family="Δ_H = 1, ε ∈ [1e-7, 1e-3]; μ an infimum over s (grid + refinement)",
                        clause="mu-hida"),
             ScalingLaw(name="pl-hida-vs-delta", quantity="μ_HIDA on the geodesic", variable="Δ_H",
-                       exponent=-4.0, order="Θ", grid=_logspace(0.1, 100.0), measure=mu_hida_along(False),
+                       exponent=-4.0, order="Θ", grid=DELTA_GRID, measure=mu_hida_along(False),
                        tolerance=_hida_fit(False),
                        family=f"ε = {EPS_FIXED:g}, Δ_H ∈ [0.1, 100]; μ an infimum over s",
                        clause="mu-hida"),
             ScalingLaw(name="pl-soft-vs-gap", quantity="μ_soft/(e^{−Δ_H²/√d}/Δ_H²)", variable="e^{Δ_H²/√d}",
-                       exponent=0.0, order="Θ", grid=_gap_grid, measure=mu_soft_over_paper,
+                       exponent=0.0, order="Θ", grid=GAP_GRID, measure=mu_soft_over_paper,
                        tolerance=FIT_TOL, clause="mu-soft",
                        family=(f"d = {SOFT_D:g}, Δ_H = (√d·ln z)^{{1/2}}, Δ_H²/√d ∈ [4, 20]; "
                                "μ an infimum over s")),
             ScalingLaw(name="ratio-vs-delta", quantity="μ_HIDA/μ_soft", variable="Δ_H", exponent=-2.0,
-                       order="Ω", grid=_logspace(1.0, 1000.0), measure=ratio_along_delta, tolerance=FIT_TOL,
+                       order="Ω", grid=RATIO_GRID, measure=ratio_along_delta, tolerance=FIT_TOL,
                        clause="ratio",
                        family=(f"ε = {RATIO_EPS:g}, d = Δ_H⁴/64 (Δ_H²/√d = 8), Δ_H ∈ [1, 1000]; "
                                "infima over s")),

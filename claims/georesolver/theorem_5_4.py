@@ -90,10 +90,7 @@ def stated_bound(n: int, w: int, g: int) -> int:
     return (2 * w + 1) + g + 2 * (math.ceil(math.log2(n)) + 1 if n > 1 else 1) + 1
 
 
-def grid(ctx):
-    return np.array(ctx.pick(quick=[16, 64, 256, 1024, 4096, 16384, 65536, 100000],
-                             full=[16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768,
-                                   65536, 100000]), dtype=float)
+grid = C.TOKEN_GRID
 
 
 def _log_width(n: int) -> int:

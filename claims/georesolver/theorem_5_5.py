@@ -22,6 +22,7 @@ from attnaudit.checks import (
     Reading,
     ScalingLaw,
     control,
+    grids,
     symbolic,
     tolerances,
 )
@@ -56,10 +57,7 @@ CURVE = tolerances.Systematic(0.0, "none: curvature across the grid is tested by
 
 
 # ---------------------------------------------------------------- complexity
-def grid_n(ctx):
-    return np.array(ctx.pick(quick=[16, 64, 256, 1024, 4096, 16384, 65536, 100000],
-                             full=[16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768,
-                                   65536, 100000]), dtype=float)
+grid_n = C.TOKEN_GRID
 
 
 def measure_flops(ctx, grid_, m: int = M):
@@ -111,18 +109,9 @@ def _error_run(ctx, n: int, eps: float, trials: int, m: int = M_ERR):
     return {key: float(torch.linalg.matrix_norm(o - dense).mean()) for key, o in outs.items()}
 
 
-def grid_err_n(ctx):
-    return np.array(ctx.pick(quick=[4, 16, 64, 256, 1024, 4096],
-                             full=[4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]), dtype=float)
-
-
-def grid_err_eps(ctx):  # noqa: ARG001
-    return np.logspace(-3, 1, 9)
-
-
-def grid_err_m(ctx):
-    return np.array(ctx.pick(quick=[1, 4, 16, 64, 256, 1024],
-                             full=[1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]), dtype=float)
+grid_err_n = grids.per_profile(quick=grids.geometric(4, 4, 6), full=grids.geometric(4, 2, 11))  # 4 … 4096
+grid_err_eps = grids.log_grid(1e-3, 10.0, quick=9, full=9)
+grid_err_m = grids.per_profile(quick=grids.geometric(1, 4, 6), full=grids.geometric(1, 2, 11))  # 1 … 1024
 
 
 def _trials(ctx, n: int) -> int:

@@ -149,9 +149,7 @@ def info_seeded(ctx, grid_):
             "series": [{"label": "regret, one token per cluster to start", "x": list(grid_), "y": mean}]}
 
 
-def grid_n(ctx):
-    return np.array(ctx.pick(quick=[16, 64, 256, 1024, 4096, 16384],
-                             full=[16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384]), dtype=float)
+grid_n = CO.TOKEN_GRID_16K
 
 
 def measure_token_flops(ctx, grid_):

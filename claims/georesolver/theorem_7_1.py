@@ -11,7 +11,18 @@ import sympy as sp
 import torch
 
 from attnaudit import operators
-from attnaudit.checks import Claim, Clause, Kind, ProofStep, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks import (
+    Claim,
+    Clause,
+    Kind,
+    ProofStep,
+    Relation,
+    control,
+    sampling,
+    search,
+    symbolic,
+    tolerances,
+)
 
 STATEMENT = (
     r"\Bigl\|\frac{\partial\mathcal L}{\partial x_i}\Bigr\|_2\ge\bigl(\lambda_{\min}(G_i)"
@@ -19,6 +30,14 @@ STATEMENT = (
     r"h_i=G_ix_i,\ G_i=\mathrm{diag}(\sigma(W_gx_i)).\ \text{In particular, for bounded } x_i "
     r"\text{ and } W_g \text{, the lower bound is strictly positive, so gradients do not vanish due "
     r"to gating alone.}")
+
+BOUND = 2.0  # ‖x‖₂, ‖W_g‖₂ ≤ BOUND in the "bounded inputs" reading and in the search
+READING = ("For h = σ(W_g x) ⊙ x with x ∈ ℝ^d, W_g ∈ ℝ^{d×d}, any d: (inequality) σ_min(∂h/∂x) ≥ "
+           "λ_min(G) − C‖W_g‖₂‖x‖₂ with one constant C free of d, x and W_g (which gives the gradient "
+           "bound, as ‖∂L/∂x‖ = ‖Jᵀ∂L/∂h‖ ≥ σ_min(J)‖∂L/∂h‖); the suite derives C = 1/4 and tests "
+           "sup (λ_min(G) − σ_min(J))/(‖W_g‖₂‖x‖₂) ≤ 1/4; (positive) for finite x and W_g "
+           f"(tested at ‖x‖₂, ‖W_g‖₂ ≤ {BOUND:g}) ∂h/∂x is non-singular, so the gradient through the "
+           "gate never vanishes.")
 
 CLAUSES = (
     Clause("inequality", "‖∂ℒ∂i‖2≥(λmin(i)−(‖g‖‖i‖))‖∂ℒ∂i‖2"),
@@ -40,7 +59,6 @@ PROOF_STEPS = (
 
 C_DERIVED = 0.25  # σ' ≤ 1/4 and Weyl: σ_min(G + DW) ≥ σ_min(G) − ‖D‖₂‖W‖₂, ‖D‖₂ ≤ ¼‖x‖_∞
 DIMS = (1, 2, 4, 8)
-BOUND = 2.0  # ‖x‖₂, ‖W_g‖₂ ≤ BOUND in the "bounded inputs" reading and in the search
 # σ_min by an SVD is backward stable: off by ≤ c·d·u·‖J‖₂; λ_min(G) = min σ(z_k) to a few ulps.
 RATIO_TOL = tolerances.Roundoff(condition="d·‖J‖₂ + 1 (the SVD's backward error and σ's), divided by "
                                           "‖W_g‖₂‖x‖₂ (absolute, on the ratio)")
@@ -99,11 +117,12 @@ def _random(ctx, gen, batch, d, high):
 
 def singular_search(ctx, d):
     """Rays x = t·u, t ∈ (0, 2], for random W_g with ‖W_g‖₂ log-uniform in [0.5, 2]: det J(t·u) on 64
-    points, then 56 bisection steps on the first sign change. Returns the points found (batched).
+    points, then 56 bisection steps on the first sign change (checks.search.sign_changes). Returns
+    the points found (batched).
     The search evaluates J in closed form (checked against torch.func by the derivation and by
     ``paper-jacobian-diagonal``'s operator); the checks evaluate the points with the operator."""
 
-    def search():
+    def rays():
         gen = ctx.generator(f"singular-search:{d}")
         batch = ctx.pick(quick=96, full=1024)
         w = sampling.gaussian(ctx, gen, batch, d, d)
@@ -112,28 +131,19 @@ def singular_search(ctx, d):
         u = sampling.unit_vectors(ctx, gen, batch, d)
         t = torch.linspace(0, BOUND, 65, dtype=ctx.dtype, device=ctx.device)[1:]
 
-        def det(ts):  # the closed form G + diag(σ′(z)⊙x)W_g (the checks use torch.func's Jacobian)
-            x = ts[..., None] * u[:, None, :]
-            z = (w[:, None] @ x[..., None])[..., 0]
+        def sign_of_det(ts, rows):  # the closed form G + diag(σ′(z)⊙x)W_g (the checks use torch.func's)
+            x = ts[..., None] * u[rows, None, :]
+            z = (w[rows, None] @ x[..., None])[..., 0]
             s = torch.sigmoid(z)
-            return torch.linalg.det(torch.diag_embed(s) + (s * (1 - s) * x)[..., None] * w[:, None])
+            jacobian = torch.diag_embed(s) + (s * (1 - s) * x)[..., None] * w[rows, None]
+            return torch.sign(torch.linalg.det(jacobian))
 
-        signs = torch.sign(det(t.expand(batch, -1)))
-        change = (signs[:, :-1] * signs[:, 1:] <= 0)
-        found = change.any(dim=-1)
-        j = change.float().argmax(dim=-1)
-        lo, hi = t[j], t[j + 1]
-        d_lo = det(lo[:, None])[:, 0]
-        for _ in range(56):  # t to 2·2⁻⁵⁶ ≈ 3e-17: σ_min far below the round-off floor
-            mid = (lo + hi) / 2
-            d_mid = det(mid[:, None])[:, 0]
-            left = torch.sign(d_mid) == torch.sign(d_lo)
-            lo, hi = torch.where(left, mid, lo), torch.where(left, hi, mid)
-            d_lo = torch.where(left, d_mid, d_lo)
-        x = ((lo + hi) / 2)[:, None] * u
-        return {"x": x[found], "w": w[found]}
+        # t to 2·2⁻⁵⁶ ≈ 3e-17 (halved 56 times): σ_min far below the round-off floor
+        found, lo, hi, _ = search.sign_changes(sign_of_det, t.expand(batch, -1), candidates=1, rounds=56,
+                                               first_only=True, what="sign change of det J")
+        return {"x": ((lo + hi) / 2)[:, None] * u[found], "w": w[found]}
 
-    return ctx.cached(("singular", d), search)
+    return ctx.cached(("singular", d), rays)
 
 
 def sample_all(ctx, gen):
@@ -228,12 +238,7 @@ CLAIMS = (
         statement=STATEMENT,
         clauses=CLAUSES,
         proof_steps=PROOF_STEPS,
-        reading=("For h = σ(W_g x) ⊙ x with x ∈ ℝ^d, W_g ∈ ℝ^{d×d}, any d: (inequality) σ_min(∂h/∂x) ≥ "
-                 "λ_min(G) − C‖W_g‖₂‖x‖₂ with one constant C free of d, x and W_g (which gives the gradient "
-                 "bound, as ‖∂L/∂x‖ = ‖Jᵀ∂L/∂h‖ ≥ σ_min(J)‖∂L/∂h‖); the suite derives C = 1/4 and tests "
-                 "sup (λ_min(G) − σ_min(J))/(‖W_g‖₂‖x‖₂) ≤ 1/4; (positive) for finite x and W_g "
-                 f"(tested at ‖x‖₂, ‖W_g‖₂ ≤ {BOUND:g}) ∂h/∂x is non-singular, so the gradient through the "
-                 "gate never vanishes."),
+        reading=READING,
         reading_why=("the displayed inequality with the O(·) read as a constant times ‖W_g‖₂‖x‖₂; 'bounded' "
                      "as the proof reads it: 'λ_min(G_i) > 0 for finite z_k, [so] the lower bound is "
                      "strictly positive for bounded inputs'"),

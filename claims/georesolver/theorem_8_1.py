@@ -13,7 +13,18 @@ import sympy as sp
 import torch
 
 from attnaudit import operators
-from attnaudit.checks import Claim, Clause, Kind, ProofStep, ScalingLaw, Use, control, symbolic, tolerances
+from attnaudit.checks import (
+    Claim,
+    Clause,
+    Kind,
+    ProofStep,
+    ScalingLaw,
+    Use,
+    control,
+    grids,
+    symbolic,
+    tolerances,
+)
 
 STATEMENT = (
     r"\text{For two keys with spherical angle } \theta>0:\ "
@@ -66,11 +77,9 @@ def pl_constants(ctx, thetas, eps, mech):
     return (slope.detach()[:, 1:].square() / (2 * gap)).amin(dim=-1)
 
 
-def _grid(low, high):
-    def grid(ctx):
-        return np.logspace(np.log10(low), np.log10(high), ctx.pick(**LAW_POINTS))
-
-    return grid
+EPS_GRID, SIDA_THETA_GRID, SOFT_THETA_GRID, INVERSE_EPS_GRID = (
+    grids.log_grid(low, high, **LAW_POINTS)
+    for low, high in ((1e-9, 1e-5), (3e-3, 3.0), (1e-3, 1.0), (1e5, 1e9)))
 
 
 def _mu_vs_eps(mech):
@@ -103,7 +112,7 @@ SIDA_FIT = tolerances.Systematic(0.02, "the exact constant's factor (1 + 2ε/θ�
 def _eps_law_bias():
     from attnaudit.checks.fitting import closed_form_bias
 
-    eps = np.logspace(-9, -5, LAW_POINTS["full"])
+    eps = EPS_GRID.full
     return closed_form_bias(eps, 8 * THETA_EPS**2 * eps**2 / (THETA_EPS**2 + 2 * eps) ** 4, 2.0)
 
 
@@ -166,16 +175,16 @@ CLAIMS = (
         kind=Kind.ASYMPTOTIC,
         derivation=derivation,
         checks=(
-            _law("sida-pl-vs-eps", "ε", 2.0, "Θ", _grid(1e-9, 1e-5), _mu_vs_eps("sida"), EPS_FIT,
-                 f"{SEGMENT}; θ = {THETA_EPS:g}, ε ∈ [1e-9, 1e-5]", "Θ(ε²)", "μ_SIDA", "sida",
+            _law("sida-pl-vs-eps", "ε", 2.0, "Θ", EPS_GRID, _mu_vs_eps("sida"), EPS_FIT,
+                 f"{SEGMENT}; θ = {THETA_EPS:g}, ε ∈ [1e-9, 1e-5]", "", "μ_SIDA", "sida",
                  controls=(control("softmax's PL constant in place of SIDA's", contrast="operator",
                                    measure=_mu_vs_eps("soft")),)),
-            _law("sida-pl-vs-theta", "θ", -4.0, "Θ", _grid(3e-3, 3.0), _mu_vs_theta("sida"), SIDA_FIT,
-                 f"{SEGMENT}; ε = {EPS_THETA:g}, θ ∈ [3e-3, 3]", "Θ(θ⁻⁴)", "μ_SIDA", "sida"),
-            _law("soft-pl-vs-theta", "θ", 0.0, "Θ", _grid(1e-3, 1.0), _mu_vs_theta("soft", _paper_soft_form),
-                 SOFT_FIT, f"{SEGMENT}; logits q·k, θ ∈ [1e-3, 1]", "Θ(1)",
+            _law("sida-pl-vs-theta", "θ", -4.0, "Θ", SIDA_THETA_GRID, _mu_vs_theta("sida"), SIDA_FIT,
+                 f"{SEGMENT}; ε = {EPS_THETA:g}, θ ∈ [3e-3, 3]", "", "μ_SIDA", "sida"),
+            _law("soft-pl-vs-theta", "θ", 0.0, "Θ", SOFT_THETA_GRID, _mu_vs_theta("soft", _paper_soft_form),
+                 SOFT_FIT, f"{SEGMENT}; logits q·k, θ ∈ [1e-3, 1]", "",
                  "μ_soft / (e^{−(1−cos θ)}/θ²)", "soft"),
-            _law("ratio-vs-inverse-eps", "1/ε", 0.0, "Ω", _grid(1e5, 1e9), _ratio_vs_inverse_eps, SIDA_FIT,
+            _law("ratio-vs-inverse-eps", "1/ε", 0.0, "Ω", INVERSE_EPS_GRID, _ratio_vs_inverse_eps, SIDA_FIT,
                  f"{SEGMENT}; θ = {THETA_EPS:g}, ε ∈ [1e-9, 1e-5]", "Ω(e^{1−cos θ}/θ²): no ε, exponent ≥ 0",
                  "μ_SIDA/μ_soft", "ratio"),
         ),

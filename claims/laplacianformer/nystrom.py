@@ -13,7 +13,18 @@ import math
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import (
+    Claim,
+    Clause,
+    Kind,
+    Reading,
+    Relation,
+    ScalingLaw,
+    control,
+    grids,
+    symbolic,
+    tolerances,
+)
 from attnaudit.claims.laplacianformer import _tokens
 
 STATEMENT = (r"\text{``For efficient computation, we adopt a Nystr\"om approximation of the kernel "
@@ -60,10 +71,7 @@ def relative_error(x, m: int, sigma: float, gen, pairs: int = SAMPLED_PAIRS):
     return ((exact - approx).square().sum(-1) / exact.square().sum(-1)).sqrt()
 
 
-def _n_grid(ctx):
-    import numpy as np
-
-    return np.array([64 * 4**k for k in range(6)], dtype=float)  # 64 .. 65536
+N_GRID = grids.fixed(grids.geometric(64, 4, 6))  # 64 … 65536
 
 
 def _error_vs_n(resolution: bool):
@@ -82,10 +90,7 @@ def _error_vs_n(resolution: bool):
     return measure
 
 
-def _m_grid(ctx):
-    import numpy as np
-
-    return np.array([2**k for k in range(11)], dtype=float)  # 1 .. 1024 (n = 2048)
+M_GRID = grids.fixed(grids.geometric(1, 2, 11))  # 1 … 1024 (n = 2048)
 
 
 def _error_vs_m(ctx, grid):
@@ -211,13 +216,13 @@ CLAIMS = (Claim(
             sampler=_random_landmark_cases.__doc__, role="derivation"),
         ScalingLaw(
             name="error-vs-n-stationary", quantity=f"‖K − K̂‖_F/‖K‖_F at m = {FIXED_M}", variable="n",
-            exponent=0.0, order="O", grid=_n_grid, measure=_error_vs_n(False), tolerance=N_TOL,
+            exponent=0.0, order="O", grid=N_GRID, measure=_error_vs_n(False), tolerance=N_TOL,
             family=(STATIONARY_FAMILY + f"; mean over sequences of a {SAMPLED_PAIRS}-entry Monte-Carlo "
                     "estimate"),
             replicates=4, reading="stationary"),
         ScalingLaw(
             name="error-vs-n", quantity=f"‖K − K̂‖_F/‖K‖_F at m = {FIXED_M}", variable="n", exponent=0.0,
-            order="subpolynomial", grid=_n_grid, measure=_error_vs_n(True), tolerance=N_TOL,
+            order="subpolynomial", grid=N_GRID, measure=_error_vs_n(True), tolerance=N_TOL,
             family=(_tokens.RESOLUTION_FAMILY + f"; mean over sequences of a {SAMPLED_PAIRS}-entry "
                     "Monte-Carlo estimate"),
             replicates=4, reading="resolution",
@@ -228,7 +233,7 @@ CLAIMS = (Claim(
                               measure=_error_vs_n(False), order="O"),)),
         ScalingLaw(
             name="error-vs-m", quantity=f"‖K − K̂‖_F/‖K‖_F at n = {M_SWEEP_N}", variable="m", exponent=0.0,
-            order="O", grid=_m_grid, measure=_error_vs_m, tolerance=M_TOL, replicates=3,
+            order="O", grid=M_GRID, measure=_error_vs_m, tolerance=M_TOL, replicates=3,
             family=_tokens.RESOLUTION_FAMILY + f"; n = {M_SWEEP_N}, m = 1..1024", reading="more-landmarks",
             predicted="decreasing in m: exponent < 0 (no rate is stated)"),
     ),

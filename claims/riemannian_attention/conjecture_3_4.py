@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from attnaudit.checks import Claim, Clause, Kind, Reading, ScalingLaw, control, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Reading, ScalingLaw, control, grids, tolerances
 from attnaudit.claims.riemannian_attention._stacks import stack_y
 
 STATEMENT = (
@@ -43,7 +43,7 @@ def _law(name, strength, exponent, predicted, reading=None, controls=(), erank=F
     quantity = "−log(r_eff(X_lᵀX_l) − 1)" if erank else "−log ρ_l (relative res(X_l))"
     return ScalingLaw(
         name=name, quantity=quantity, variable="l", exponent=exponent, order="Θ",
-        law="exponential", grid=lambda ctx: GRID, measure=lambda ctx, g: _measure(ctx, g, strength, erank),
+        law="exponential", grid=grids.fixed(GRID), measure=lambda ctx, g: _measure(ctx, g, strength, erank),
         replicates=REPLICATES,
         family=f"random pure metric-attention stacks, L = {N_TOKENS}, d = 4, τ = {TAU:g}, per-position "
                f"U_t ∈ R^(4×2) fixed over depth with E‖U_t‖_F² = Ū² = {strength:g} "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, control, sampling, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, control, grids, sampling, tolerances
 
 STATEMENT = (r"\text{The metric correction can be fused into existing IO-aware attention kernels as an "
              r"additive bias, so the architecture need not materialize an } L\times L \text{ score matrix.}")
@@ -126,14 +126,14 @@ CLAIMS = (Claim(
                  controls=(control("the direct form (its L × L scores grow with n_k)", contrast="operator",
                                    evaluate=lambda c: _shortcut(c, "direct")),)),
         ScalingLaw(name="fused-peak-vs-l", quantity="peak extra bytes (fused)", variable="L", exponent=1.0,
-                   order="Θ", grid=lambda ctx: L_GRID, measure=_fused_peaks,
+                   order="Θ", grid=grids.fixed(L_GRID), measure=_fused_peaks,
                    family=f"metric_bias_attention, full calls (L queries and keys), blocks of {BLOCK}, "
                           f"d = {D}, r = {R}",
-                   predicted="Θ(L)", tolerance=MEM_TOL, clause="no-lxl",
+                   tolerance=MEM_TOL, clause="no-lxl",
                    controls=(control("the direct form in place of the fused one", contrast="operator",
-                                     grid=lambda ctx: L_DIRECT, measure=_direct_peaks),)),
+                                     grid=grids.fixed(L_DIRECT), measure=_direct_peaks),)),
         ScalingLaw(name="direct-peak-vs-l", quantity="peak extra bytes (direct)", variable="L",
-                   exponent=2.0, order="O", grid=lambda ctx: L_DIRECT, measure=_direct_peaks,
+                   exponent=2.0, order="O", grid=grids.fixed(L_DIRECT), measure=_direct_peaks,
                    family=f"metric_attention_direct (materialised scores), d = {D}, r = {R}",
                    predicted="O(L²), above O(L): local exponents 1.88 → 2.00 (the O(L·d) terms fade)",
                    tolerance=tolerances.Exact("exact byte counts"), role="derivation",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, control, sampling, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, control, grids, sampling, tolerances
 
 STATEMENT = (r"g_t^{-1} = I - U_t\,(I_r + U_t^\top U_t)^{-1}U_t^\top,"
              r"\ \text{computable in } O(d\,r^2).")
@@ -119,13 +119,13 @@ CLAIMS = (Claim(
                  controls=(control("I + U(I_r + UᵀU)⁻¹Uᵀ (sign flipped)", contrast="operator",
                                    evaluate=lambda c: _residual(c, +1.0)),)),
         ScalingLaw(name="flops-vs-d", quantity="FLOPs of g⁻¹v", variable="d", exponent=1.0, order="O",
-                   grid=lambda ctx: D_GRID, measure=_flops_d, family="r = 4, one vector, exact counts",
+                   grid=grids.fixed(D_GRID), measure=_flops_d, family="r = 4, one vector, exact counts",
                    predicted="O(d) at fixed r (O(d r²))",
                    tolerance=tolerances.FitBias(_bias_d, "2dr² + 4dr = 48d on the d grid (r = 4)",
                                                 floor=1e-9), clause="cost",
                    controls=(control("prediction O(d⁰)", exponent=0.0),)),
         ScalingLaw(name="flops-vs-r", quantity="FLOPs of g⁻¹v", variable="r", exponent=2.0, order="O",
-                   grid=lambda ctx: R_GRID, measure=_flops_r, family="d = 2^20, one vector, exact counts",
+                   grid=grids.fixed(R_GRID), measure=_flops_r, family="d = 2^20, one vector, exact counts",
                    predicted="O(r²) at fixed d (O(d r²))",
                    tolerance=tolerances.FitBias(_bias_r, "2dr² + 4dr on the r grid (d = 2^20)"),
                    clause="cost", controls=(control("prediction O(r)", exponent=1.0),)),

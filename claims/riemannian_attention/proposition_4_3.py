@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attnaudit.checks import Claim, Clause, Kind, Reading, ScalingLaw, control, tolerances
+from attnaudit.checks import Claim, Clause, Kind, Reading, ScalingLaw, control, grids, tolerances
 
 STATEMENT = (r"\text{metric correction: } O(B L^2 r) \text{ pairwise cost, overhead } O(r/d) "
              r"\text{ relative to standard attention } O(B L^2 d)")
@@ -67,7 +67,7 @@ def _ratio(var, **fixed):
 def _law(name, quantity, variable, exponent, grid, measure, family, predicted, order="O", reading=None,
          controls=(), clause=None, tolerance=LOWER):
     return ScalingLaw(name=name, quantity=quantity, variable=variable, exponent=exponent, order=order,
-                      grid=lambda ctx: grid, measure=measure, family=family, predicted=predicted,
+                      grid=grids.fixed(grid), measure=measure, family=family, predicted=predicted,
                       tolerance=tolerance, reading=reading, controls=controls, clause=clause)
 
 
@@ -102,10 +102,10 @@ CLAIMS = (Claim(
         _law("correction-vs-d", CORR, "d", 0.0, D_GRID, _flops("correction", var="d"), FAM_D,
              "O(L² r): exponent ≤ 0 in d", clause="pairwise-cost"),
         _law("correction-vs-l", CORR, "L", 2.0, N_GRID, _flops("correction", var="n"),
-             f"d = {D}, r = {R}, exact counts", "O(L²)",
+             f"d = {D}, r = {R}, exact counts", "",
              controls=(control("prediction O(L)", exponent=1.0),), clause="pairwise-cost"),
         _law("correction-vs-r", CORR, "r", 1.0, R_GRID, _flops("correction", var="r", d=D_FOR_R),
-             f"L = {N}, d = {D_FOR_R}, exact counts", "O(r)",
+             f"L = {N}, d = {D_FOR_R}, exact counts", "",
              controls=(control("prediction O(r⁰)", exponent=0.0),), clause="pairwise-cost",
              tolerance=_closed_tol(R_GRID, lambda r: correction_closed_form(N, D_FOR_R, r), 1.0,
                                    "the closed-form count on the r grid (linear in r)")),

@@ -18,15 +18,24 @@ from claimtest import assert_witnessed, evidence, only, run, scaled_rhs
 from attnaudit.checks import Context, Kind
 from attnaudit.checks.fitting import closed_form_bias
 from attnaudit.claims.georesolver import _jacobians as jac
-from attnaudit.claims.georesolver import lemma_2_4 as spec
+from attnaudit.claims.georesolver.lemma_2_4 import (
+    _common,
+    ida_clustered,
+    ida_general,
+    score_gradient_max,
+    softmax,
+)
 
-SCORE, GENERAL, CLUSTERED, SOFTMAX = spec.CLAIMS
+CLAIMS = score_gradient_max.CLAIMS + ida_general.CLAIMS + ida_clustered.CLAIMS + softmax.CLAIMS
+SCORE, GENERAL, CLUSTERED, SOFTMAX = CLAIMS
+GRIDS = {"n": _common.N_GRID, "cluster-n": _common.CLUSTER_N_GRID, "1/eps": _common.INVERSE_EPS_GRID,
+         "d": _common.D_GRID}
 LEMMA = (GENERAL, CLUSTERED, SOFTMAX)
 
 
 @pytest.fixture(scope="module")
 def records():
-    return {claim.id: run(claim) for claim in spec.CLAIMS}
+    return {claim.id: run(claim) for claim in CLAIMS}
 
 
 def _first_false(record):
@@ -92,7 +101,7 @@ def test_ida_general_proof_bound_is_quadratic_in_n_while_the_worst_case_is_flat(
     assert (step["paper"], step["derived"]) == ("L_V*R*n/epsilon", "4*L_V*R*n**2/epsilon")
     n_law = evidence(record, "jacobian-norm-vs-n")
     assert abs(n_law["fit"]["exponent"]) < 1e-12
-    assert n_law["points"]["y"] == pytest.approx([1 / math.sqrt(spec.EPS)] * len(n_law["points"]["y"]),
+    assert n_law["points"]["y"] == pytest.approx([1 / math.sqrt(_common.EPS)] * len(n_law["points"]["y"]),
                                                  rel=1e-12)
     for name in ("jacobian-norm-vs-inverse-eps", "jacobian-norm-vs-inverse-eps-proof"):
         assert evidence(record, name)["fit"]["exponent"] == pytest.approx(0.5, abs=1e-9)
@@ -148,7 +157,7 @@ def test_score_tolerances_resolve_a_relative_error_of_one_in_a_billion():
 
 
 def test_score_bound_with_a_looser_true_constant_is_confirmed():
-    loose = dataclasses.replace(SCORE.check("bound"), evaluate=lambda case: spec.bound_gap(
+    loose = dataclasses.replace(SCORE.check("bound"), evaluate=lambda case: score_gradient_max.bound_gap(
         case, 18 / (16 * math.sqrt(2))))
     clauses = {c["id"]: c["verdict"] for c in run(only(SCORE, loose))["clauses"]}
     assert clauses["bound"] == "confirmed"  # the other two clauses have no evidence in this variant
@@ -162,7 +171,8 @@ def test_flat_maximum_curvature():
     a_star = sp.sqrt(eps / 3)
     ratio = sp.diff(g, a, 2).subs(a, a_star) * a_star**2 / (2 * g.subs(a, a_star))
     assert sp.simplify(ratio) == -sp.Rational(3, 4)
-    assert spec.peak_constant(spec.PAPER_FRACTION) == pytest.approx(spec.PAPER_CONSTANT, rel=1e-15)
+    step1 = score_gradient_max
+    assert step1.peak_constant(step1.PAPER_FRACTION) == pytest.approx(step1.PAPER_CONSTANT, rel=1e-15)
 
 
 def test_clustered_law_admits_log_n_and_excludes_powers():
@@ -181,12 +191,12 @@ def test_clustered_law_admits_log_n_and_excludes_powers():
 def test_grids_and_the_log_tolerance(profile):
     ctx = Context("x", seed=0, profile=profile)
     for kind in ("n", "cluster-n", "1/eps", "d"):
-        grid = spec._grid(kind)(ctx)
+        grid = GRIDS[kind](ctx)
         assert math.log10(grid.max() / grid.min()) >= 3
-    cluster = spec._grid("cluster-n")(ctx)
-    assert all(n % (2 * spec.CLUSTERS) == 0 for n in cluster)  # two groups in a cluster
+    cluster = GRIDS["cluster-n"](ctx)
+    assert all(n % (2 * ida_clustered.CLUSTERS) == 0 for n in cluster)  # two groups in a cluster
     assert closed_form_bias(cluster, 1 + np.log(cluster), 1.0, law="polylog") < 0  # LOG_LAW's claim
-    assert abs(closed_form_bias(cluster, np.log(cluster), 1.0, law="polylog")) < spec.LOG_LAW.value
+    assert abs(closed_form_bias(cluster, np.log(cluster), 1.0, law="polylog")) < ida_clustered.LOG_LAW.value
 
 
 # ── the numbers the specs rest on ──
@@ -196,11 +206,12 @@ def test_constructions_attain_the_closed_form_suprema():
     """Two key groups reach L_V/√ε (IDA, R = 1 ≥ √ε) and L_V·R/√d (softmax)."""
     for eps in (1e-4, 1e-2, 1.0):
         built = jac.two_group_construction(1, 6, 2, 2, math.sqrt(eps), 1.0, dtype=torch.float64, device="cpu")
-        norm = spec._norm("ida", *built, torch.tensor([eps], dtype=torch.float64))
+        norm = _common.jacobian_norm("ida", *built, torch.tensor([eps], dtype=torch.float64))
         assert float(norm[0]) == pytest.approx(1 / math.sqrt(eps), rel=1e-12)
     for dim in (1, 7, 300):
         built = jac.two_group_construction(1, 4, dim, 2, 1.0, 1.0, dtype=torch.float64, device="cpu")
-        assert float(spec._norm("softmax", *built)[0]) == pytest.approx(1 / math.sqrt(dim), rel=1e-12)
+        norm = _common.jacobian_norm("softmax", *built)
+        assert float(norm[0]) == pytest.approx(1 / math.sqrt(dim), rel=1e-12)
 
 
 def test_jacobian_is_the_weighted_covariance():
@@ -215,12 +226,12 @@ def test_jacobian_is_the_weighted_covariance():
     vc = v - (w[..., None] * v).sum(1, keepdim=True)
     gc = g - (w[..., None] * g).sum(1, keepdim=True)
     expected = torch.einsum("bj,bjc,bjd->bcd", w, vc, gc)
-    torch.testing.assert_close(jac.query_jacobian(spec._attend("ida", eps), q, k, v), expected,
+    torch.testing.assert_close(jac.query_jacobian(_common.attend("ida", eps), q, k, v), expected,
                                rtol=1e-12, atol=1e-12)
 
 
 def test_claims_are_well_formed():
-    assert [c.id for c in spec.CLAIMS] == [
+    assert [c.id for c in CLAIMS] == [
         "georesolver/lemma-2.4/score-gradient-max", "georesolver/lemma-2.4/ida-general",
         "georesolver/lemma-2.4/ida-clustered", "georesolver/lemma-2.4/softmax"]
     assert SCORE.kind is Kind.IDENTITY

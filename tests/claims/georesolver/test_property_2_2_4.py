@@ -41,7 +41,7 @@ def test_confirmed_with_every_check_controlled(record):
 
 @pytest.mark.parametrize("profile", ["quick", "full"])
 def test_radius_tolerance_covers_the_closed_form_curvature(profile):
-    grid = module.n_grid(Context("x", seed=0, profile=profile))
+    grid = module.N_GRID(Context("x", seed=0, profile=profile))
     assert np.log10(grid.max() / grid.min()) >= 3
     bias = closed_form_bias(grid, exact_far_radius(grid, module.LAW_EPS), 0.5)
     law = CLAIM.check("radius-for-far-weight-vs-n")

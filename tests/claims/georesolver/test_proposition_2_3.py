@@ -88,7 +88,7 @@ def poisson_min_sep2(count: int, d_h: int) -> float:
 
 
 def test_fit_tolerances_are_the_closed_forms_largest_bias():
-    grid = module.separation_n_grid(Context("x", seed=0))
+    grid = module.SEPARATION_N_GRID(Context("x", seed=0))
     assert np.log10(grid.max() / grid.min()) >= 3
     median = [closed_form_bias(grid, [population_median_nn2(int(m), d) for m in grid], -2 / d)
               for d in module.GAUSSIAN_DIMS]

@@ -55,7 +55,7 @@ def test_running_mean_confirmed_behind_a_failing_control(record):
 
 def test_running_mean_regret_matches_its_closed_form():
     ctx = Context(CLAIM.id, seed=0)
-    grid = _dmg.horizon_grid(ctx, 10, 1e4, 7, 13)
+    grid = spec.LOG_GRID(ctx)
     res = _dmg.pool_regret(ctx, spec.POOL, spec.STEPS, grid)["running"]
     exact = _dmg.running_mean_regret(grid)
     assert np.all(np.abs(res["regret"] - exact) < 0.25 * exact + 1.0)  # 4 runs per cluster rule
