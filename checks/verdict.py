@@ -272,7 +272,10 @@ def corrected_statement(claim: Claim, verdict: Verdict, evidence: list[dict[str,
     text = claim.correction(evidence) if claim.correction is not None else None
     basis = [e["name"] for e in primary if e["status"] == "disagrees"]
     # The spec's own text is its author's: the suite's when the spec is a built-in claim.
-    derived_by = ("attnaudit" if claim.source_module.startswith("attnaudit.claims.")
+    # (from the module that defines the correction: a claim built outside discovery, as the tests
+    # import them, has no source_module)
+    authors = (getattr(claim.correction, "__module__", None) or "", claim.source_module)
+    derived_by = ("attnaudit" if any(a.startswith("attnaudit.claims.") for a in authors)
                   else "the spec's author (correction=)")
     if text is None:
         derived_by = "attnaudit"

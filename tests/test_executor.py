@@ -205,6 +205,11 @@ def test_jobs_1_jobs_2_and_a_local_dask_cluster_write_byte_identical_results(ide
 
 def test_an_unreachable_scheduler_is_one_line_and_exit_2(identical_pkg, capsys):
     import dask
+    import distributed  # noqa: F401  (before dask.config.set: see below)
+
+    # dask.config.set restores on exit what it saw on entry; had distributed not been imported yet,
+    # its defaults (loaded inside the block) would be removed on exit, and every later
+    # LocalCluster in this worker fails with KeyError 'distributed'.
 
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
         code, _, err = _run(["run", "--claims", identical_pkg, "--scheduler", "tcp://127.0.0.1:9"],

@@ -4,7 +4,7 @@ check that agreed then makes the proof flawed. A check that disagreed agrees onc
 own measurement supports, so a refutation comes from the numbers and not from the comparator.
 
 One test per check, collected from discovery: the count equals the number of checks in the
-catalogue run. Slow (each claim runs once, each check once more): marked ``slow``.
+catalogue run. Each claim runs once (the session's record, shared with its own tests), each check once more.
 """
 
 from __future__ import annotations
@@ -37,7 +37,6 @@ def test_every_catalogue_check_is_collected():
     assert len(CASES) == sum(len(c.checks) for c in CATALOGUE.claims) > 0
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("claim", "check"), CASES)
 def test_mutated_prediction_flips_the_check(claim, check):
     """checks.mutation.prediction_flip, which 'attnaudit mutate' runs over a pack: the check with
@@ -48,7 +47,6 @@ def test_mutated_prediction_flips_the_check(claim, check):
     assert outcome.passed, outcome.detail
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(("claim", "check"), STATEMENT_CASES)
 def test_a_tenfold_tolerance_leaves_the_verdict_unchanged(claim, check):
     """A verdict is the measurement's, not its tolerance's: with one statement check's tolerance

@@ -206,7 +206,6 @@ def real_site(tmp_path_factory) -> Path:
     return out
 
 
-@pytest.mark.slow
 def test_no_text_overlaps_and_no_formula_overflows_on_any_claim_page(browser, real_site):
     problems = measure_site(browser, real_site, widths=(1280, 800))
     assert problems == {"overlaps": [], "overflows": []}, "\n".join(

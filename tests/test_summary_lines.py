@@ -17,7 +17,7 @@ from attnaudit.checks.terminal import INDENT, LINE_WIDTH, findings, reason, summ
 
 CATALOGUE = discover(entry_points=False)
 CLAIMS = [pytest.param(c, id=c.id, marks=[
-    pytest.mark.slow, pytest.mark.xdist_group(c.source_module.removeprefix("attnaudit.claims."))])
+    pytest.mark.xdist_group(c.source_module.removeprefix("attnaudit.claims."))])
     for c in CATALOGUE.claims]
 ID_WIDTH = max(len(c.id) for c in CATALOGUE.claims)
 NUMBER = re.compile(r"[-+−]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
