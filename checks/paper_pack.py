@@ -23,6 +23,7 @@ from pathlib import Path
 import tomli_w
 
 from attnaudit.checks.latex import Paper, Result
+from attnaudit.checks.scaffold import PACK_TEST_TEMPLATE
 
 # The Claim kind a stub starts with, from the result's kind (the author sets the real one).
 _CLAIM_KIND = {"conjecture": "conjecture", "definition": "definition-consistency"}
@@ -56,64 +57,16 @@ CLAIMS = (Claim(
 ),)
 '''
 
-TEST_TEMPLATE = '''\
-"""{cid}: written by 'attnaudit init' ({display}, {file}, line {line}).
+TEST_HEADER = """{cid}: written by 'attnaudit init' ({display}, {file}, line {line}).
 
 It pins what the stub reads today; once the claim has checks, state the verdict you expect (the
 mutation test below, also 'attnaudit mutate {cid} --claims PACK', then shows each check can fail).
 Run with pytest (an environment with only attnaudit needs pip install 'attnaudit[test]'). Only this
-paper's pack loads.
-"""
+paper's pack loads."""
+# init writes the paper's source beside the pack: its absence is a broken pack, not a skip
+NO_SOURCE_FAILS = '''    if text is None:
+        pytest.fail(f"the paper's source is not at {PACK / 'papers'}/")'''
 
-from functools import cache
-from pathlib import Path
-
-from attnaudit.checks.context import Context
-from attnaudit.checks.mutation import mutate_claim
-from attnaudit.checks.quotes import position, source_text
-from attnaudit.checks.runner import run_claim
-from attnaudit.checks.scaffold import discover_pack
-
-PACK = Path(__file__).resolve().parents[1]
-CLAIM_ID = "{cid}"
-
-
-@cache
-def _loaded():
-    cat = discover_pack(PACK / "{paper_mod}")  # this paper alone: no other claim is imported
-    assert not cat.errors, [f"{{e.file}}: {{e.reason}}" for e in cat.errors]
-    claim = next(c for c in cat.claims if c.id == CLAIM_ID)
-    ctx = Context(claim.id, seed=0, profile="quick", device="cpu", dtype_name=claim.dtype)
-    record, _ = run_claim(claim, seed=0, profile="quick", device="cpu", context=ctx)
-    return claim, cat.papers[claim.paper], record, ctx
-
-
-def test_{func}_runs():
-    _, _, record, _ = _loaded()
-    assert record["verdict"] == "inconclusive", record["summary"]  # TODO: the expected verdict
-
-
-def test_{func}_quotes_stand_in_the_source():
-    claim, paper, _, _ = _loaded()
-    text = source_text(paper.source_file, PACK / "papers")
-    assert text is not None, f"the paper's source is not at {{PACK / 'papers'}}/"
-    quotes = [("clause", c.id, c.quote) for c in claim.clauses]
-    quotes += [("proof step", s.id, s.quote) for s in claim.proof_steps]
-    quotes += [("use", u.claim, u.quote) for u in claim.uses]
-    missing = [f"{{kind}} {{qid}}" for kind, qid, q in quotes if position(text, q) is None]
-    assert not missing, f"quotes not found in the source: {{missing}}"
-    at = [position(text, s.quote) for s in claim.proof_steps]
-    assert at == sorted(at), "proof steps are listed out of the source's order"
-
-
-def test_{func}_every_check_can_fail():
-    """The engine's mutation test, as 'attnaudit mutate' runs it (none to run until the stub has
-    checks): each check with its prediction moved flips, and a statement check's verdict holds
-    with its tolerance times 10."""
-    claim, _, record, ctx = _loaded()
-    failures = [o.detail for o in mutate_claim(claim, record, ctx) if o.passed is False]
-    assert not failures, failures
-'''
 
 PAPER_TEMPLATE = '''\
 """{key}: {title}.
@@ -174,9 +127,9 @@ def planned(paper: Paper, key: str, root: Path) -> dict[Path, str]:
             raise InitError(f"results {modules[module]} and {r.id} would share the module {module}.py")
         modules[module] = r.id
         files[folder / f"{module}.py"] = _stub(r, key, ids)
-        files[root / "tests" / f"test_{paper_mod}_{module}.py"] = TEST_TEMPLATE.format(
-            cid=ids[r.id], display=r.display, file=r.file, line=r.line, paper_mod=paper_mod,
-            func=f"{paper_mod}_{module}")
+        files[root / "tests" / f"test_{paper_mod}_{module}.py"] = PACK_TEST_TEMPLATE.format(
+            cid=ids[r.id], paper_mod=paper_mod, func=f"{paper_mod}_{module}", no_source=NO_SOURCE_FAILS,
+            header=TEST_HEADER.format(cid=ids[r.id], display=r.display, file=r.file, line=r.line))
     files[folder / "catalogue.toml"] = catalogue_toml(paper, key)
     return files
 

@@ -286,11 +286,16 @@ def test_{func}_runs():
     assert record["verdict"] == "inconclusive", record["summary"]  # TODO: the expected verdict
 '''
 
-PACK_TEST_TEMPLATE = '''\
-"""{cid}: written by 'attnaudit new'.
+# A pack claim's test, written by 'attnaudit new' and 'attnaudit init' (checks.paper_pack): the
+# header and what a missing source text means are theirs; the rest is one text.
+PACK_TEST_HEADER = """{cid}: written by 'attnaudit new'.
 
 State the verdict you expect once the claim is written. Run with pytest (an environment with
-only attnaudit needs pip install 'attnaudit[test]'). Only this pack's claims are loaded.
+only attnaudit needs pip install 'attnaudit[test]'). Only this pack's claims are loaded."""
+NO_SOURCE_SKIPS = '''    if text is None:
+        pytest.skip(f"no source text: put the paper's text at {PACK / 'papers'}/")'''
+PACK_TEST_TEMPLATE = '''\
+"""{header}
 """
 
 from functools import cache
@@ -326,10 +331,10 @@ def test_{func}_runs():
 def test_{func}_quotes_stand_in_the_source():
     claim, paper, _, _ = _loaded()
     text = source_text(paper.source_file, PACK / "papers")
-    if text is None:
-        pytest.skip(f"no source text: put the paper's text at {{PACK / 'papers'}}/")
+{no_source}
     quotes = [("clause", c.id, c.quote) for c in claim.clauses]
     quotes += [("proof step", s.id, s.quote) for s in claim.proof_steps]
+    quotes += [("use", u.claim, u.quote) for u in claim.uses]
     missing = [f"{{kind}} {{qid}}" for kind, qid, q in quotes if position(text, q) is None]
     assert not missing, f"quotes not found in the source: {{missing}}"
     at = [position(text, s.quote) for s in claim.proof_steps]
@@ -422,6 +427,7 @@ def write_claim(paper: str, claim: str, kind: str, *, claims: Path | None = None
     written.append(module)
     test.parent.mkdir(parents=True, exist_ok=True)
     template = BUILTIN_TEST_TEMPLATE if claims is None else PACK_TEST_TEMPLATE
-    test.write_text(textwrap.dedent(template).format(**fields))
+    test.write_text(textwrap.dedent(template).format(
+        **fields, header=PACK_TEST_HEADER.format(cid=cid), no_source=NO_SOURCE_SKIPS))
     written.append(test)
     return written
