@@ -12,7 +12,10 @@ from attnaudit.checks.runner import run_claim
 # One record per claim for the whole test session: the claim tests and the mutation test share it,
 # so each built-in claim runs once (a claim equal to a stored one, field by field, is the same
 # claim; the catalogue's copies differ only in source_module, which takes no part in equality).
-_STORE: dict[str, tuple[Claim, dict, Context]] = {}
+# Keyed by id, each id holding every variant run so far: an altered copy (``only``,
+# ``dataclasses.replace``) is kept beside the catalogue's claim, never in its place, so a module
+# fixture set up again after another module's tests still finds the original's record.
+_STORE: dict[str, list[tuple[Claim, dict, Context]]] = {}
 
 
 def run(claim: Claim) -> dict:
@@ -20,21 +23,25 @@ def run(claim: Claim) -> dict:
 
     Records are shared across the session; an altered claim (``only``, ``dataclasses.replace``)
     is not equal to the stored one and runs afresh."""
-    stored = _STORE.get(claim.id)
-    if stored is not None and stored[0] == claim:
+    stored = _stored(claim)
+    if stored is not None:
         return stored[1]
     ctx = Context(claim.id, seed=0, profile="quick", device="cpu", dtype_name=claim.dtype)
     record, _ = run_claim(claim, seed=0, profile="quick", device="cpu", context=ctx)
     assert record["verdict"] != "error", record.get("error")
-    _STORE[claim.id] = (claim, record, ctx)
+    _STORE.setdefault(claim.id, []).append((claim, record, ctx))
     return record
+
+
+def _stored(claim: Claim) -> tuple[Claim, dict, Context] | None:
+    return next((entry for entry in _STORE.get(claim.id, ()) if entry[0] == claim), None)
 
 
 def context_of(claim: Claim) -> Context:
     """The context the session's record of ``claim`` ran in: its memo holds the run's draws, so a
     mutated check re-decides on the same measurements (the engine keys them by measure and grid)."""
     run(claim)
-    return _STORE[claim.id][2]
+    return _stored(claim)[2]
 
 
 def only(claim: Claim, *checks) -> Claim:
