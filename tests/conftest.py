@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import re
 import sys
@@ -219,34 +220,58 @@ CLAIMS = (Claim(
 
 
 # ── one worker per claim under pytest-xdist (``--dist loadgroup``) ───────────────────────────
-# A claim's own tests, its baseline test and its mutation tests share the session's record of it
-# (claimtest.run): grouping them by spec module keeps that record in one worker, so each claim
-# still runs once.
-_SPEC_IMPORT = re.compile(r"from attnaudit\.claims\.(\w+)(?:\.(\w+))? import (\w+)")
+# A claim's own tests, its baseline, mutation, quote and summary-line tests share the session's
+# record of it (claimtest.run): keeping them in one worker keeps each claim to one run. The
+# grouping is a scheduler of our own, not xdist_group marks: xdist 3.8 passes the group to the
+# controller by rewriting the node id, which pytest 9.2's structured node ids ignore
+# (pytest-xdist issue 1386), so the marks silently stopped grouping and claims ran twice.
+_SPEC_IMPORT = re.compile(r"from attnaudit\.claims\.(\w+)(?:\.(\w+))? import \(?\s*(\w+)")
+_CLAIM_TESTS = Path(__file__).resolve().parent / "claims"  # tests/claims/<paper>/test_<module>.py
 
 
+@functools.cache
 def _spec_group(path: Path) -> str | None:
+    """The spec module a claim test file imports (``paper.module``)."""
     for paper, module, name in _SPEC_IMPORT.findall(path.read_text(encoding="utf-8")):
         if not (module or name).startswith("_"):
             return f"{paper}.{module or name}"
     return None
 
 
-_CLAIM_TESTS = Path(__file__).resolve().parent / "claims"  # tests/claims/<paper>/test_<module>.py
+@functools.cache
+def _claim_modules() -> dict[str, str]:
+    from attnaudit.checks.discovery import discover
+
+    # paper.module: a module split into a sub-package (lemma_2_4/) is one group, as its tests are
+    return {c.id: ".".join(c.source_module.removeprefix("attnaudit.claims.").split(".")[:2])
+            for c in discover(entry_points=False).claims}
 
 
-def pytest_collection_modifyitems(config, items):
-    groups: dict[Path, str | None] = {}
-    for item in items:
-        path = Path(str(item.fspath)).resolve()
-        # tests parametrised by the catalogue's claims (test_baseline, test_mutations): the claim's module
-        claim = item.callspec.params.get("claim") if hasattr(item, "callspec") else None
-        group = None
-        if getattr(claim, "source_module", None):
-            group = claim.source_module.removeprefix("attnaudit.claims.")
-        elif _CLAIM_TESTS in path.parents:
-            if path not in groups:
-                groups[path] = _spec_group(path)
-            group = groups[path]
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))
+def claim_group(root: Path, nodeid: str) -> str | None:
+    """The spec module whose claim a test reads: a test parametrised by a catalogue claim (its id,
+    or ``id::check``, as the parameter id), or a test in tests/claims/<paper>/; None otherwise."""
+    path, _, name = nodeid.partition("::")
+    if "[" in name and name.endswith("]"):
+        claim = name[name.index("[") + 1:-1].split("::")[0]
+        if claim in _claim_modules():
+            return _claim_modules()[claim]
+    file = (root / path).resolve()
+    if _CLAIM_TESTS in file.parents and file.is_file():
+        return _spec_group(file)
+    return None
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    root = Path(config.rootpath)
+
+    class ByClaim(LoadScopeScheduling):
+        """LoadScope whose scope is the claim's spec module; any other test is its own scope."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return claim_group(root, nodeid) or nodeid
+
+    return ByClaim(config, log)
