@@ -426,6 +426,8 @@ class Record:
     spec_file: str = ""
     source_hash: str = ""
     versions: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # A claim killed at its time limit and run again alone: the first attempt's summary and seconds.
+    retry: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         _one_of(self.verdict, VERDICTS, f"claim {self.id}: verdict")
@@ -463,9 +465,11 @@ class Record:
             out["attached"] = thaw(self.attached)
         if self.failure is not None:
             out["error"] = self.failure.to_json()
-        return out | {"seed": self.seed, "profile": self.profile, "device": self.device,
-                      "dtype": self.dtype, "spec_file": self.spec_file, "source_hash": self.source_hash,
-                      "versions": thaw(self.versions)}
+        out |= {"seed": self.seed, "profile": self.profile, "device": self.device, "dtype": self.dtype,
+                "spec_file": self.spec_file, "source_hash": self.source_hash, "versions": thaw(self.versions)}
+        if self.retry is not None:
+            out["retry"] = thaw(self.retry)
+        return out
 
     @classmethod
     def from_json(cls, data: Any) -> Record:
