@@ -208,6 +208,7 @@ def test_gate_locks_verdict_and_proof_and_reads_a_schema_1_baseline(pkg, capsys,
         "toy/gone": {"verdict": "confirmed", "proof": "sound"}}}))
     document = json.loads(results.read_text())
     document["results"].append({"id": "toy/broken", "verdict": "error", "summary": "boom",
+                                "proof": {"status": None, "first_false_step": None, "reason": ""},
                                 "error": {"reason": "RuntimeError: boom"}})
     results.write_text(json.dumps(document))
     code, text, _ = cli(["gate", results, "--baseline", baseline], capsys)
@@ -258,7 +259,7 @@ def test_a_crash_mid_write_leaves_the_previous_file_intact(tmp_path, monkeypatch
     def crash(*args, **kwargs):
         raise Crash("power cut")
 
-    monkeypatch.setattr(results_mod.os, "fsync", crash)
+    monkeypatch.setattr(results_mod.files.os, "fsync", crash)
     with pytest.raises(Crash):
         results_mod.write_atomic(path, '["new", ' + "0, " * 100000 + "1]\n")
     assert path.read_text() == '["previous"]\n'
