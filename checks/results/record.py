@@ -16,7 +16,7 @@ Nested JSON values (a fit, a table of raw measurements) are held read-only (mapp
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
@@ -508,10 +508,3 @@ class Record:
         given.setdefault("paper", cid.split("/", 1)[0])
         return cls(**given, **parts)
 
-
-def records_from_json(items: Iterable[Any]) -> list[Record]:
-    return [Record.from_json(r) for r in items]
-
-
-def with_controls(ev: Evidence, controls: Iterable[Control], outcome: str) -> Evidence:
-    return replace(ev, controls=tuple(controls), control_outcome=outcome)
