@@ -36,7 +36,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -177,8 +177,10 @@ def run_job_here(job: Job) -> tuple[dict[str, Any], float]:
     if record["verdict"] == "error" and job.memory_limit_mb and _MEMORY_ERRORS.search(record["summary"]):
         why = (f"exceeded its memory limit of {job.memory_limit_mb:g} MiB (RLIMIT_AS): "
                f"{record['summary']}")
-        record["summary"] = why
-        record["error"]["reason"] = why
+        from attnaudit.checks.results import Record
+
+        typed = Record.from_json(record)
+        record = replace(typed, summary=why, failure=replace(typed.failure, reason=why)).to_json()
     return record, seconds
 
 
@@ -187,16 +189,16 @@ def run_job_here(job: Job) -> tuple[dict[str, Any], float]:
 
 def crash_record(job: Job, reason: str) -> dict[str, Any]:
     """The error record of a claim whose process gave none."""
-    from attnaudit.checks.runner import _base_record, versions
+    from attnaudit.checks.results import Record, freeze
+    from attnaudit.checks.runner import versions
 
     m = job.meta
-    record = _base_record(job.claim_id, m.get("paper", job.claim_id.split("/", 1)[0]), {})
-    record.update({k: m.get(k, "") for k in ("label", "section", "kind", "statement", "reading",
-                                             "notes")})
-    record.update(verdict="error", summary=reason, error={"file": job.spec_file, "reason": reason})
-    record.update(seed=job.seed, profile=job.profile, device=job.device, dtype=m.get("dtype", ""),
-                  spec_file=job.spec_file, source_hash=m.get("source_hash", ""), versions=versions())
-    return record
+    described = {k: m.get(k, "") for k in ("label", "section", "kind", "statement", "reading", "notes")}
+    return Record.error(job.claim_id, m.get("paper", job.claim_id.split("/", 1)[0]), reason,
+                        file=job.spec_file, seed=job.seed, profile=job.profile, device=job.device,
+                        dtype=m.get("dtype", ""), spec_file=job.spec_file,
+                        source_hash=m.get("source_hash", ""), versions=freeze(versions()),
+                        **described).to_json()
 
 
 _context = None

@@ -23,11 +23,9 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-# A used result in one of these states leaves the argument that uses it resting on it.
-NOT_ESTABLISHED = ("refuted", "unverifiable")
-
-# How a contribution of the abstract reads from the clauses of the claims that carry it.
-READINGS = ("survived", "partly", "refuted", "undecided", "not run")
+# What readers derive from the annotated records (dependants, the abstract's contributions) is in
+# the results layer, which the report reads.
+from attnaudit.checks.results import NOT_ESTABLISHED
 
 
 def annotate(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -75,48 +73,3 @@ def edges(records: Iterable[dict[str, Any]]) -> list[tuple[str, str]]:
     records = list(records)
     ids = {r["id"] for r in records}
     return sorted({(r["id"], u["claim"]) for r in records for u in r.get("uses") or [] if u["claim"] in ids})
-
-
-def dependants(records: Iterable[dict[str, Any]], claim_id: str) -> list[str]:
-    """The ids of the records whose ``rests_on`` names ``claim_id`` (directly or through others)."""
-    return sorted(r["id"] for r in records if any(f["claim"] == claim_id for f in r.get("rests_on") or []))
-
-
-def contribution_reading(contribution: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """How a promise of the abstract reads from the clauses of the claims that carry it:
-
-    - ``survived``: every clause of every carrying claim is confirmed;
-    - ``refuted``: some clause is refuted and none is confirmed;
-    - ``partly``: some clauses are refuted and some confirmed;
-    - ``undecided``: none is refuted but not all are confirmed (inconclusive, unverifiable, error);
-    - ``not run``: none of its claims is in this run.
-
-    Returns ``{reading, clauses: {verdict: count}, carriers: [{id, verdict}], missing: [ids]}``."""
-    present = [by_id[c] for c in contribution["claims"] if c in by_id]
-    missing = [c for c in contribution["claims"] if c not in by_id]
-    counts: dict[str, int] = {}
-    for r in present:
-        clauses = r.get("clauses") or [{"verdict": r["verdict"]}]  # an error record has none
-        for cl in clauses:
-            counts[cl["verdict"]] = counts.get(cl["verdict"], 0) + 1
-    refuted, confirmed, total = counts.get("refuted", 0), counts.get("confirmed", 0), sum(counts.values())
-    if not present:
-        reading = "not run"
-    elif refuted and confirmed:
-        reading = "partly"
-    elif refuted:
-        reading = "refuted"
-    elif confirmed == total:
-        reading = "survived"
-    else:
-        reading = "undecided"
-    return {"reading": reading, "clauses": dict(sorted(counts.items())),
-            "carriers": [{"id": r["id"], "verdict": r["verdict"]} for r in present], "missing": missing}
-
-
-def contributions(papers: Iterable[dict[str, Any]], records: Iterable[dict[str, Any]]
-                  ) -> dict[str, list[dict[str, Any]]]:
-    """Paper key → its contributions (quote, claims) each with :func:`contribution_reading`."""
-    by_id = {r["id"]: r for r in records}
-    return {p["key"]: [c | contribution_reading(c, by_id) for c in p.get("contributions") or []]
-            for p in papers}

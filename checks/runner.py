@@ -28,10 +28,23 @@ from attnaudit.checks.discovery import LoadError
 from attnaudit.checks.executor import WALL_FACTOR
 from attnaudit.checks.executor import time_limit_s as executor_limit
 from attnaudit.checks.laws import check_limit, check_scaling
-from attnaudit.checks.model import Claim, Limit, Relation, ScalingLaw, Verdict
+from attnaudit.checks.model import Claim, Limit, Relation, ScalingLaw
 from attnaudit.checks.relations import check_relation
-from attnaudit.checks.tables import key_figure
-from attnaudit.checks.verdict import confirmation_kind, controls_outcome, corrected_statement, decide
+from attnaudit.checks.results import (
+    ClauseResult,
+    Control,
+    Derivation,
+    Evidence,
+    Proof,
+    ReadingResult,
+    Record,
+    Step,
+    Use,
+    controls_outcome,
+    freeze,
+    key_figure,
+)
+from attnaudit.checks.verdict import confirmation_kind, corrected_statement, decide
 
 
 class ClaimTimeout(BaseException):
@@ -76,11 +89,15 @@ def source_hash(claim: Claim) -> str:
             files.extend(sorted(folder.glob("_*.py")))
         files.extend(_other_papers_helpers(files, claim.source_module.rsplit(".", depth + 1)[0],
                                            spec.parents[depth - 1]))
-    for package in ("attnaudit.operators", "attnaudit.checks"):
+    # The results layer writes the record's derived fields (figures, control outcomes): it counts.
+    for package, patterns in (("attnaudit.operators", ("*.py",)),
+                              ("attnaudit.checks", ("*.py", "results/*.py"))):
         try:
-            files.extend(sorted(Path(importlib.import_module(package).__file__).parent.glob("*.py")))
+            root = Path(importlib.import_module(package).__file__).parent
         except ImportError:
-            pass
+            continue
+        for pattern in patterns:
+            files.extend(sorted(root.glob(pattern)))
     for f in files:
         digest.update(f.name.encode())
         digest.update(f.read_bytes())
@@ -144,21 +161,17 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def _base_record(claim_id: str, paper: str, ctx_fields: dict[str, Any]) -> dict[str, Any]:
-    return {"id": claim_id, "verdict": None,
-            "proof": {"status": None, "first_false_step": None, "reason": ""},
-            "paper": paper, "label": "", "section": "", "kind": "", "statement": "",
-            "reading": "", "readings": [], "notes": "", "summary": "", "figure": "",
-            "derivation": {"steps": [], "first_disagreement": None, "note": ""},
-            "evidence": [], "controls": [], "corrected": None, "clauses": [],
-            "confirmation": None, "identity": None,
-            "uses": [], "used_by": [], "rests_on": []} | ctx_fields  # the graph: checks.graph.annotate
+def _described(claim: Claim) -> dict[str, Any]:
+    """The record's fields that the spec states (the same whatever happens when it runs)."""
+    return {"label": claim.label, "section": claim.section, "kind": claim.kind.value,
+            "statement": claim.statement, "reading": claim.reading, "notes": claim.notes,
+            "uses": tuple(Use(claim=u.claim, quote=u.quote) for u in claim.uses)}
 
 
 def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
               spec_file: str = "", alarm: bool = True, context: Context | None = None
               ) -> tuple[dict[str, Any], float]:
-    """Run one claim; returns (record, seconds). Never raises for a defect of the claim.
+    """Run one claim; returns (record as JSON, seconds). Never raises for a defect of the claim.
 
     ``context``: run in this (fresh) context, whose memo the caller keeps (the tests re-decide
     mutated checks on the run's own draws). ``alarm``: enforce the time limit here (in CPU time, as
@@ -167,11 +180,9 @@ def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
     ctx = context or Context(claim.id, seed=seed, profile=profile, device=device, dtype_name=claim.dtype)
     if claim.threads == 1:
         one_thread()  # the engine owns threads: specs never set them
-    record = _base_record(claim.id, claim.paper, {})
-    record.update(label=claim.label, section=claim.section, kind=claim.kind.value,
-                  statement=claim.statement, reading=claim.reading, notes=claim.notes,
-                  uses=[{"claim": u.claim, "quote": u.quote} for u in claim.uses])
+    fields: dict[str, Any] = _described(claim)  # and what is decided, as it is decided
     start = time.perf_counter()
+    record = None
     try:
         with time_limit(executor_limit(claim, profile) if alarm else None):
             steps = [_step_json(s, claim) for s in claim.derivation()] if claim.derivation else []
@@ -180,34 +191,38 @@ def run_claim(claim: Claim, *, seed: int, profile: str, device: str,
                 if item["role"] == "proof" and item.get("step") is None:
                     item["role"] = "derivation"  # checks no quoted step: the suite's own argument
         first = next((i for i, s in enumerate(steps) if s["status"] == "disagrees"), None)
-        record["derivation"] = {"steps": steps, "first_disagreement": first,
-                                "note": claim.no_derivation or ""}
-        record["evidence"] = evidence
-        record["controls"] = [c for e in evidence for c in e.get("controls", [])]
+        typed_steps = tuple(Step.from_json(s) for s in steps)
+        typed_evidence = tuple(Evidence.from_json(e) for e in evidence)
+        fields["derivation"] = Derivation(steps=typed_steps, first_disagreement=first,
+                                          note=claim.no_derivation or "")
+        fields["evidence"] = typed_evidence
         decision = decide(claim, steps, evidence)
         verdict, summary = decision["verdict"], decision["summary"]
-        record["proof"], record["readings"] = decision["proof"], decision["readings"]
-        record["clauses"] = decision["clauses"]
-        record["confirmation"] = confirmation_kind(claim, verdict)
-        record["identity"] = claim.identity
-        record["corrected"] = corrected_statement(claim, verdict, evidence)
-        record["figure"] = key_figure(verdict.value, steps, evidence)
+        fields["proof"] = Proof.from_decision(decision["proof"])
+        fields["readings"] = tuple(ReadingResult(**r) for r in decision["readings"])
+        fields["clauses"] = tuple(ClauseResult(**c) for c in decision["clauses"])
+        fields["confirmation"] = confirmation_kind(claim, verdict)
+        fields["identity"] = claim.identity
+        corrected = corrected_statement(claim, verdict, evidence)
+        fields["corrected"] = None if corrected is None else freeze(corrected)
+        fields["figure"] = key_figure(verdict.value, typed_steps, typed_evidence)
         if ctx.attached:
-            record["attached"] = ctx.attached
+            fields["attached"] = freeze(ctx.attached)
     except ClaimTimeout as exc:
-        verdict, summary = Verdict.ERROR, f"{exc}"
-        record["error"] = {"file": spec_file, "reason": str(exc)}
+        record = Record.error(claim.id, claim.paper, str(exc), file=spec_file, **fields)
     except Exception as exc:  # noqa: BLE001 - the check itself failed: an error record
         frames = traceback.extract_tb(exc.__traceback__)
         where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
-        verdict, summary = Verdict.ERROR, f"{type(exc).__name__}: {exc} (at {where})"
-        record["error"] = {"file": spec_file, "reason": summary,
-                           "traceback": traceback.format_exception(exc)[-6:]}
+        record = Record.error(claim.id, claim.paper, f"{type(exc).__name__}: {exc} (at {where})",
+                              file=spec_file, traceback=traceback.format_exception(exc)[-6:], **fields)
     seconds = time.perf_counter() - start
-    record["verdict"] = verdict.value
-    record["summary"] = summary
-    record.update(_provenance(claim, ctx, spec_file))
-    return _finite(record), seconds
+    provenance = _provenance(claim, ctx, spec_file)
+    if record is None:
+        record = Record(id=claim.id, verdict=verdict.value, paper=claim.paper, summary=summary,
+                        **fields, **provenance)
+    else:
+        record = replace(record, **provenance)
+    return _finite(record.to_json()), seconds
 
 
 def _step_json(step, claim: Claim) -> dict[str, Any]:
@@ -250,7 +265,7 @@ def run_check_with_controls(check, ctx: Context) -> dict[str, Any]:
     ev = run_check(check, ctx)
     ev["controls"] = []
     if ev["status"] != "agrees":
-        ev["control_outcome"] = controls_outcome(ev)
+        ev["control_outcome"] = controls_outcome(Evidence.from_json(ev))
         return ev
     for c in check.controls:
         variant = replace(check, controls=(), **c.changes)
@@ -262,29 +277,26 @@ def run_check_with_controls(check, ctx: Context) -> dict[str, Any]:
                 cev = run_check(variant, ctx)
         else:
             cev = run_check(variant, ctx)
-        ev["controls"].append({"check": check.name, "variant": c.variant, "contrast": c.contrast,
-                               "hypothesis": c.hypothesis, "counts": c.counts,
-                               "failed": cev["status"] == "disagrees", "status": cev["status"],
-                               "summary": cev["summary"]})
+        ev["controls"].append(Control(check=check.name, variant=c.variant, contrast=c.contrast,
+                                      hypothesis=c.hypothesis, counts=c.counts,
+                                      failed=cev["status"] == "disagrees", status=cev["status"],
+                                      summary=cev["summary"]).to_json())
     # Decided once, here: the report shows this field and never re-derives it.
-    ev["control_outcome"] = controls_outcome(ev)
+    ev["control_outcome"] = controls_outcome(Evidence.from_json(ev))
     return ev
 
 
 def _provenance(claim: Claim, ctx: Context, spec_file: str) -> dict[str, Any]:
     return {"seed": ctx.seed, "profile": ctx.profile, "device": ctx.device, "dtype": claim.dtype,
-            "spec_file": spec_file, "source_hash": source_hash(claim), "versions": versions()}
+            "spec_file": spec_file, "source_hash": source_hash(claim), "versions": freeze(versions())}
 
 
 def load_error_record(error: LoadError, *, seed: int, profile: str, device: str) -> dict[str, Any]:
-    record = _base_record(error.id, error.paper, {})
     where = f"{error.file}:{error.line}" if error.line is not None else error.file
-    record.update(verdict=Verdict.ERROR.value, summary=f"{where}: {error.reason}",
-                  error={"file": error.file, "line": error.line, "reason": error.reason})
-    record["proof"]["reason"] = "the spec did not load"
-    record.update(seed=seed, profile=profile, device=device, dtype="", spec_file=error.file,
-                  source_hash="", versions=versions())
-    return record
+    return Record.error(error.id, error.paper, error.reason, file=error.file, at_load=True,
+                        line=error.line, summary=f"{where}: {error.reason}",
+                        proof_reason="the spec did not load", seed=seed, profile=profile, device=device,
+                        spec_file=error.file, versions=freeze(versions())).to_json()
 
 
 def run_all(claims: list[Claim], errors: list[LoadError], *, seed: int, profile: str, device: str,

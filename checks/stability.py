@@ -13,18 +13,7 @@ import math
 from collections import Counter
 from typing import Any
 
-STABILITY_FORMAT = "attnaudit.stability/1"
-
-
-def load_stability(path) -> dict[str, Any]:
-    """A stability file, or a one-line ResultsError."""
-    from attnaudit.checks.results import ResultsError, read_json
-
-    data = read_json(path, "stability file")
-    if not isinstance(data, dict) or data.get("format") != STABILITY_FORMAT or not isinstance(
-            data.get("claims"), list):
-        raise ResultsError(f"stability file {path} is not an {STABILITY_FORMAT} document")
-    return data
+from attnaudit.checks.results import STABILITY_FORMAT, cell, load_stability  # noqa: F401 - defined once there
 
 
 def _agreement(values: list[Any]) -> tuple[Any, float, dict[str, int]]:
@@ -83,22 +72,6 @@ def summarize(runs: dict[str, dict[int, dict[str, Any]]], *, seeds: list[int], p
                         "verdict_agreement": sum(c["verdict_agreement"] == 1 for c in claims) / max(n, 1),
                         "proof_agreement": sum(c["proof_agreement"] == 1 for c in claims) / max(n, 1)},
             "claims": claims}
-
-
-def cell(entry: dict[str, Any]) -> str:
-    """The report's stability column: 'stable (20 seeds)', or what flips."""
-    if entry["stable"]:
-        return f"stable ({entry['seeds']} seeds)"
-    parts = []
-    if entry["verdict_agreement"] < 1:
-        parts.append("verdict " + ", ".join(f"{k} {v}" for k, v in entry["verdicts"].items()))
-    if entry["proof_agreement"] < 1:
-        parts.append("proof " + ", ".join(f"{k} {v}" for k, v in entry["proofs"].items()))
-    if entry["flips"]:
-        parts.append(f"{len(entry['flips'])} check status{'es' * (len(entry['flips']) != 1)} flip")
-    if entry["verdict"] == "error" and not parts:
-        parts.append("error on every seed")
-    return f"UNSTABLE over {entry['seeds']} seeds: " + "; ".join(parts)
 
 
 def format_stability(document: dict[str, Any]) -> str:

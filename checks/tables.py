@@ -11,71 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from attnaudit.checks.model import Measured, SummaryTable
-
-# A fitted exponent of an exactly flat law comes out at round-off level (1e-16, 7e-20): below this it
-# is printed as 0, so that a figure does not suggest a tiny but real power.
-ROUNDOFF_EXPONENT = 1e-12
-
-
-def _num(value: float, digits: int = 3) -> str:
-    return "0" if abs(value) < ROUNDOFF_EXPONENT else f"{value:.{digits}g}"
-
-
-# An interval is printed with as many significant digits as show its two ends apart, up to this
-# many; narrower than that it is one value, marked exact to that many digits (a deterministic
-# fit's interval is exact to round-off, and [-0.5, -0.5] would read as a bug).
-MAX_DIGITS = 7
-
-
-def interval(lo: float, hi: float) -> str:
-    """``[lo, hi]`` to the precision that shows its width, or ``v (exact to 7 digits)`` when even
-    that shows none."""
-    for digits in range(3, MAX_DIGITS + 1):
-        a, b = _num(lo, digits), _num(hi, digits)
-        if a != b:
-            return f"[{a}, {b}]"
-    return f"{a} (exact to {MAX_DIGITS} digits)"
-
-
-def _law(law: str, var: str, exponent: str) -> str:
-    return {"exponential": f"exp({exponent}·{var})", "polylog": f"(log {var})^{exponent}"}.get(
-        law, f"{var}^{exponent}")
-
-
-def predicted(ev: dict[str, Any]) -> str:
-    """The prediction a fitted exponent is compared with, in the fit's own form (``Θ(n^-2)``,
-    ``O((log T)^1)``, ``Ω(exp(1.1·l))``); '' when the check has none."""
-    order, exponent = ev.get("order"), ev.get("predicted_exponent")
-    if order is None or exponent is None:
-        return ""
-    law = (ev.get("fit") or {}).get("law", "power")
-    if order == "subpolynomial":
-        return f"{ev['variable']}^o(1)"
-    if order == "unbounded":
-        return "unbounded"
-    if ev.get("type") == "limit":
-        return f"{order}(|{ev['variable']} − {ev['point']}|^{_num(exponent)})"
-    return f"{order}({_law(law, ev['variable'], _num(exponent))})"
-
-
-def figure(ev: dict[str, Any]) -> str:
-    """One line for a check: a fit as exponent, interval and the prediction it is compared with;
-    a relation as its counts."""
-    kind = ev.get("type")
-    if kind in ("scaling", "limit") and "fit" in ev:
-        fit = ev["fit"]
-        exponent, ci = _num(fit["exponent"]), f"95% CI {interval(*fit['ci'])}"
-        versus = predicted(ev)
-        tail = f" vs predicted {versus}" if versus else ""
-        if kind == "limit":
-            return f"gap ∝ |{ev['variable']} − {ev['point']}|^{exponent} ({ci}){tail}"
-        law = _law(fit.get("law", "power"), ev["variable"], exponent)
-        return f"{ev['quantity']} ∝ {law} ({ci}){tail}"
-    if kind == "relation":
-        if ev.get("violations"):
-            return f"{ev['relation']}: violated on {ev['violations']} of {ev['cases']} cases"
-        return f"{ev['relation']}: holds on {ev['cases']} cases"
-    return str(ev.get("summary", ""))
+from attnaudit.checks.results import (  # noqa: F401 - defined once in the results layer, used here and by claims
+    MAX_DIGITS,
+    ROUNDOFF_EXPONENT,
+    Evidence,
+    figure,
+    interval,
+    key_figure,
+    predicted,
+)
 
 
 def measure_reference(ref: Measured, records: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -92,7 +36,7 @@ def measure_reference(ref: Measured, records: dict[str, dict[str, Any]]) -> dict
                   else "the record has no such check (a defect of the table)")
         return out | {"figure": f"check {ref.check!r} missing: {reason}"}
     # ``status`` is the check's own outcome (agrees/disagrees/undecided); ``verdict`` the claim's.
-    out |= {"type": ev.get("type"), "status": ev.get("status"), "figure": figure(ev)}
+    out |= {"type": ev.get("type"), "status": ev.get("status"), "figure": figure(Evidence.from_json(ev))}
     if "fit" in ev:
         out |= {"quantity": ev.get("quantity"), "variable": ev.get("variable"),
                 "exponent": ev["fit"]["exponent"], "ci": list(ev["fit"]["ci"]),
@@ -126,24 +70,3 @@ def fill_tables(tables: dict[str, tuple[SummaryTable, ...]], records: list[dict[
     papers = {r.get("paper") for r in records}
     return [fill_table(t, paper, by_id) for paper in sorted(tables) if paper in papers
             for t in tables[paper]]
-
-
-def key_figure(verdict: str, steps: list[dict[str, Any]], evidence: list[dict[str, Any]]) -> str:
-    """The one figure that carries a claim's verdict, for the terminal line and the claims table.
-
-    Refuted: the first false statement step, else the first disagreeing statement check of the
-    primary reading. Otherwise: the first primary statement check backed by a failing control,
-    else the first undecided one, else the first check.
-    """
-    primary = [e for e in evidence if e.get("reading") is None and e.get("role") == "statement"]
-    if verdict == "refuted":
-        step = next((s for s in steps if s.get("reading") is None and s.get("role") == "statement"
-                     and s["status"] == "disagrees"), None)
-        if step is not None:
-            return f"step '{step['name']}' is false"
-        chosen = next((e for e in primary if e["status"] == "disagrees"), None)
-    else:
-        chosen = (next((e for e in primary if any(c["failed"] for c in e.get("controls", []))), None)
-                  or next((e for e in primary if e["status"] == "undecided"), None)
-                  or next(iter(primary or evidence), None))
-    return "" if chosen is None else figure(chosen)

@@ -16,6 +16,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 LINE_WIDTH = 100  # the width when stdout is no terminal (a pipe, a file, a CI log)
@@ -205,6 +206,7 @@ def execute(jobs: list, args, label: Callable[[Any], str],
     (the load that slowed it is then gone); the record that counts is the second one, with
     ``retry`` holding the first attempt's summary and seconds."""
     from attnaudit.checks.executor import run_dask, run_local
+    from attnaudit.checks.results import Record, freeze
 
     def engine(batch: list, n: int) -> Iterable:
         return (run_dask(batch, args.scheduler) if args.scheduler else
@@ -222,8 +224,8 @@ def execute(jobs: list, args, label: Callable[[Any], str],
             progress.done(label(job), record, seconds, cpu)
         for first_job, first, first_seconds in again:
             for job, record, seconds, cpu in engine([first_job], 1):
-                record = record | {"retry": {"first_attempt": first["summary"],
-                                             "seconds": round(first_seconds, 3)}}
+                record = replace(Record.from_json(record), retry=freeze(
+                    {"first_attempt": first["summary"], "seconds": round(first_seconds, 3)})).to_json()
                 on_record(job, record, seconds, cpu)
                 progress.done(f"{label(job)} (second attempt)", record, seconds, cpu)
     finally:

@@ -31,7 +31,8 @@ from __future__ import annotations
 from typing import Any
 
 from attnaudit.checks.fitting import nearest_simple_exponent
-from attnaudit.checks.model import COUNTING_CONTRASTS, PRIMARY, Claim, Clause, ProofStatus, Verdict
+from attnaudit.checks.model import PRIMARY, Claim, Clause, ProofStatus, Verdict
+from attnaudit.checks.results import Evidence, controls_outcome  # noqa: F401 - the engine's and the report's one rule
 
 
 def _of_reading(items: list[dict[str, Any]], reading: str | None, role: str) -> list[dict[str, Any]]:
@@ -40,34 +41,6 @@ def _of_reading(items: list[dict[str, Any]], reading: str | None, role: str) -> 
 
 def _status(item: dict[str, Any]) -> str:
     return item["status"]
-
-
-def _counting(c: dict[str, Any]) -> bool:
-    """A control whose contrast keeps the statement's setting (or is not yet declared)."""
-    return c.get("contrast") in (None, *COUNTING_CONTRASTS)
-
-
-def _flat(ev: dict[str, Any]) -> bool:
-    return bool((ev.get("fit") or {}).get("flat"))
-
-
-def controls_outcome(ev: dict[str, Any]) -> str:
-    """``discriminates`` (a counting control failed), ``blind`` (every counting control passed),
-    ``setting-only`` (its only controls change the setting, which shows nothing about the
-    statement) or ``uncontrolled``.
-
-    A measurement flat across its grid is discriminated only by a control that changes the operator
-    or a hypothesis: moving the prediction away from a constant fails for any constant, including
-    a measure that ignores its variable."""
-    controls = ev.get("controls") or []
-    counting = [c for c in controls if _counting(c)]
-    if _flat(ev):
-        counting = [c for c in counting if c.get("contrast") != "prediction"]
-    if any(c["failed"] for c in counting):
-        return "discriminates"
-    if counting:
-        return "blind"
-    return "setting-only" if controls else "uncontrolled"
 
 
 def _items_verdict(s_steps: list[dict[str, Any]], s_checks: list[dict[str, Any]]) -> tuple[Verdict, str]:
@@ -89,7 +62,7 @@ def _items_verdict(s_steps: list[dict[str, Any]], s_checks: list[dict[str, Any]]
             return Verdict.INCONCLUSIVE, (f"{len(s_steps)} statement step(s) agree but no numerical "
                                           "check with a negative control tests the statement")
         return Verdict.INCONCLUSIVE, "no statement step or check tests it yet"
-    outcomes = {e["name"]: controls_outcome(e) for e in s_checks}
+    outcomes = {e["name"]: controls_outcome(Evidence.from_json(e)) for e in s_checks}
     backed = [n for n, o in outcomes.items() if o == "discriminates"]
     blind = [n for n, o in outcomes.items() if o == "blind"]
     setting = [n for n, o in outcomes.items() if o == "setting-only"]

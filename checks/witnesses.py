@@ -60,7 +60,7 @@ def load_witnesses(path: Path) -> list[dict[str, Any]]:
     if isinstance(data, dict) and data.get("schema") == WITNESS_SCHEMA:
         return [data]
     if isinstance(data, list) or (isinstance(data, dict) and "results" in data):
-        return list(_witnesses(parse_results(data, path)[0]))
+        return [ev.witness.to_json() for r in parse_results(data, path)[0] for ev in r.evidence if ev.witness]
     raise ResultsError(f"{path} is neither a witness ({WITNESS_SCHEMA}) nor a results file")
 
 

@@ -2,14 +2,13 @@
 
 HTML, Typst and JUnit render this document; none of them re-derives a figure, so a number shown
 on a page, in the PDF and in results.json is the same number (the figure strings come from
-:func:`checks.tables.figure`, as in the summary tables, and a claim's key figure is the record's
-own ``figure``, written by :func:`checks.tables.key_figure`).
+:func:`checks.results.figure`, as in the summary tables, and a claim's key figure is the record's
+own ``figure``, written by :func:`checks.results.key_figure`).
 
 Every claim carries both answers (DESIGN.md, "Evidence and verdicts"): the ``verdict`` on the
 statement under its primary reading and the ``proof`` status of the paper's argument, with its
-readings, each step's and check's role and reading, and each check's negative controls. Records
-written before that model (no ``proof``, ``readings`` or ``controls``) still render: their proof is
-shown as not judged and their one reading is the record's ``reading``.
+readings, each step's and check's role and reading, and each check's negative controls. The
+records are the results layer's (:class:`checks.results.Record`), read with attribute access.
 """
 
 from __future__ import annotations
@@ -18,15 +17,16 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
-from attnaudit.checks.gate import Difference
-from attnaudit.checks.tables import figure
+from attnaudit.checks.results import Difference, Evidence, Record, Step, figure, thaw
+from attnaudit.checks.results import cell as stability_cell
 
 # Worst first: the order of counts, badges and the default sort of the claims table.
 VERDICTS = ("refuted", "error", "inconclusive", "unverifiable", "confirmed")
 # The proof's answer, worst first in the same sense; "unjudged" where the record has none (an
-# error record, or one written before proof statuses existed).
+# error record).
 PROOF_STATUSES = ("flawed", "incomplete", "absent", "sound", "unjudged")
 UNJUDGED = "unjudged"
 STEP_STATUSES = ("disagrees", "undecided", "agrees")
@@ -45,35 +45,14 @@ def slug(claim_id: str) -> str:
     return claim_id.replace("/", "__")
 
 
-def legacy(record: dict[str, Any]) -> bool:
-    """A record written before the proof model: no proof status, readings or controls."""
-    return not isinstance(record.get("proof"), dict)
-
-
-def key_figure(record: dict[str, Any]) -> str:
+def key_figure(record: Record) -> str:
     """The one line that best says why the claim got its verdict: the record's own ``figure``
-    (:func:`checks.tables.key_figure`); for an error its reason; for an old record, chosen here."""
-    verdict, evidence = record["verdict"], record.get("evidence") or []
-    steps = (record.get("derivation") or {}).get("steps") or []
-    if verdict == "error":
-        reason = (record.get("error") or {}).get("reason") or record.get("summary") or ""
+    (:func:`checks.results.key_figure`), its summary when nothing was measured; for an error its
+    reason."""
+    if record.verdict == "error":
+        reason = (record.failure.reason if record.failure else "") or record.summary
         return (reason.splitlines() or [""])[0]
-    if record.get("figure"):
-        return str(record["figure"])
-    if not legacy(record):
-        return str(record.get("summary") or "")
-    if verdict == "refuted":
-        false = next((s for s in steps if not s.get("agrees")), None)
-        if false is not None:
-            return f"false proof step: {false['name']}"
-        wanted = "disagrees"
-    elif verdict == "inconclusive":
-        wanted = "undecided"
-    else:
-        wanted = None
-    chosen = [e for e in evidence if wanted is None or e.get("status") == wanted]
-    chosen.sort(key=lambda e: e.get("type") not in PLOTTED)  # a fit says more than a count
-    return figure(chosen[0]) if chosen else str(record.get("summary") or "")
+    return record.figure or record.summary
 
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
@@ -133,10 +112,11 @@ def _fact(label: str, value: Any, mono: bool = False) -> dict[str, Any]:
 LAWS = {"power": "exponent", "exponential": "rate p of exp(p·x)", "polylog": "power p of (log x)^p"}
 
 
-def evidence_facts(ev: dict[str, Any]) -> list[dict[str, Any]]:
-    """What a check measured, as (label, text) facts: the same list on the HTML page and in the PDF."""
+def evidence_facts(ev: Evidence) -> list[dict[str, Any]]:
+    """What a check measured, as (label, text) facts: the same list on the HTML page and in the PDF.
+    The kind's own fields differ (a relation has counts, a law a fit), hence ``ev.get``."""
     facts = []
-    if ev.get("type") == "relation":
+    if ev.type == "relation":
         facts.append(_fact("relation", str(ev.get("relation") or "—")))
         cases = number(ev.get("cases")) + (" (plus hypothesis search)" if ev.get("hypothesis") else "")
         facts.append(_fact("cases", cases))
@@ -147,15 +127,15 @@ def evidence_facts(ev: dict[str, Any]) -> list[dict[str, Any]]:
     else:
         facts.append(_fact("quantity", ev.get("quantity")))
         variable = number(ev.get("variable"))
-        if ev.get("type") == "limit":
+        if ev.type == "limit":
             variable += f" → {number(ev.get('point'))}; limit {number(ev.get('value'))}"
         facts.append(_fact("variable", variable))
         if ev.get("predicted"):
             facts.append(_fact("predicted", str(ev["predicted"])))
-        fit = ev.get("fit")
-        if isinstance(fit, dict):
+        fit = ev.fit
+        if fit is not None:
             ci = fit.get("ci")
-            lo, hi = ci if isinstance(ci, (list, tuple)) and len(ci) == 2 else (None, None)
+            lo, hi = ci if isinstance(ci, tuple) and len(ci) == 2 else (None, None)
             law = LAWS.get(str(fit.get("law") or "power"), LAWS["power"])
             r2 = ("flat to round-off, R² undefined" if fit.get("flat")
                   else f"R² {number(fit.get('r2'))}")
@@ -165,11 +145,11 @@ def evidence_facts(ev: dict[str, Any]) -> list[dict[str, Any]]:
             facts.append(_fact(f"predicted {law}", f"{number(ev.get('predicted_exponent'))} "
                                f"({number(ev.get('order'))}; tolerance ± "
                                f"{number(ev.get('exponent_tolerance'))})"))
-        if isinstance(fit, dict) and fit.get("drifting") is not None:
-            facts.append(_fact("drifting", "yes: the local exponent changes along the sweep"
-                               if fit.get("drifting") else "no"))
-        if isinstance(fit, dict) and fit.get("local_exponents"):
-            facts.append(_fact("local exponents", local_exponents(fit["local_exponents"])))
+            if fit.get("drifting") is not None:
+                facts.append(_fact("drifting", "yes: the local exponent changes along the sweep"
+                                   if fit.get("drifting") else "no"))
+            if fit.get("local_exponents"):
+                facts.append(_fact("local exponents", local_exponents(thaw(fit["local_exponents"]))))
         if ev.get("decided_by_tolerance") is not None:
             facts.append(_fact("decided by the tolerance", "yes: without it the interval does not "
                                "agree" if ev.get("decided_by_tolerance") else "no"))
@@ -183,29 +163,29 @@ def evidence_facts(ev: dict[str, Any]) -> list[dict[str, Any]]:
     return facts
 
 
-def info_facts(ev: dict[str, Any]) -> list[dict[str, Any]]:
+def info_facts(ev: Evidence) -> list[dict[str, Any]]:
     """A scaling law's informational columns (``ScalingLaw.info``), one value per grid point, each
     a fact marked as never compared; its further series are drawn in the plot instead."""
     info = ev.get("info")
-    columns = info.get("columns") if isinstance(info, dict) else None
-    if not isinstance(columns, dict):
+    columns = info.get("columns") if isinstance(info, Mapping) else None
+    if not isinstance(columns, Mapping):
         return []
     return [_fact(f"{name} (informational, not compared)", ", ".join(number(v, 3) for v in values), mono=True)
-            for name, values in columns.items() if isinstance(values, list)]
+            for name, values in columns.items() if isinstance(values, tuple)]
 
 
 def truncate(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def witness_facts(ev: dict[str, Any]) -> dict[str, Any] | None:
-    w = ev.get("witness")
-    if not isinstance(w, dict):
+def witness_facts(ev: Evidence) -> dict[str, Any] | None:
+    w = ev.witness
+    if w is None:
         return None
-    facts = [_fact(str(ev.get("lhs") or "lhs"), number(w.get("lhs"), 17), mono=True),
-             _fact(str(ev.get("rhs") or "rhs"), number(w.get("rhs"), 17), mono=True),
-             _fact("tolerance", number(w.get("tol"), 6), mono=True)]
-    for name, spec in (w.get("inputs") or {}).items():
+    facts = [_fact(str(ev.get("lhs") or "lhs"), number(w.lhs, 17), mono=True),
+             _fact(str(ev.get("rhs") or "rhs"), number(w.rhs, 17), mono=True),
+             _fact("tolerance", number(w.tol, 6), mono=True)]
+    for name, spec in thaw(w.inputs).items():
         if isinstance(spec, dict) and "data" in spec:
             data = json.dumps(spec["data"], ensure_ascii=False, separators=(", ", ": "), default=str)
             shape = json.dumps(spec.get("shape"), separators=(", ", ": "), default=str)
@@ -213,9 +193,9 @@ def witness_facts(ev: dict[str, Any]) -> dict[str, Any] | None:
         else:
             value = number(spec.get("value") if isinstance(spec, dict) else spec)
         facts.append(_fact(f"input {name}", value, mono=True))
-    head = (f"found by {number(w.get('found_by'))}, case {number(w.get('case_index'))}, "
-            f"seed {number(w.get('seed'))}, {number(w.get('device'))}")
-    return {"head": head, "facts": facts, "replay": str(w["replay"]) if w.get("replay") else None}
+    head = (f"found by {number(w.found_by)}, case {number(w.case_index)}, "
+            f"seed {number(w.seed)}, {number(w.device)}")
+    return {"head": head, "facts": facts, "replay": w.replay or None}
 
 
 def provenance_facts(p: dict[str, Any]) -> list[dict[str, Any]]:
@@ -233,204 +213,127 @@ def provenance_facts(p: dict[str, Any]) -> list[dict[str, Any]]:
     return facts
 
 
-def _reading_ids(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {str(r.get("id")): r for r in record.get("readings") or [] if isinstance(r, dict)}
-
-
-def _controls(ev: dict[str, Any]) -> list[dict[str, Any]]:
+def _controls(ev: Evidence) -> list[dict[str, Any]]:
     """A check's negative controls, each saying what its outcome means for the check."""
     out = []
-    for c in ev.get("controls") or []:
-        if not isinstance(c, dict):
-            continue
-        failed = c.get("failed") is True
-        out.append({"check": number(c.get("check")), "variant": number(c.get("variant")),
-                    "failed": failed, "outcome": "failed" if failed else "passed",
-                    "meaning": ("the check discriminates" if failed
-                                else "cannot discriminate (not evidence)"),
-                    "status": c.get("status"), "summary": number(c.get("summary")),
-                    "contrast": c.get("contrast") if isinstance(c.get("contrast"), str) else None,
-                    "hypothesis": str(c["hypothesis"]) if c.get("hypothesis") else None,
-                    # A control's own witness or values, shown under its variant's name.
-                    "own_values": _control_values(c)})
+    for c in ev.controls:
+        failed = c.failed is True  # shown as text whatever a hand-edited file holds
+        out.append({"check": number(c.check), "variant": number(c.variant), "failed": failed,
+                    "outcome": "failed" if failed else "passed",
+                    "meaning": "the check discriminates" if failed else "cannot discriminate (not evidence)",
+                    "status": c.status, "summary": number(c.summary),
+                    "contrast": c.contrast if isinstance(c.contrast, str) else None,
+                    "hypothesis": str(c.hypothesis) if c.hypothesis else None})
     return out
 
 
-def _control_values(c: dict[str, Any]) -> list[dict[str, Any]]:
-    values = c.get("witness") if isinstance(c.get("witness"), dict) else c.get("values")
-    if not isinstance(values, dict):
-        return []
-    return [_fact(str(k), v if isinstance(v, (str, int, float)) or v is None else json.dumps(v),
-                  mono=True) for k, v in values.items()]
-
-
-def controls_outcome(ev: dict[str, Any]) -> str:
-    """The engine's ``control_outcome`` (checks.verdict decides it: discriminates, blind,
-    setting-only, uncontrolled); for a record written before it, from the controls alone."""
-    if ev.get("control_outcome"):
-        return str(ev["control_outcome"])
-    controls = ev.get("controls") or []
-    if any(c.get("failed") is True for c in controls if isinstance(c, dict)):
-        return "discriminates"
-    return "blind" if controls else "uncontrolled"
-
-
-def _reading_of(item: dict[str, Any], readings: dict[str, dict[str, Any]], old: bool
-                ) -> dict[str, Any]:
-    """``reading_id`` (primary or an alternative's id; None for an old record, whose checks carry
-    free text instead) and ``reading_text`` (an alternative's text, or the old free text)."""
-    reading = item.get("reading")
-    if old:
-        return {"reading_id": None, "reading_text": str(reading) if reading else None}
-    if reading is None or reading == PRIMARY:
+def _reading_of(item: Step | Evidence, readings: Mapping[str, Any]) -> dict[str, Any]:
+    """``reading_id`` (primary or an alternative's id) and ``reading_text`` (an alternative's text)."""
+    if item.reading is None or item.reading == PRIMARY:
         return {"reading_id": PRIMARY, "reading_text": None}
-    known = readings.get(str(reading))
-    return {"reading_id": str(reading), "reading_text": str(known.get("text") or "") if known else None}
+    known = readings.get(item.reading)
+    return {"reading_id": item.reading, "reading_text": known.text if known else None}
 
 
-def _evidence(record: dict[str, Any], finding: str | None) -> list[dict[str, Any]]:
+def _evidence(record: Record, finding: str | None) -> list[dict[str, Any]]:
     out = []
-    old, readings = legacy(record), _reading_ids(record)
-    for ev in record.get("evidence") or []:
-        plotted = ev.get("type") in PLOTTED and "fit" in ev and "points" in ev
-        role = ev.get("role") if ev.get("role") in ROLES else None
-        out.append(ev | _reading_of(ev, readings, old) | {
+    readings = {r.id: r for r in record.readings}
+    for ev in record.evidence:
+        plotted = ev.type in PLOTTED and ev.fit is not None and ev.get("points") is not None
+        role = ev.role if ev.role in ROLES else None
+        out.append(ev.to_json() | _reading_of(ev, readings) | {
             "figure": pretty(figure(ev)), "facts": evidence_facts(ev), "witness_facts": witness_facts(ev),
-            "plot_id": f"{slug(record['id'])}__{ev.get('name', '')}" if plotted else None,
+            "plot_id": f"{slug(record.id)}__{ev.name}" if plotted else None,
             "role": role, "role_label": ROLE_LABELS.get(role or "", role), "controls": _controls(ev),
-            "control_outcome": None if old else controls_outcome(ev),
+            "control_outcome": ev.control_outcome,
             # An agreeing statement check with no control cannot back a confirmation: say so.
-            "uncontrolled": (not old and role == "statement" and ev.get("status") == "agrees"
-                             and not ev.get("controls")),
+            "uncontrolled": role == "statement" and ev.status == "agrees" and not ev.controls,
             # The proof's first false item, when it is this check (a proof check).
-            "finding": finding is not None and role == "proof" and ev.get("name") == finding,
+            "finding": finding is not None and role == "proof" and ev.name == finding,
         })
     return out
 
 
-def _verdict_of_holds(step: dict[str, Any]) -> str | None:
+def _verdict_of_holds(step: Step) -> str | None:
     """A 'holds' step derives a truth value, which reads better as words than as 'True'."""
-    if step.get("method") != "holds":
+    if step.method != "holds":
         return None
-    return {"True": "SymPy proves it", "False": "SymPy disproves it"}.get(str(step.get("derived")))
+    return {"True": "SymPy proves it", "False": "SymPy disproves it"}.get(str(step.derived))
 
 
-def step_status(step: dict[str, Any]) -> str:
-    """agrees, disagrees or undecided; an old record's step has ``agrees`` only."""
-    status = step.get("status")
-    if status in STEP_STATUSES:
-        return status
-    return "agrees" if step.get("agrees") is True else "disagrees"
-
-
-def _derivation(record: dict[str, Any], finding: str | None) -> dict[str, Any]:
+def _derivation(record: Record, finding: str | None) -> dict[str, Any]:
     """The steps with their role, reading and status, and the two findings marked: the first
     false statement step of the primary reading (what refutes) and the proof's first false step
-    (what makes the proof flawed). An old record marks its first disagreement, as it did."""
-    derivation = record.get("derivation") or {}
-    old, readings = legacy(record), _reading_ids(record)
+    (what makes the proof flawed)."""
+    derivation = record.derivation
+    readings = {r.id: r for r in record.readings}
     steps, statement_finding, proof_finding = [], None, None
-    for i, s in enumerate(derivation.get("steps") or []):
-        status, role = step_status(s), s.get("role") if s.get("role") in ROLES else None
-        step = s | _reading_of(s, readings, old) | {
-            "index": i + 1, "status": status, "role": role, "role_label": ROLE_LABELS.get(role or "", role),
+    for i, s in enumerate(derivation.steps):
+        role = s.role if s.role in ROLES else None
+        step = s.to_json() | _reading_of(s, readings) | {
+            "index": i + 1, "status": s.status, "role": role, "role_label": ROLE_LABELS.get(role or "", role),
             "derived_text": _verdict_of_holds(s), "marks": []}
-        if old:
-            if i == derivation.get("first_disagreement"):
-                statement_finding = i + 1
-                step["marks"].append("first disagreeing step")
-        elif (statement_finding is None and role == "statement" and step["reading_id"] == PRIMARY
-              and status == "disagrees"):
+        if (statement_finding is None and role == "statement" and step["reading_id"] == PRIMARY
+                and s.status == "disagrees"):
             statement_finding = i + 1
             step["marks"].append("first false statement step")
-        if (proof_finding is None and finding is not None and role == "proof"
-                and s.get("name") == finding):
+        if proof_finding is None and finding is not None and role == "proof" and s.name == finding:
             proof_finding = i + 1
             step["marks"].append("the proof's first false step")
         step["finding"] = bool(step["marks"])
         steps.append(step)
     return {"steps": steps, "statement_finding": statement_finding, "proof_finding": proof_finding,
             "undecided": sum(s["status"] == "undecided" for s in steps),
-            "first_disagreement": derivation.get("first_disagreement"),
-            "note": derivation.get("note") or ""}
+            "first_disagreement": derivation.first_disagreement, "note": derivation.note}
 
 
-def _proof(record: dict[str, Any]) -> dict[str, Any]:
-    """The proof's answer: status ("unjudged" when the record has none), reason, first false step."""
-    proof = record.get("proof") if isinstance(record.get("proof"), dict) else {}
-    status = proof.get("status")
-    status = status if isinstance(status, str) and status else UNJUDGED
-    reason = proof.get("reason") or ("" if proof else "the record has no proof status "
-                                     "(written before proof statuses existed)")
-    first = proof.get("first_false_step")
-    return {"status": status, "reason": str(reason), "first_false_step": None if first is None
-            else str(first), "anchor": None}
+def _proof(record: Record) -> dict[str, Any]:
+    """The proof's answer: status ("unjudged" when none was audited), reason, first false step."""
+    proof = record.proof
+    return {"status": proof.status or UNJUDGED, "reason": proof.reason,
+            "first_false_step": proof.first_false_step, "anchor": None}
 
 
-def _readings(record: dict[str, Any], steps: list[dict[str, Any]], evidence: list[dict[str, Any]]
+def _readings(record: Record, steps: list[dict[str, Any]], evidence: list[dict[str, Any]]
               ) -> list[dict[str, Any]]:
     """Each reading with its verdict, why, and the statement steps and checks that decide it
-    (proof items decide the proof, not a reading); primary first. An old record has one: its
-    ``reading``, with the record's verdict."""
-    if legacy(record):
-        return [{"id": PRIMARY, "text": str(record.get("reading") or ""), "why": "", "primary": True,
-                 "verdict": record["verdict"], "summary": str(record.get("summary") or ""),
-                 "steps": [s["index"] for s in steps], "checks": [e.get("name") for e in evidence]}]
+    (proof items decide the proof, not a reading); primary first."""
     out = []
-    for r in record.get("readings") or []:
-        if not isinstance(r, dict):
-            continue
-        rid = PRIMARY if r.get("primary") else str(r.get("id"))
-        out.append({"id": str(r.get("id") or rid), "text": str(r.get("text") or ""),
-                    "why": str(r.get("why") or ""), "primary": r.get("primary") is True,
-                    "verdict": str(r.get("verdict") or record["verdict"]),
-                    "summary": str(r.get("summary") or ""),
+    for r in record.readings:
+        rid = PRIMARY if r.primary else r.id
+        out.append({"id": r.id or rid, "text": r.text, "why": r.why, "primary": r.primary,
+                    "verdict": r.verdict, "summary": r.summary,
                     "steps": [s["index"] for s in steps
                               if s["reading_id"] == rid and s["role"] != "proof"],
-                    "checks": [e.get("name") for e in evidence
+                    "checks": [e["name"] for e in evidence
                                if e["reading_id"] == rid and e["role"] != "proof"]})
     out.sort(key=lambda r: not r["primary"])  # stable: the primary first, the rest as recorded
     return out
 
 
-def _clauses(record: dict[str, Any]) -> list[dict[str, Any]]:
-    """Each quoted clause of the statement with its own verdict (absent from older records)."""
-    out = []
-    for c in record.get("clauses") or []:
-        if isinstance(c, dict):
-            out.append({"id": str(c.get("id") or ""), "quote": str(c.get("quote") or ""),
-                        "verdict": str(c.get("verdict") or record["verdict"]),
-                        "summary": str(c.get("summary") or ""),
-                        "undefined": str(c["undefined"]) if c.get("undefined") else None})
-    return out
+def _clauses(record: Record) -> list[dict[str, Any]]:
+    """Each quoted clause of the statement with its own verdict."""
+    return [{"id": c.id, "quote": c.quote or "", "verdict": c.verdict, "summary": c.summary,
+             "undefined": c.undefined or None} for c in record.clauses]
 
 
-def _proof_steps(record: dict[str, Any], steps: list[dict[str, Any]], evidence: list[dict[str, Any]]
+def _proof_steps(record: Record, steps: list[dict[str, Any]], evidence: list[dict[str, Any]]
                  ) -> list[dict[str, Any]]:
     """The paper's quoted proof steps in source order, each with the items that check it (links
-    to derivation steps and checks by name); empty for records without them."""
-    proof = record.get("proof") if isinstance(record.get("proof"), dict) else {}
-    by_name = {s.get("name"): f"step-{s['index']}" for s in steps}
-    by_name.update({e.get("name"): f"check-{e.get('name')}" for e in evidence})
-    out = []
-    for st in proof.get("steps") or []:
-        if not isinstance(st, dict):
-            continue
-        items = [i if isinstance(i, str) else str((i or {}).get("name") or (i or {}).get("id") or i)
-                 for i in st.get("items") or []]
-        out.append({"id": str(st.get("id") or ""), "quote": str(st.get("quote") or ""),
-                    "status": str(st.get("status") or "unjudged"),
-                    "checked_by": [{"name": i, "anchor": by_name.get(i)} for i in items]})
-    return out
+    to derivation steps and checks by name)."""
+    by_name = {s["name"]: f"step-{s['index']}" for s in steps}
+    by_name.update({e["name"]: f"check-{e['name']}" for e in evidence})
+    return [{"id": st.id, "quote": st.quote, "status": st.status or "unjudged",
+             "checked_by": [{"name": i, "anchor": by_name.get(i)} for i in st.items]}
+            for st in record.proof.steps or ()]
 
 
-def _claim(record: dict[str, Any], seconds: float | None, gate: Difference | None,
+def _claim(record: Record, seconds: float | None, gate: Difference | None,
            gated: bool, proof_locked: bool) -> dict[str, Any]:
-    versions = record.get("versions") or {}
     provenance = {
-        "seed": record.get("seed"), "profile": record.get("profile"), "device": record.get("device"),
-        "dtype": record.get("dtype"), "spec_file": record.get("spec_file"),
-        "source_hash": record.get("source_hash"), "versions": dict(sorted(versions.items())),
+        "seed": record.seed, "profile": record.profile, "device": record.device,
+        "dtype": record.dtype, "spec_file": record.spec_file,
+        "source_hash": record.source_hash, "versions": dict(sorted(record.versions.items())),
         "seconds": seconds,
     }
     proof = _proof(record)
@@ -445,24 +348,22 @@ def _claim(record: dict[str, Any], seconds: float | None, gate: Difference | Non
     matches = ("verdict and proof status match the baseline" if proof_locked
                else "verdict matches the baseline (which does not lock proof statuses)")
     return {
-        "id": record["id"], "slug": slug(record["id"]), "paper": record.get("paper", ""),
-        "label": record.get("label", ""), "section": record.get("section", ""),
-        "kind": record.get("kind", ""), "verdict": record["verdict"], "proof": proof,
-        "verdict_rank": rank(record["verdict"], VERDICTS),
-        "legacy": legacy(record),
+        "id": record.id, "slug": slug(record.id), "paper": record.paper,
+        "label": record.label, "section": record.section,
+        "kind": record.kind, "verdict": record.verdict, "proof": proof,
+        "verdict_rank": rank(record.verdict, VERDICTS),
         "clauses": _clauses(record),
         "proof_steps": _proof_steps(record, derivation["steps"], evidence),
-        "confirmation": (record.get("confirmation") if record.get("confirmation") in
-                         ("identity", "empirical") else None),
-        "summary": pretty(record.get("summary", "")), "key_figure": pretty(key_figure(record)),
-        "statement": record.get("statement", ""), "reading": record.get("reading", ""),
+        "confirmation": record.confirmation if record.confirmation in ("identity", "empirical") else None,
+        "summary": pretty(record.summary), "key_figure": pretty(key_figure(record)),
+        "statement": record.statement, "reading": record.reading,
         "readings": _readings(record, derivation["steps"], evidence),
-        "notes": record.get("notes", ""), "derivation": derivation,
+        "notes": record.notes, "derivation": derivation,
         "evidence": evidence,
         "controls": {"total": len(controls), "failed": sum(c["failed"] for c in controls),
                      "passed": sum(not c["failed"] for c in controls)},
-        "corrected": record.get("corrected"),
-        "error": record.get("error"),
+        "corrected": thaw(record.corrected),
+        "error": None if record.failure is None else record.failure.to_json(),
         "provenance": provenance,
         "provenance_facts": provenance_facts(provenance),
         # What the gate says about this claim; None when no baseline was given.
@@ -516,8 +417,8 @@ def build_document(results: dict[str, Any], *, timings: dict[str, float] | None 
     """
     timings = timings or {}
     diffs = {d.id: d for d in gate or []}
-    records = sorted(results["results"], key=lambda r: r["id"])
-    claims = [_claim(r, timings.get(r["id"]), diffs.get(r["id"]), gate is not None, proof_locked)
+    records = sorted(results["results"], key=lambda r: r.id)
+    claims = [_claim(r, timings.get(r.id), diffs.get(r.id), gate is not None, proof_locked)
               for r in records]
     known = {p["key"]: p for p in results.get("papers") or []}
     papers = []
@@ -530,13 +431,11 @@ def build_document(results: dict[str, Any], *, timings: dict[str, float] | None 
                        "counts": _counts(mine), "proof_counts": _proof_counts(mine)})
     by_id = {c["id"]: c for c in claims}
     if stability is not None:
-        from attnaudit.checks.stability import cell
-
         entries = {e["id"]: e for e in stability.get("claims", [])}
         for c in claims:
             e = entries.get(c["id"])
             c["stability"] = ({"text": "not run", "stable": None} if e is None
-                              else {"text": cell(e), "stable": bool(e["stable"])})
+                              else {"text": stability_cell(e), "stable": bool(e["stable"])})
     tables = [t | {"rows": [row | {"cells": [cell | {"measured": [
         m | ({"slug": by_id[m["claim"]]["slug"], "proof": by_id[m["claim"]]["proof"]["status"]}
              if m.get("claim") in by_id else {"slug": None, "proof": None})

@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from attnaudit.checks.graph import NOT_ESTABLISHED, annotate, contributions
+from attnaudit.checks.results import NOT_ESTABLISHED, contributions
 from attnaudit.reports.document import slug
 
 INSTALL = ("Install Graphviz to draw this graph: 'apt-get install graphviz' (Debian, Ubuntu), "
@@ -46,23 +46,24 @@ def natural(claim_id: str) -> list[Any]:
 def extend_document(document: dict[str, Any], results: dict[str, Any]) -> dict[str, Any]:
     """Add to each claim of the report document ``graph``: what it uses (with the quote), what uses
     it, and what it rests on; and to each paper its abstract's ``contributions`` with their
-    readings. Computed from the records (:func:`checks.graph.annotate`, idempotent)."""
-    records = annotate([dict(r) for r in results["results"]])
-    by_id = {r["id"]: r for r in records}
+    readings. Read from the records' ``uses``, ``used_by`` and ``rests_on``, which the run wrote
+    (:func:`checks.graph.annotate`) once every record existed."""
+    records = list(results["results"])
+    by_id = {r.id: r for r in records}
     in_report = {c["id"] for c in document["claims"]}
 
     def ref(cid: str, **extra: Any) -> dict[str, Any]:
         record = by_id.get(cid)
         return {"id": cid, "slug": slug(cid) if cid in in_report else None,
-                "verdict": record["verdict"] if record else None,
-                "proof": (record.get("proof") or {}).get("status") if record else None} | extra
+                "verdict": record.verdict if record else None,
+                "proof": record.proof.status if record else None} | extra
 
     for claim in document["claims"]:
-        r = by_id.get(claim["id"], {})
+        r = by_id.get(claim["id"])
         claim["graph"] = {
-            "uses": [ref(u["claim"], quote=u["quote"]) for u in r.get("uses") or []],
-            "used_by": [ref(cid) for cid in r.get("used_by") or []],
-            "rests_on": [ref(f["claim"], through=list(f["through"])) for f in r.get("rests_on") or []],
+            "uses": [ref(u.claim, quote=u.quote) for u in r.uses] if r else [],
+            "used_by": [ref(cid) for cid in r.used_by] if r else [],
+            "rests_on": [ref(f.claim, through=list(f.through)) for f in r.rests_on] if r else [],
         }
     readings = contributions(results.get("papers") or [], records)
     for paper in document["papers"]:

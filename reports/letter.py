@@ -28,7 +28,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from attnaudit.checks.graph import annotate, contribution_reading, dependants
+from attnaudit.checks.results import Evidence, Record, Step, contribution_reading, dependants
 from attnaudit.reports.graph import natural
 
 TEMPLATE = Path(__file__).resolve().parent / "templates" / "letter.typ"
@@ -82,63 +82,61 @@ def _num(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
-def _clause_items(record: dict[str, Any], clause_id: str) -> tuple[list[dict], list[dict]]:
+def _clause_items(record: Record, clause_id: str) -> tuple[list[Step], list[Evidence]]:
     """The disagreeing statement steps and checks of the primary reading that decide ``clause_id``."""
-    only = len(record.get("clauses") or []) <= 1
+    only = len(record.clauses) <= 1
 
-    def mine(item: dict[str, Any]) -> bool:
-        return (item.get("role") == "statement" and item.get("reading") is None
-                and (item.get("clause") == clause_id or (only and item.get("clause") is None)))
+    def mine(item: Step | Evidence) -> bool:
+        return (item.role == "statement" and item.reading is None
+                and (item.clause == clause_id or (only and item.clause is None)))
 
-    steps = [s for s in (record.get("derivation") or {}).get("steps") or []
-             if mine(s) and s.get("status") == "disagrees"]
-    checks = [e for e in record.get("evidence") or [] if mine(e) and e.get("status") == "disagrees"]
+    steps = [s for s in record.derivation.steps if mine(s) and s.status == "disagrees"]
+    checks = [e for e in record.evidence if mine(e) and e.status == "disagrees"]
     return steps, checks
 
 
-def _evidence_blocks(record: dict[str, Any], clause_id: str) -> list[dict[str, Any]]:
+def _evidence_blocks(record: Record, clause_id: str) -> list[dict[str, Any]]:
     steps, checks = _clause_items(record, clause_id)
     blocks: list[dict[str, Any]] = []
     for s in steps[:1]:  # the first false statement step decides
-        blocks.append(_item(_t("False statement step "), _c(s.get("name")), _t(": the paper has "),
-                            _c(s.get("paper")), _t(", the derivation gives "), _c(s.get("derived")), _t(".")))
+        blocks.append(_item(_t("False statement step "), _c(s.name), _t(": the paper has "),
+                            _c(s.paper), _t(", the derivation gives "), _c(s.derived), _t(".")))
     for e in checks:
-        w, fit = e.get("witness"), e.get("fit")
-        if isinstance(w, dict):
-            blocks.append(_item(_t("Witness of "), _c(e.get("name")), _t(f" ({e.get('lhs')} {e.get('rel')} "
-                                                                        f"{e.get('rhs')}): lhs = "),
-                                _c(_num(w.get("lhs"), 17)), _t(", rhs = "), _c(_num(w.get("rhs"), 17)),
-                                _t(", tolerance "), _c(_num(w.get("tol"), 6)),
-                                _t(f"; found by {w.get('found_by')}, seed {w.get('seed')}, "
-                                   f"on {w.get('device')}.")))
-            if w.get("replay"):
+        w, fit = e.witness, e.fit
+        if w is not None:
+            blocks.append(_item(_t("Witness of "), _c(e.name), _t(f" ({e.get('lhs')} {e.get('rel')} "
+                                                                 f"{e.get('rhs')}): lhs = "),
+                                _c(_num(w.lhs, 17)), _t(", rhs = "), _c(_num(w.rhs, 17)),
+                                _t(", tolerance "), _c(_num(w.tol, 6)),
+                                _t(f"; found by {w.found_by}, seed {w.seed}, on {w.device}.")))
+            if w.replay:
                 blocks.append(_p(_t("Replay it from the results folder:")))
-                blocks.append(_cmd(str(w["replay"])))
-        elif isinstance(fit, dict) and "ci" in fit:
+                blocks.append(_cmd(str(w.replay)))
+        elif fit is not None and "ci" in fit:
             lo, hi = fit["ci"][0], fit["ci"][1]
-            what = ("rate" if e.get("type") == "limit" else "exponent")
-            predicted = (f"derived rate {_num(e.get('predicted_exponent'))}" if e.get("type") == "limit"
+            what = ("rate" if e.type == "limit" else "exponent")
+            predicted = (f"derived rate {_num(e.get('predicted_exponent'))}" if e.type == "limit"
                          else f"predicted {e.get('predicted')} (order {e.get('order')}, exponent "
                               f"{_num(e.get('predicted_exponent'))})")
-            blocks.append(_item(_t("Check "), _c(e.get("name")), _t(f" ({e.get('family')}): fitted {what} "),
+            blocks.append(_item(_t("Check "), _c(e.name), _t(f" ({e.get('family')}): fitted {what} "),
                                 _c(_num(fit.get("exponent"))), _t(", 95% interval "),
                                 _c(f"[{_num(lo)}, {_num(hi)}]"), _t(f" over {_num(fit.get('decades'), 3)} "
                                                                     f"decades; {predicted}.")))
     if not steps and not checks:
-        blocks.append(_item(_t("Recorded: "), _t(next((c.get("summary") for c in record.get("clauses") or []
-                                                      if c.get("id") == clause_id), record.get("summary")))))
+        blocks.append(_item(_t("Recorded: "), _t(next((c.summary for c in record.clauses
+                                                      if c.id == clause_id), record.summary))))
     return blocks
 
 
-def _major(records: list[dict[str, Any]], mine: list[dict[str, Any]], pack: str | None
+def _major(records: list[Record], mine: list[Record], pack: str | None
            ) -> list[dict[str, Any]]:
     """``pack``: where the paper's claims were loaded from when they are not built in."""
     comments = []
     for r in mine:
-        for order, clause in enumerate(r.get("clauses") or []):
-            if clause.get("verdict") == "refuted":
-                resting = dependants(records, r["id"])
-                comments.append((-len(resting), natural(r["id"]), order, r, clause, resting))
+        for order, clause in enumerate(r.clauses):
+            if clause.verdict == "refuted":
+                resting = dependants(records, r.id)
+                comments.append((-len(resting), natural(r.id), order, r, clause, resting))
     comments.sort(key=lambda c: c[:3])
     blocks: list[dict[str, Any]] = [_h(2, "Major comments")]
     if not comments:
@@ -146,28 +144,25 @@ def _major(records: list[dict[str, Any]], mine: list[dict[str, Any]], pack: str 
     blocks.append(_p(_t("Every refuted clause, ranked by how many results of this run rest on it (through "
                         "the uses of their proofs), then by id.")))
     for i, (_, _, _, r, clause, resting) in enumerate(comments, start=1):
-        blocks.append(_h(3, f"{i}. {r.get('label') or r['id']}, clause {clause['id']}"))
-        blocks.append(_p(_c(r["id"]), _t(f" · {r.get('section', '')} · refuted · proof "
-                                          f"{(r.get('proof') or {}).get('status')}")))
+        blocks.append(_h(3, f"{i}. {r.label or r.id}, clause {clause.id}"))
+        blocks.append(_p(_c(r.id), _t(f" · {r.section} · refuted · proof {r.proof.status}")))
         if resting:
             blocks.append(_p(_t(f"{_plural(len(resting), 'result')} of this run rest"
                                 f"{'s' if len(resting) == 1 else ''} on it: "),
                              *_join([_c(x) for x in resting])))
         else:
             blocks.append(_p(_t("No result of this run rests on it.")))
-        blocks.append(_quote(clause.get("quote") or r.get("reading") or r.get("statement") or ""))
-        blocks.append(_p(_t("Finding: "), _t(clause.get("summary") or "")))
-        blocks += _evidence_blocks(r, clause["id"])
+        blocks.append(_quote(clause.quote or r.reading or r.statement))
+        blocks.append(_p(_t("Finding: "), _t(clause.summary)))
+        blocks += _evidence_blocks(r, clause.id)
         blocks.append(_p(_t("Run the claim again, with this record's seed and profile"
                             + (f" (its claims were loaded from {pack}: add the --claims that loads them)"
                                if pack else "") + ":")))
-        blocks.append(_cmd(f"attnaudit run {r['id']} --seed {r.get('seed', 0)} --profile "
-                           f"{r.get('profile', 'quick')}"))
-        proof = r.get("proof") or {}
-        if proof.get("status") in ("flawed", "incomplete"):
-            blocks.append(_p(_t(f"The proof is {proof['status']}: "), _t(proof.get("reason") or "")))
-        corrected = r.get("corrected")
-        if isinstance(corrected, dict) and corrected.get("statement"):
+        blocks.append(_cmd(f"attnaudit run {r.id} --seed {r.seed} --profile {r.profile}"))
+        if r.proof.status in ("flawed", "incomplete"):
+            blocks.append(_p(_t(f"The proof is {r.proof.status}: "), _t(r.proof.reason)))
+        corrected = r.corrected
+        if corrected is not None and corrected.get("statement"):
             blocks.append(_p(_t("Corrected statement (derived by attnaudit from the evidence): "),
                              _t(corrected["statement"])))
     return blocks
@@ -182,7 +177,7 @@ def _join(spans: list[Span], sep: str = ", ") -> list[Span]:
     return out
 
 
-def _minor(mine: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _minor(mine: list[Record]) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = [_h(2, "Minor comments")]
 
     def section(title: str, items: list[list[dict[str, Any]]]) -> None:
@@ -194,54 +189,51 @@ def _minor(mine: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     flawed = []
     for r in mine:
-        proof = r.get("proof") or {}
-        if r["verdict"] == "confirmed" and proof.get("status") == "flawed":
-            step = next((s for s in proof.get("steps") or [] if s.get("id") == proof.get("first_false_step")),
-                        {})
-            flawed.append([_item(_c(r["id"]), _t(f" ({r.get('label', '')}): the statement is confirmed; "
-                                                 "the proof's first false step is "),
-                                 _c(proof.get("first_false_step"))),
-                           _quote(step.get("quote") or ""),
-                           _p(_t("What fails: "), _t(proof.get("reason") or ""))])
+        proof = r.proof
+        if r.verdict == "confirmed" and proof.status == "flawed":
+            quote = next((s.quote for s in proof.steps or () if s.id == proof.first_false_step), "")
+            flawed.append([_item(_c(r.id), _t(f" ({r.label}): the statement is confirmed; "
+                                              "the proof's first false step is "),
+                                 _c(proof.first_false_step)),
+                           _quote(quote),
+                           _p(_t("What fails: "), _t(proof.reason))])
     section("True statements with flawed proofs", flawed)
-    section("Incomplete proofs", [[_item(_c(r["id"]), _t(f" ({r['verdict']}): "),
-                                         _t((r.get("proof") or {}).get("reason") or ""))]
-                                  for r in mine if (r.get("proof") or {}).get("status") == "incomplete"])
+    section("Incomplete proofs", [[_item(_c(r.id), _t(f" ({r.verdict}): "), _t(r.proof.reason))]
+                                  for r in mine if r.proof.status == "incomplete"])
     resting = []
     for r in mine:
-        if not r.get("rests_on"):
+        if not r.rests_on:
             continue
-        status = (r.get("proof") or {}).get("status")
-        spans = [_c(r["id"]), _t(f" ({r['verdict']} · proof {status}) rests on ")]
-        for k, f in enumerate(r["rests_on"]):
-            through = ", through " + ", ".join(f["through"]) if f["through"] else ""
-            spans += ([_t("; ")] if k else []) + [_c(f["claim"]), _t(f" ({f['verdict']}{through})")]
+        spans = [_c(r.id), _t(f" ({r.verdict} · proof {r.proof.status}) rests on ")]
+        for k, f in enumerate(r.rests_on):
+            through = ", through " + ", ".join(f.through) if f.through else ""
+            spans += ([_t("; ")] if k else []) + [_c(f.claim), _t(f" ({f.verdict}{through})")]
         resting.append([_item(*spans, _t("."))])
     section("Proofs that rest on refuted or unverifiable results", resting)
     section("Identities that need no proof", [
-        [_item(_c(r["id"]), _t(" holds by construction: "), _t(r.get("identity") or ""))]
-        for r in mine if r.get("confirmation") == "identity"])
+        [_item(_c(r.id), _t(" holds by construction: "), _t(r.identity or ""))]
+        for r in mine if r.confirmation == "identity"])
     unverifiable = []
     for r in mine:
-        if r["verdict"] != "unverifiable":
+        if r.verdict != "unverifiable":
             continue
-        undefined = [c for c in r.get("clauses") or [] if c.get("undefined")]
+        undefined = [c for c in r.clauses if c.undefined]
         if undefined:
             for c in undefined:
-                unverifiable.append([_item(_c(r["id"]), _t(", clause "), _c(c["id"]),
-                                           _t(" would have to state: "), _t(c["undefined"]))])
+                unverifiable.append([_item(_c(r.id), _t(", clause "), _c(c.id),
+                                           _t(" would have to state: "), _t(c.undefined))])
         else:
-            unverifiable.append([_item(_c(r["id"]), _t(": "), _t(r.get("summary") or ""))])
+            unverifiable.append([_item(_c(r.id), _t(": "), _t(r.summary))])
     section("Unverifiable statements", unverifiable)
     return blocks
 
 
 def build_letter(results: dict[str, Any], key: str, *, source: str) -> dict[str, Any]:
     """The letter on paper ``key`` from a loaded results document (``checks.results.load_document``)."""
-    records = annotate([dict(r) for r in results["results"]])
-    mine = sorted((r for r in records if r.get("paper") == key), key=lambda r: natural(r["id"]))
+    records = list(results["results"])  # annotated by the run: uses, used_by, rests_on
+    mine = sorted((r for r in records if r.paper == key), key=lambda r: natural(r.id))
     if not mine:
-        known = sorted({r.get("paper") for r in records})
+        known = sorted({r.paper for r in records})
         raise LetterError(f"no records of paper {key!r} in {source} (papers: {', '.join(known) or 'none'})")
     paper = next((p for p in results.get("papers") or [] if p.get("key") == key), {"key": key})
     title = paper.get("title") or key
@@ -251,11 +243,11 @@ def build_letter(results: dict[str, Any], key: str, *, source: str) -> dict[str,
                         + (f" · arXiv {paper['arxiv']}" if paper.get("arxiv") else "") + " · key "), _c(key)))
     first = mine[0]
     blocks.append(_p(_t(f"Written by attnaudit from the records of {source} "
-                        f"({_plural(len(mine), 'result')} of this paper; seed {first.get('seed')}, profile "
-                        f"{first.get('profile')}, device {first.get('device')}). Each sentence is a field "
+                        f"({_plural(len(mine), 'result')} of this paper; seed {first.seed}, profile "
+                        f"{first.profile}, device {first.device}). Each sentence is a field "
                         "of a record or a fixed template.")))
     blocks.append(_h(2, "Summary"))
-    by_id = {r["id"]: r for r in records}
+    by_id = {r.id: r for r in records}
     readings = [c | contribution_reading(c, by_id) for c in paper.get("contributions") or []]
     if readings:
         tally = Counter(c["reading"] for c in readings)
@@ -269,9 +261,9 @@ def build_letter(results: dict[str, Any], key: str, *, source: str) -> dict[str,
             blocks.append(_item(_t(f"“{' '.join(c['quote'].split())}”: {c['reading']} ("), *spans, _t(")")))
     else:
         blocks.append(_p(_t("The records list no contributions of the abstract for this paper.")))
-    verdicts = Counter(r["verdict"] for r in mine)
-    proofs = Counter((r.get("proof") or {}).get("status") for r in mine)
-    refuted_clauses = sum(c.get("verdict") == "refuted" for r in mine for c in r.get("clauses") or [])
+    verdicts = Counter(r.verdict for r in mine)
+    proofs = Counter(r.proof.status for r in mine)
+    refuted_clauses = sum(c.verdict == "refuted" for r in mine for c in r.clauses)
     blocks.append(_p(_t(f"Of {_plural(len(mine), 'result')}: "
                         + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items()))
                         + f"; {_plural(refuted_clauses, 'clause')} refuted. Proofs: "
@@ -351,7 +343,7 @@ def write_pdf(letters: list[dict[str, Any]], path: Path) -> Path:
 
 
 def paper_keys(results: dict[str, Any]) -> list[str]:
-    return sorted({r.get("paper") for r in results["results"] if r.get("paper")})
+    return sorted({r.paper for r in results["results"] if r.paper})
 
 
 def write_report_letters(results: dict[str, Any], out: Path, *, source: str, pdf: bool) -> list[Path]:

@@ -36,7 +36,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
-from attnaudit.checks.tables import ROUNDOFF_EXPONENT
+from attnaudit.checks.results import ROUNDOFF_EXPONENT
 from attnaudit.reports.document import PLOTTED, truncate
 
 __all__ = ["evidence_plot", "plot_labels"]

@@ -16,10 +16,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, TextIO
 
-from attnaudit.checks.gate import compare, load_baseline
-from attnaudit.checks.gate import groups as gate_groups
-from attnaudit.checks.results import load_document, load_timings
-from attnaudit.checks.stability import load_stability
+from attnaudit.checks.results import compare, load_baseline, load_document, load_stability, load_timings
+from attnaudit.checks.results import groups as gate_groups
 from attnaudit.reports.document import build_document
 from attnaudit.reports.graph import extend_document, render_graphs, write_paper_pages
 from attnaudit.reports.html import write_site

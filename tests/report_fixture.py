@@ -18,7 +18,7 @@ cover. Both answers of every claim (DESIGN.md, "Evidence and verdicts"):
   vanished claim and one new claim.
 
 ``hostile(results)`` puts strings that would break or inject into HTML or Typst in every text
-field; ``legacy(results)`` strips what records written before the proof model lack.
+field; ``typed(results)`` is the document as ``checks.results.load_document`` reads it (Records).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import copy
 import math
 from typing import Any
 
-from attnaudit.checks.tables import key_figure
+from attnaudit.checks.results import Evidence, Record, Step, controls_outcome, key_figure
 
 VERSIONS = {"attnaudit": "0.1.0", "python": "3.11.7", "sympy": "1.14.0", "torch": "2.13.0+cpu"}
 
@@ -153,6 +153,8 @@ def _proof(status: str | None, reason: str, first: str | None = None) -> dict[st
 def _record(cid: str, verdict: str, **fields: Any) -> dict[str, Any]:
     summary = fields.pop("summary", verdict)
     evidence, steps = fields.pop("evidence", []), fields.pop("steps", [])
+    for ev in evidence:  # decided by the engine as it writes the record
+        ev["control_outcome"] = controls_outcome(Evidence.from_json(ev))
     record = {
         "id": cid, "verdict": verdict,
         "proof": fields.pop("proof", _proof("sound", "every proof item agrees")),
@@ -162,7 +164,8 @@ def _record(cid: str, verdict: str, **fields: Any) -> dict[str, Any]:
         "reading": fields.pop("reading", "the worst case over Gaussian keys"),
         "readings": fields.pop("readings", [_primary(verdict, summary)]), "notes": "",
         "summary": summary,
-        "figure": "" if verdict == "error" else key_figure(verdict, steps, evidence),
+        "figure": "" if verdict == "error" else key_figure(
+            verdict, [Step.from_json(s) for s in steps], [Evidence.from_json(e) for e in evidence]),
         "derivation": _derivation(steps),
         "evidence": evidence, "controls": [c for ev in evidence for c in ev.get("controls", [])],
         "corrected": fields.pop("corrected", None),
@@ -257,7 +260,7 @@ def report_results() -> dict[str, Any]:
     }
     papers = [{"key": "toy", "title": "A Toy Paper on Attention", "authors": ["A. Tester", "B. Prover"],
                "arxiv": "2601.00001v1", "source_file": "papers/toy.txt"}]
-    return {"format": "attnaudit.results/1", "results": records, "tables": [table], "papers": papers}
+    return {"format": "attnaudit.results/2", "results": records, "tables": [table], "papers": papers}
 
 
 # The gate's differences against report_baseline(), by claim: the kind checks.gate gives each.
@@ -319,23 +322,6 @@ def hostile(results: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def legacy(results: dict[str, Any]) -> dict[str, Any]:
-    """The same document as the engine wrote it before the proof model: no proof, readings,
-    controls or key figure; steps with ``agrees`` only; a check's ``reading`` free text."""
-    out = copy.deepcopy(results)
-    for r in out["results"]:
-        for key in ("proof", "readings", "controls", "figure"):
-            r.pop(key)
-        steps = r["derivation"]["steps"]
-        for s in steps:
-            for key in ("role", "reading", "status"):
-                s.pop(key)  # an undecided step was read as false then: agrees is False
-        r["derivation"]["first_disagreement"] = next(
-            (i for i, s in enumerate(steps) if not s["agrees"]), None)
-        for ev in r["evidence"]:
-            ev.pop("role")
-            ev.pop("controls")
-            ev["reading"] = f"{ev['name']}: the worst case"
-            ev.get("fit", {}).pop("law", None)
-            ev.get("fit", {}).pop("flat", None)
-    return out
+def typed(results: dict[str, Any]) -> dict[str, Any]:
+    """The document with its records as the results layer reads them (``Record.from_json``)."""
+    return results | {"results": [Record.from_json(r) for r in results["results"]]}

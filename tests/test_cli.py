@@ -169,9 +169,9 @@ def test_witness_is_replayed_with_both_sides_printed(pkg, capsys, tmp_path, monk
     out = tmp_path / "out"
     assert cli(["run", "--claims", pkg, "--out", out], capsys)[0] == 0
     records = results_mod.load_results(out / "results.json")
-    false = next(r for r in records if r["id"] == "toy/false")
-    assert false["verdict"] == "refuted"
-    witness = false["evidence"][0]["witness"]
+    false = next(r for r in records if r.id == "toy/false")
+    assert false.verdict == "refuted"
+    witness = false.evidence[0].witness.to_json()
     assert witness["replay"] == f"attnaudit replay {witness['file']}"
     monkeypatch.chdir(out)
     code, stdout, _ = cli(["replay", witness["file"], "--claims", pkg], capsys)
@@ -208,6 +208,7 @@ def test_gate_locks_verdict_and_proof_and_reads_a_schema_1_baseline(pkg, capsys,
         "toy/gone": {"verdict": "confirmed", "proof": "sound"}}}))
     document = json.loads(results.read_text())
     document["results"].append({"id": "toy/broken", "verdict": "error", "summary": "boom",
+                                "proof": {"status": None, "first_false_step": None, "reason": ""},
                                 "error": {"reason": "RuntimeError: boom"}})
     results.write_text(json.dumps(document))
     code, text, _ = cli(["gate", results, "--baseline", baseline], capsys)
@@ -227,7 +228,7 @@ def test_run_with_an_erroring_claim_exits_1_and_keeps_the_other_results(claims_p
     out = tmp_path / "out"
     code, _, _ = cli(["run", "--claims", pkg, "--out", out], capsys)
     assert code == 1
-    verdicts = {r["id"]: r["verdict"] for r in results_mod.load_results(out / "results.json")}
+    verdicts = {r.id: r.verdict for r in results_mod.load_results(out / "results.json")}
     assert verdicts == {"toy/good": "confirmed", "toy/raises": "error"}
 
 
@@ -258,7 +259,7 @@ def test_a_crash_mid_write_leaves_the_previous_file_intact(tmp_path, monkeypatch
     def crash(*args, **kwargs):
         raise Crash("power cut")
 
-    monkeypatch.setattr(results_mod.os, "fsync", crash)
+    monkeypatch.setattr(results_mod.files.os, "fsync", crash)
     with pytest.raises(Crash):
         results_mod.write_atomic(path, '["new", ' + "0, " * 100000 + "1]\n")
     assert path.read_text() == '["previous"]\n'
@@ -571,7 +572,7 @@ def test_a_claim_past_its_time_limit_runs_again_alone_and_the_record_says_so(cla
     out = tmp_path / "out"
     code, stdout, err = cli(["run", "--claims", pkg, "--out", out, "--jobs", "2"], capsys)
     assert code == 0, stdout
-    records = {r["id"]: r for r in results_mod.load_results(out / "results.json")}
+    records = {r.id: r.to_json() for r in results_mod.load_results(out / "results.json")}
     flaky = records["toy/flaky"]
     assert flaky["verdict"] == "confirmed"
     assert "ran past its time limit of 2 s" in flaky["retry"]["first_attempt"]

@@ -196,8 +196,8 @@ def test_jobs_1_jobs_2_and_a_local_dask_cluster_write_byte_identical_results(ide
     assert code == 1, err
     assert _results(outs["one"]) == _results(outs["two"]) == _results(outs["dask"])
     records = results_mod.load_results(outs["dask"] / "results.json")
-    assert [r["id"] for r in records] == ["toy/false", "toy/flawed", "toy/good", "toy/raises"]
-    assert [r["verdict"] for r in records] == ["refuted", "confirmed", "confirmed", "error"]
+    assert [r.id for r in records] == ["toy/false", "toy/flawed", "toy/good", "toy/raises"]
+    assert [r.verdict for r in records] == ["refuted", "confirmed", "confirmed", "error"]
     assert (outs["dask"] / "witnesses").is_dir()
     text = _results(outs["one"]).decode()
     assert "pid" not in text and "hostname" not in text and "seconds" not in text
@@ -426,7 +426,7 @@ def test_a_dask_worker_lost_mid_claim_is_retried_and_no_record_is_lost(claims_pa
         runner.join(240)
     assert codes == [0]
     (record,) = results_mod.load_results(out / "results.json")
-    assert record["id"] == "toy/slow-good" and record["verdict"] == "confirmed"
+    assert record.id == "toy/slow-good" and record.verdict == "confirmed"
 
 
 def test_limits_per_profile_and_per_claim():

@@ -17,13 +17,18 @@ from attnaudit.checks.gate import (
     load_baseline,
     proof_of,
 )
-from attnaudit.checks.results import ResultsError
+from attnaudit.checks.results import Record, ResultsError
 
 
 def record(cid, verdict, proof="sound", **extra):
-    return {"id": cid, "verdict": verdict, "summary": f"summary of {cid}",
-            "proof": {"status": proof, "first_false_step": None, "reason": f"proof reason of {cid}"}
-            } | extra
+    return Record.from_json({"id": cid, "verdict": verdict, "summary": f"summary of {cid}",
+                             "proof": {"status": proof, "first_false_step": None,
+                                       "reason": f"proof reason of {cid}"}} | extra)
+
+
+def bare(**data):
+    """A record with only what the test names (the rest at the format's defaults)."""
+    return Record.from_json({"proof": {}} | data)
 
 
 def entry(verdict, proof="sound"):
@@ -86,7 +91,7 @@ def test_a_schema_1_baseline_locks_the_verdict_only(tmp_path):
 def test_accept_writes_schema_2_sorted_and_refuses_errors(tmp_path):
     path = tmp_path / "sub" / "baseline.json"
     records = [record("p/b", "refuted", "flawed"), record("p/a", "confirmed"),
-               {"id": "p/c", "verdict": "unverifiable"}]
+               bare(id="p/c", verdict="unverifiable")]
     assert accept(records, path) == (f"gate: baseline {path} now holds 3 verdicts and proof statuses")
     data = json.loads(path.read_text())
     assert data == {"schema": BASELINE_SCHEMA, "claims": {
@@ -119,18 +124,17 @@ def test_malformed_baselines_are_one_line_errors(tmp_path, document, message):
         load_baseline(path)
 
 
-def test_proof_of_a_record_without_a_proof_is_none():
-    assert proof_of({"id": "p/a", "verdict": "error"}) is None
-    assert proof_of({"proof": "sound"}) is None
-    assert proof_of({"proof": {"status": "flawed"}}) == "flawed"
+def test_proof_of_a_record_without_a_proof_status_is_none():
+    assert proof_of(bare(id="p/a", verdict="error")) is None
+    assert proof_of(bare(id="p/a", verdict="error", proof={"status": "flawed"})) == "flawed"
 
 
 def test_texts_without_a_summary_or_proof_reason_stay_empty(tmp_path):
-    bare = {"id": "p/a", "verdict": "refuted", "proof": {"status": "flawed"}}
-    assert compare([bare], {"p/a": entry("confirmed", "flawed")}) == [
+    refuted = bare(id="p/a", verdict="refuted", proof={"status": "flawed"})
+    assert compare([refuted], {"p/a": entry("confirmed", "flawed")}) == [
         Difference("changed", "p/a", "confirmed → refuted: ")]
-    assert compare([bare], {"p/a": entry("refuted", "sound")}) == [
+    assert compare([refuted], {"p/a": entry("refuted", "sound")}) == [
         Difference("proof", "p/a", "proof sound → flawed: ")]
-    assert compare([{"id": "p/e", "verdict": "error"}], {}) == [Difference("error", "p/e", "error")]
+    assert compare([bare(id="p/e", verdict="error")], {}) == [Difference("error", "p/e", "error")]
     with pytest.raises(ResultsError, match=f"baseline {tmp_path / 'none.json'} does not exist"):
         load_baseline(tmp_path / "none.json")

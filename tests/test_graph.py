@@ -20,8 +20,8 @@ from conftest import FALSE, GOOD
 from attnaudit.checks import Claim, Contribution, Paper, Use, Verdict
 from attnaudit.checks.cli import main
 from attnaudit.checks.discovery import discover
-from attnaudit.checks.graph import annotate, contribution_reading, dependants, edges
-from attnaudit.checks.results import load_document
+from attnaudit.checks.graph import annotate, edges
+from attnaudit.checks.results import Record, contribution_reading, dependants, load_document
 from attnaudit.reports.render import render_report  # at collection: its log is the real stderr
 
 PAPER = """
@@ -62,12 +62,15 @@ def run_out(pack, tmp_path, capsys):
     return out
 
 
-def _records(out: Path) -> dict[str, dict]:
-    return {r["id"]: r for r in load_document(out / "results.json")["results"]}
+def _records(out: Path) -> dict[str, Record]:
+    return {r.id: r for r in load_document(out / "results.json")["results"]}
 
 
 def test_rests_on_is_transitive_and_never_changes_a_verdict(run_out):
-    r = _records(run_out)
+    typed = _records(run_out)
+    assert dependants(typed.values(), "toy/lemma-1") == ["toy/corollary-3", "toy/theorem-2"]
+    assert dependants(typed.values(), "toy/lemma-0") == []
+    r = {cid: record.to_json() for cid, record in typed.items()}
     assert [r[i]["verdict"] for i in ("toy/lemma-0", "toy/lemma-1", "toy/theorem-2", "toy/corollary-3")] \
         == ["refuted", "refuted", "confirmed", "confirmed"]
     assert r["toy/theorem-2"]["uses"] == [{"claim": "toy/lemma-1", "quote": "by Lemma 1",
@@ -79,8 +82,6 @@ def test_rests_on_is_transitive_and_never_changes_a_verdict(run_out):
     assert r["toy/lemma-0"]["used_by"] == [] and r["toy/theorem-2"]["used_by"] == ["toy/corollary-3"]
     records = list(r.values())
     assert edges(records) == [("toy/corollary-3", "toy/theorem-2"), ("toy/theorem-2", "toy/lemma-1")]
-    assert dependants(records, "toy/lemma-1") == ["toy/corollary-3", "toy/theorem-2"]
-    assert dependants(records, "toy/lemma-0") == []
     # Recomputed from the uses alone: the same fields again.
     assert annotate([dict(x) for x in records]) == records
 
@@ -102,7 +103,8 @@ def test_a_contribution_reads_from_the_clauses_of_its_claims(run_out):
     assert contribution_reading({"claims": ["toy/corollary-3"]}, by_id)["reading"] == "survived"
     assert contribution_reading({"claims": ["toy/lemma-0"]}, by_id)["reading"] == "refuted"
     assert contribution_reading({"claims": ["toy/elsewhere"]}, by_id)["reading"] == "not run"
-    undecided = {"x/y": {"id": "x/y", "verdict": "inconclusive", "clauses": [{"verdict": "inconclusive"}]}}
+    undecided = {"x/y": Record.from_json({"id": "x/y", "verdict": "inconclusive", "proof": {},
+                                          "clauses": [{"verdict": "inconclusive"}]})}
     assert contribution_reading({"claims": ["x/y"]}, undecided)["reading"] == "undecided"
     papers = load_document(run_out / "results.json")["papers"]
     assert papers[0]["contributions"][1] == {"quote": "the corollary", "claims": ["toy/corollary-3"]}
@@ -269,7 +271,7 @@ def georesolver_results() -> dict:
                         "clauses": [{"id": "statement", "verdict": b["verdict"], "summary": ""}],
                         "uses": [{"claim": u.claim, "quote": u.quote} for u in c.uses]})
     paper = catalogue.papers["georesolver"]
-    return {"format": "attnaudit.results/1", "results": records, "tables": [],
+    return {"format": "attnaudit.results/2", "results": records, "tables": [],
             "papers": [{"key": paper.key, "title": paper.title, "authors": list(paper.authors),
                         "arxiv": paper.arxiv, "source_file": paper.source_file,
                         "contributions": paper.contributions_json()}]}
@@ -317,8 +319,9 @@ def test_hostile_strings_stay_text_in_the_graph(tmp_path):
     hostile = '"]; x [URL="javascript:alert(1)"]; y [label="\\N\\G</text><script>alert(1)</script>'
     results["results"][0]["label"] = hostile
     results["results"][1]["uses"] = [{"claim": results["results"][0]["id"], "quote": hostile + "\n\\l"}]
-    document = build_document(results)
-    extend_document(document, results)
+    typed = results | {"results": [Record.from_json(r) for r in results["results"]]}
+    document = build_document(typed)
+    extend_document(document, typed)
     svg = render_svg(paper_dot(document, "georesolver", link="claims/", font="Helvetica"), dot_program())
     hrefs = re.findall(r'xlink:href="([^"]*)"', svg)
     assert hrefs and all(h.startswith("claims/georesolver__") and h.endswith(".html") for h in hrefs)

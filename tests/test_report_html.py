@@ -11,10 +11,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from report_fixture import GATE, HOSTILE, hostile, legacy, report_baseline
+from report_fixture import GATE, HOSTILE, hostile, report_baseline, typed
 
 from attnaudit.checks.cli import main
-from attnaudit.checks.gate import compare
+from attnaudit.checks.results import Record, compare
 from attnaudit.reports.document import build_document, key_figure, slug
 from attnaudit.reports.formulas import mathml, split_statement
 from attnaudit.reports.render import render_report
@@ -193,7 +193,7 @@ def test_a_proof_check_can_be_the_first_false_step(report_results):
     near = next(ev for ev in record["evidence"] if ev["name"] == "near-weight")
     near["status"] = "disagrees"
     record["proof"] = {"status": "flawed", "first_false_step": "near-weight", "reason": "check"}
-    claim = next(c for c in build_document(results)["claims"] if c["id"] == "toy/refuted-witness")
+    claim = next(c for c in build_document(typed(results))["claims"] if c["id"] == "toy/refuted-witness")
     assert claim["proof"]["anchor"] == "check-near-weight"
     assert [ev["finding"] for ev in claim["evidence"]] == [False, True]
 
@@ -227,7 +227,7 @@ def test_junit_fails_exactly_where_the_gate_does(tmp_path, report_results):
                                   else case.find("error"))
                for case in suite.iter("testcase")
                if case.find("failure") is not None or case.find("error") is not None}
-    gate = {d.id: d.kind for d in compare(report_results["results"], report_baseline()["claims"])}
+    gate = {d.id: d.kind for d in compare(typed(report_results)["results"], report_baseline()["claims"])}
     assert gate == GATE  # a changed verdict and proof status, a new and a vanished claim, an error
     assert set(failing) == set(gate)
     assert {name: f.get("type") for name, f in failing.items()} == gate
@@ -269,23 +269,12 @@ def test_without_a_baseline_only_errors_fail(tmp_path, report_results):
     assert not spans(parse(tmp_path / "report" / "index.html"), "box", "gate-fail")
 
 
-def test_old_records_without_proof_readings_or_controls_still_render(tmp_path, report_results):
-    out, report = render(tmp_path, legacy(report_results))
-    claims = {c["id"]: c for c in report["document"]["claims"]}
-    assert {c["proof"]["status"] for c in claims.values()} == {"unjudged"}
-    assert report["document"]["proof_counts"]["unjudged"] == len(claims)
-    for cid, claim in claims.items():
-        assert [r["primary"] for r in claim["readings"]] == [True]
-        assert all(ev["role"] is None and ev["controls"] == [] for ev in claim["evidence"])
-        page = parse(out / "claims" / f"{claim['slug']}.html")
-        assert not [a for t, a in page.tags if t == "li" and "control" in (a.get("class") or "")]
-        # The old record's first disagreement is still the highlighted step.
-        first = claim["derivation"]["first_disagreement"]
-        rows = [a["id"] for t, a in page.tags if t == "tr" and "finding" in (a.get("class") or "").split()]
-        assert rows == ([] if first is None else [f"step-{first + 1}"]), cid
-        # A check's reading was free text then; it is still shown.
-        for ev in claim["evidence"]:
-            assert ev["reading_text"] in "".join(page.text)
+def test_a_results_file_of_format_1_is_refused_with_one_line(tmp_path, report_results, capsys):
+    path, _ = write_inputs(tmp_path / "run", report_results | {"format": "attnaudit.results/1"})
+    assert main(["report", str(path), "--out", str(tmp_path / "report"), "--no-pdf"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "'attnaudit.results/1'" in err and "rerun 'attnaudit run" in err
+    assert not (tmp_path / "report").exists()
 
 
 def test_rendering_is_deterministic(tmp_path, report_results):
@@ -341,18 +330,13 @@ def test_formulas_split_prose_from_math_and_fall_back_to_source():
 def test_key_figure_is_the_records_own():
     from report_fixture import report_results as build
 
-    for record in build()["results"]:
-        if record["verdict"] == "error":
+    for record in map(Record.from_json, build()["results"]):
+        if record.verdict == "error":
             assert key_figure(record) == "ValueError: bad grid (at spec.py:12)"
-        elif record["figure"]:
-            assert key_figure(record) == record["figure"]
+        elif record.figure:
+            assert key_figure(record) == record.figure
         else:
-            assert key_figure(record) == record["summary"]  # nothing measured (unverifiable)
-    old = {r["id"]: r for r in legacy(build())["results"]}  # chosen here for old records
-    assert key_figure(old["toy/refuted-witness"]).endswith("violated on 40 of 512 cases")
-    assert key_figure(old["toy/confirmed-rate"]).startswith("‖J‖₂ (worst case) ∝ n^1")
-    # Then, an undecided step counted as false, and a false step refuted.
-    assert key_figure(old["toy/refuted-rate"]) == "false proof step: bound the tail"
+            assert key_figure(record) == record.summary  # nothing measured (unverifiable)
 
 
 def test_reports_import_no_torch_or_sympy(tmp_path, report_results):
@@ -451,7 +435,7 @@ def with_new_fields(results: dict) -> dict:
 def _control_with_contrast() -> dict:
     return {"check": "rate", "variant": "keys not normalised", "failed": True, "status": "disagrees",
             "summary": "fails under the variant", "contrast": "hypothesis",
-            "hypothesis": "the keys lie on the unit sphere", "witness": {"n": 64, "lhs": 3.5}}
+            "hypothesis": "the keys lie on the unit sphere"}
 
 
 def test_new_record_fields_render_and_their_absence_does_not_crash(tmp_path, report_results):
@@ -463,7 +447,6 @@ def test_new_record_fields_render_and_their_absence_does_not_crash(tmp_path, rep
     assert '<a href="#step-1"><code>' in page and "<code>no-such-item</code>" in page
     assert "suite&#39;s derivation" in page
     assert "contrast: hypothesis" in page and "Hypothesis: the keys lie on the unit sphere" in page
-    assert "Under <em>keys not normalised</em>" in page
     assert "1.5 (exact)" in page and "[1.5, 1.5]" not in page
     assert "x 16–128: 1.2 [1.1, 1.3]" in page and "drifting" in page
     assert "decided by the tolerance" in page

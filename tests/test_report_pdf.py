@@ -14,9 +14,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from report_fixture import GATE, HOSTILE, hostile, legacy, report_baseline
+from report_fixture import GATE, HOSTILE, hostile, report_baseline, typed
 
-from attnaudit.checks.gate import compare
+from attnaudit.checks.results import compare
 from attnaudit.reports.document import PROOF_STATUSES, VERDICTS, build_document
 from attnaudit.reports.pdf import TEMPLATE, formula, statement, write_pdf
 
@@ -44,9 +44,10 @@ FORMULAS = [r"\frac{a+b}{c}", r"x_i^2", r"e^{-\mu t}", r"\sqrt{x^2+1}", r"\sqrt[
 
 
 def document_of(results: dict, *, gate: bool = True) -> dict:
+    results = typed(results)
     diffs = compare(results["results"], report_baseline()["claims"]) if gate else None
     return build_document(results, gate=diffs, baseline="baseline.json" if gate else None,
-                          source="run/results.json", timings={r["id"]: 1.25 for r in results["results"]})
+                          source="run/results.json", timings={r.id: 1.25 for r in results["results"]})
 
 
 def compile_pdf(out: Path, document: dict) -> Path:
@@ -170,13 +171,6 @@ def test_claim_sections_show_readings_roles_statuses_and_controls(built, report_
     steps = [s for r in report_results["results"] for s in r["derivation"]["steps"]]
     assert flat.count("undecided") >= sum(s["status"] == "undecided" for s in steps)
     assert flat.count("statement") >= sum(s["role"] == "statement" for s in steps)
-
-
-def test_old_records_compile(tmp_path, report_results):
-    document = document_of(legacy(report_results))
-    flat = " ".join(pdf_text(compile_pdf(tmp_path / "r", document)).split())
-    assert "proof unjudged" in flat and "first disagreeing step" in flat
-    assert "control failed" not in flat and "Negative control" not in flat
 
 
 def test_plots_are_embedded(tmp_path, document):

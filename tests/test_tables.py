@@ -9,7 +9,7 @@ from conftest import FALSE, GOOD, PAPER_INIT
 
 from attnaudit.checks import Measured, SummaryTable, TableCell, TableRow
 from attnaudit.checks.discovery import discover
-from attnaudit.checks.results import ResultsError, load_tables, parse_results, write_results
+from attnaudit.checks.results import Evidence, ResultsError, Step, load_tables, parse_results, write_results
 from attnaudit.checks.runner import run_all
 from attnaudit.checks.tables import fill_tables
 
@@ -50,7 +50,7 @@ def test_the_measured_column_comes_from_the_records(claims_package, tmp_path):
 
     path = write_results(tmp_path, records, timings, fill_tables(cat.tables, records))
     document = json.loads(path.read_text())
-    assert document["format"] == "attnaudit.results/1"
+    assert document["format"] == "attnaudit.results/2"
     assert load_tables(path) == [table]
 
 
@@ -78,11 +78,14 @@ def test_results_documents_are_validated_with_one_line_errors(tmp_path):
     with pytest.raises(ResultsError, match="has format 'other/9'"):
         parse_results({"format": "other/9", "results": []}, tmp_path)
     with pytest.raises(ResultsError, match="'tables' is not a list"):
-        parse_results({"format": "attnaudit.results/1", "results": [], "tables": {}}, tmp_path)
+        parse_results({"format": "attnaudit.results/2", "results": [], "tables": {}}, tmp_path)
 
 
 def test_round_off_exponents_print_as_zero():
-    from attnaudit.checks.tables import figure
+    from attnaudit.checks.tables import figure as figure_of
+
+    def figure(ev):  # the layer reads typed evidence
+        return figure_of(Evidence.from_json(ev))
 
     ev = {"type": "scaling", "quantity": "‖J‖", "variable": "n",
           "fit": {"exponent": 7.01e-20, "ci": [-1.4e-31, 0.25]}}
@@ -90,7 +93,11 @@ def test_round_off_exponents_print_as_zero():
 
 
 def test_key_figure_names_what_carries_the_verdict():
-    from attnaudit.checks.tables import key_figure
+    from attnaudit.checks.tables import key_figure as key_figure_of
+
+    def key_figure(verdict, steps, evidence):  # the layer reads typed steps and evidence
+        return key_figure_of(verdict, [Step.from_json(x) for x in steps],
+                             [Evidence.from_json(e) for e in evidence])
 
     def rel(name, status, controls=(), reading=None, role="statement"):
         return {"type": "relation", "name": name, "status": status, "relation": f"{name} <= 1",
@@ -114,7 +121,10 @@ def test_key_figure_names_what_carries_the_verdict():
 
 
 def test_a_fit_figure_shows_the_predicted_exponent_beside_the_measured_one():
-    from attnaudit.checks.tables import figure
+    from attnaudit.checks.tables import figure as figure_of
+
+    def figure(ev):  # the layer reads typed evidence
+        return figure_of(Evidence.from_json(ev))
 
     ev = {"type": "scaling", "quantity": "μ", "variable": "Δ", "order": "Θ", "predicted_exponent": -4.0,
           "fit": {"exponent": -5.9999, "ci": [-6.03, -5.97]}}
@@ -132,7 +142,11 @@ def test_a_fit_figure_shows_the_predicted_exponent_beside_the_measured_one():
 
 
 def test_an_interval_is_printed_to_the_precision_that_shows_its_width():
-    from attnaudit.checks.tables import MAX_DIGITS, figure, interval
+    from attnaudit.checks.tables import MAX_DIGITS, interval
+    from attnaudit.checks.tables import figure as figure_of
+
+    def figure(ev):
+        return figure_of(Evidence.from_json(ev))
 
     assert interval(0.9249, 1.072) == "[0.925, 1.07]"
     assert interval(-5.999997, -5.999866) == "[-6, -5.9999]"  # 3 digits would show [-6, -6]

@@ -19,9 +19,10 @@ import torch
 from attnaudit.checks import Claim, Kind, Limit, Reading, Relation, ScalingLaw, control, symbolic, tolerances
 from attnaudit.checks.model import Control, ProofStep, Verdict
 from attnaudit.checks.relations import margins
+from attnaudit.checks.results import Evidence
+from attnaudit.checks.results import controls_outcome as controls_outcome_of
 from attnaudit.checks.runner import run_check_with_controls, run_claim
 from attnaudit.checks.verdict import (
-    controls_outcome,
     corrected_statement,
     decide,
     proof_status,
@@ -45,6 +46,10 @@ def ev(name, status, role="statement", reading=None, controls=(True,), **extra):
             "summary": f"summary-{name}", "type": "relation",
             "controls": [{"check": name, "variant": f"v{i}", "failed": f}
                          for i, f in enumerate(controls)]} | extra
+
+
+def controls_outcome(ev):  # the results layer reads typed evidence
+    return controls_outcome_of(Evidence.from_json(ev))
 
 
 def claim(**changes):

@@ -1,12 +1,14 @@
 """Results files: written atomically, read back with a one-line error when unreadable.
 
-``results.json`` is ``{"format": "attnaudit.results/1", "results": [records sorted by id],
+``results.json`` is ``{"format": "attnaudit.results/2", "results": [records sorted by id],
 "tables": [the papers' summary tables with their measured column], "papers": [title, authors,
 arXiv id and source file of each paper with a record]}``, byte-identical for one
 seed, device and set of versions; ``timings.json`` beside it maps id to seconds, kept apart for
 that reason. A bare JSON array of records (``attnaudit run --json`` prints one) is also read.
-Every record read is checked (:func:`check_record`): a verdict or proof status the engine never
-writes is an error naming the claim and the field.
+Every record read becomes a :class:`~attnaudit.checks.results.record.Record` (``Record.from_json``):
+a verdict or proof status the engine never writes is an error naming the claim and the field.
+Format 2 is format 1's record with every field the proof model added guaranteed; a file of
+another format is an error that says to rerun ``attnaudit run``.
 """
 
 from __future__ import annotations
@@ -17,15 +19,11 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from attnaudit.checks.model import ProofStatus, Verdict
+from attnaudit.checks.results.record import Record, ResultsError
 
-RESULTS_FORMAT = "attnaudit.results/1"
+RESULTS_FORMAT = "attnaudit.results/2"
 RESULTS_NAME = "results.json"
 TIMINGS_NAME = "timings.json"
-
-
-class ResultsError(Exception):
-    """A results, baseline or witness file that cannot be used; the message is one line."""
 
 
 def dumps(data: Any) -> str:
@@ -83,13 +81,13 @@ def read_json(path: Path, what: str) -> Any:
         raise ResultsError(f"{what} {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
 
 
-def parse_results(data: Any, path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def parse_results(data: Any, path: Path) -> tuple[list[Record], list[dict[str, Any]]]:
     """(records, tables) from a results document, or a one-line ResultsError."""
     tables: Any = []
     if isinstance(data, dict):
         if data.get("format") != RESULTS_FORMAT:
             raise ResultsError(f"results file {path} has format {data.get('format')!r}, "
-                               f"not {RESULTS_FORMAT!r}")
+                               f"not {RESULTS_FORMAT!r}: rerun 'attnaudit run --out DIR' to write it")
         records, tables = data.get("results"), data.get("tables", [])
     else:
         records = data
@@ -97,49 +95,18 @@ def parse_results(data: Any, path: Path) -> tuple[list[dict[str, Any]], list[dic
         isinstance(r, dict) and isinstance(r.get("id"), str) and "verdict" in r for r in records
     ):
         raise ResultsError(f"results file {path} does not hold a list of records with id and verdict")
-    for record in records:
-        check_record(record, path)
+    try:
+        typed = [Record.from_json(r) for r in records]
+    except ResultsError as exc:
+        raise ResultsError(f"results file {path}: {exc}") from None
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise ResultsError(f"results file {path}: 'tables' is not a list of tables")
-    return records, tables
-
-
-VERDICTS = tuple(v.value for v in Verdict)
-PROOF_STATUSES = tuple(p.value for p in ProofStatus)
-
-
-def check_record(record: dict[str, Any], path: Path) -> None:
-    """The fields a reader decides on hold values the engine writes, or a one-line ResultsError
-    naming the claim and the field: the verdict, each reading's and each clause's verdict, and the
-    proof's status (None: no proof was audited)."""
-    cid = record["id"]
-
-    def wrong(field: str, value: Any, allowed: tuple[str, ...]) -> ResultsError:
-        return ResultsError(f"results file {path}: claim {cid}: {field} is {value!r}, not one of "
-                            f"{', '.join(allowed)}")
-
-    if record["verdict"] not in VERDICTS:
-        raise wrong("verdict", record["verdict"], VERDICTS)
-    proof = record.get("proof")
-    if proof is not None:
-        if not isinstance(proof, dict):
-            raise ResultsError(f"results file {path}: claim {cid}: proof is not an object")
-        if proof.get("status") is not None and proof["status"] not in PROOF_STATUSES:
-            raise wrong("proof.status", proof["status"], PROOF_STATUSES)
-    for field in ("readings", "clauses"):
-        entries = record.get(field)
-        if entries is None:
-            continue
-        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-            raise ResultsError(f"results file {path}: claim {cid}: {field} is not a list of objects")
-        for i, entry in enumerate(entries):
-            if entry.get("verdict") not in VERDICTS:
-                name = entry.get("id", i)
-                raise wrong(f"{field}[{name}].verdict", entry.get("verdict"), VERDICTS)
+    return typed, tables
 
 
 def load_document(path: Path) -> dict[str, Any]:
-    """The whole results document: ``results``, ``tables`` and ``papers`` (empty for a bare array)."""
+    """The whole results document: ``results`` (Records), ``tables`` and ``papers`` (empty for a
+    bare array)."""
     data = read_json(path, "results file")
     records, tables = parse_results(data, path)
     papers = data.get("papers", []) if isinstance(data, dict) else []
@@ -159,7 +126,7 @@ def load_timings(results_path: Path) -> dict[str, float]:
     return {k: float(v) for k, v in data.items() if isinstance(v, (int, float))}
 
 
-def load_results(path: Path) -> list[dict[str, Any]]:
+def load_results(path: Path) -> list[Record]:
     return parse_results(read_json(path, "results file"), path)[0]
 
 
@@ -223,3 +190,11 @@ def journal_sweep(out: Path) -> None:
     if folder.is_dir():
         for path in folder.glob(".*.tmp"):
             path.unlink(missing_ok=True)
+
+
+def check_record(record: dict[str, Any], path: Path) -> Record:
+    """``record`` as a Record, or the one-line ResultsError of :func:`parse_results`."""
+    try:
+        return Record.from_json(record)
+    except ResultsError as exc:
+        raise ResultsError(f"results file {path}: {exc}") from None
