@@ -21,7 +21,9 @@ per-round ratio to the named peer, the peer's milliseconds give the scale.
 Peak extra memory per call: the CPU allocator's "Total Allocated" counter as recorded by
 ``torch.profiler`` (``profile_memory=True``; every allocation and free of torch's CPU
 allocator is an event carrying the running total): the maximum over the call minus the
-value before it, i.e. everything the call allocated beyond its inputs, output included.
+value before it, i.e. everything the call allocated beyond its inputs, output included. The fast
+paths' tile workspace, kept between calls (``operators._tiles.workspace``), is released before each
+measurement, so the peak counts it as a single call would.
 On CUDA: ``torch.cuda.max_memory_allocated`` after ``reset_peak_memory_stats``, minus
 the memory allocated before the call.
 """
@@ -39,6 +41,7 @@ from torch.utils.benchmark import Timer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 from attnaudit import operators as O  # noqa: E402
+from attnaudit.operators import _tiles  # noqa: E402
 
 BATCH, HEADS, DIM, EPS = 2, 4, 64, 1e-3  # B·H = 8 attention problems of head size 64
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -68,7 +71,9 @@ def interleaved(cases: dict, names: list[str], rounds: int, min_run_time: float)
 
 
 def peak_extra_bytes(fn, device: str) -> int:
-    """Peak bytes allocated by one call of ``fn`` beyond what was allocated before it."""
+    """Peak bytes allocated by one call of ``fn`` beyond what was allocated before it (the kept
+    tile workspace released first, so that it counts)."""
+    _tiles.release_workspace()
     if device == "cuda":
         torch.cuda.synchronize()
         before = torch.cuda.memory_allocated()

@@ -1,9 +1,11 @@
 """The streamed fast paths' default tile shape (``operators._tiles``) and the streams at that shape."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 import torch
 
-from attnaudit.operators import hida_attention, ida_attention, poincare_tanh_map, sida_attention
+from attnaudit.operators import _tiles, hida_attention, ida_attention, poincare_tanh_map, sida_attention
 from attnaudit.operators._checks import expansion_bound
 from attnaudit.operators._tiles import STREAM_BLOCK, STREAM_TILE_BYTES, generic_shape, stream_shape
 from attnaudit.operators.core import DEFAULT_BLOCK, DEFAULT_CHUNK
@@ -53,3 +55,43 @@ def test_explicit_tile_shape_is_checked():
         for kwargs, err in cases:
             with pytest.raises(err):
                 ida_attention(q, q, q, eps=1e-2, path=path, **kwargs)
+
+
+def _three(q, k, v):
+    qb, kb = poincare_tanh_map(q), poincare_tanh_map(k)
+    return (ida_attention(q, k, v, eps=1e-3), hida_attention(qb, kb, v, eps=1e-3),
+            sida_attention(q, k, v, eps=1e-3))
+
+
+def test_kept_workspace_changes_no_bit_whatever_ran_before(monkeypatch):
+    """The tile buffers kept between calls (``_tiles.workspace``) are fully overwritten before
+    they are read: the same inputs give the same bits after other shapes, dtypes and modes ran,
+    as with fresh buffers every call (a workspace limit of 0 bytes)."""
+    g = torch.Generator().manual_seed(9)
+    q, k, v = (torch.randn(3, 600, 8, generator=g) for _ in range(3))
+    _tiles.release_workspace()
+    first = _three(q, k, v)
+    small = tuple(torch.randn(2, 40, 8, generator=g, dtype=torch.float64) for _ in range(3))
+    _three(*small)  # another dtype and shape replace the kept buffers
+    with torch.inference_mode():  # buffers made here cannot be updated in place outside it
+        inside = _three(q, k, v)
+    outside = _three(q, k, v)
+    monkeypatch.setattr(_tiles, "WORKSPACE_MAX_BYTES", 0)
+    fresh = _three(q, k, v)
+    for outs in (inside, outside, fresh):
+        for a, b in zip(first, outs, strict=True):
+            assert torch.equal(a, b)
+    _tiles.release_workspace()
+    assert _tiles._WORKSPACE.held is None
+
+
+def test_threads_keep_their_own_workspace():
+    """Each thread holds its own buffers: concurrent calls give the serial results."""
+    g = torch.Generator().manual_seed(10)
+    inputs = [tuple(torch.randn(2, 520 + 10 * i, 8, generator=g) for _ in range(3)) for i in range(4)]
+    serial = [_three(*x) for x in inputs]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        parallel = list(pool.map(lambda x: _three(*x), inputs))
+    for s, p in zip(serial, parallel, strict=True):
+        for a, b in zip(s, p, strict=True):
+            assert torch.equal(a, b)
