@@ -270,6 +270,7 @@ def georesolver_results() -> dict:
                         "proof": {"status": b["proof"], "first_false_step": None, "reason": ""},
                         "clauses": [{"id": "statement", "verdict": b["verdict"], "summary": ""}],
                         "uses": [{"claim": u.claim, "quote": u.quote} for u in c.uses]})
+    annotate(records)  # used_by and rests_on, as 'attnaudit run' writes them once every record exists
     paper = catalogue.papers["georesolver"]
     return {"format": "attnaudit.results/2", "results": records, "tables": [],
             "papers": [{"key": paper.key, "title": paper.title, "authors": list(paper.authors),
