@@ -31,24 +31,16 @@ if not (_HERE / "checks").is_dir() and (_HERE.parent / "checks" / "__init__.py")
 
 PARTS = ("checks", "claims", "operators", "reports")
 
-_MODULES = {"montecarlo", "sampling", "symbolic", "tolerances"}
-_MODEL = {"Claim", "Clause", "Contribution", "Control", "Kind", "Limit", "Measured", "Paper", "ProofStatus",
-          "ProofStep", "Reading", "Relation", "ScalingLaw", "SummaryTable", "TableCell", "TableRow", "Use",
-          "Verdict", "control"}
-
-__all__ = sorted(_MODEL | _MODULES | {"Context"})
+# The engine's public names, re-exported (imported once __path__ above is complete).
+from attnaudit.checks import __all__  # noqa: E402
 
 
 def __getattr__(name: str) -> Any:
     # Lazily, so that ``attnaudit.reports`` (torch-free) does not pull in the numerical stack.
     if name in PARTS:
         return importlib.import_module(f"{__name__}.{name}")
-    if name in _MODULES:
-        return importlib.import_module(f"{__name__}.checks.{name}")
-    if name in _MODEL:
-        return getattr(importlib.import_module(f"{__name__}.checks.model"), name)
-    if name == "Context":
-        return importlib.import_module(f"{__name__}.checks.context").Context
+    if name in __all__:
+        return getattr(importlib.import_module(f"{__name__}.checks"), name)
     raise AttributeError(f"module 'attnaudit' has no attribute {name!r}")
 
 
