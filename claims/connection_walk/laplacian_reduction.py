@@ -17,15 +17,14 @@ CLAUSES = (Clause("reduction", "the conditions under which the corresponding gen
                                "random-walk connection Laplacian, highlighting the roles of stochasticity, "
                                "reversibility, and metric-compatible transports"),)
 READING = (
-    "Let (Pv)_i = Σ_j W_ij T_ij v_j be a connection walk with W ≥ 0 and L = I − P its generator. "
-    "If (i) W is row-stochastic, (ii) W is reversible with respect to a positive law π (π_i W_ij = "
-    "π_j W_ji) and (iii) the transports are metric-compatible, T_ij orthogonal with T_ji = T_ij^T, "
-    "then L = D^{-1}(D − A_σ) with w_ij = π_i W_ij symmetric, D = diag(π), (A_σ)_ij = w_ij T_ij: the "
-    "random-walk connection Laplacian. Tested through its defining properties: (a) ⟨v, Lv⟩_π = "
-    "½Σ π_i W_ij‖v_i − T_ij v_j‖² for all v; (b) Π P symmetric (L self-adjoint in ⟨·,·⟩_π); (c) "
-    "the spectrum of L real and in [0, 2]; each fails when a condition it needs is broken. Added "
-    "by the suite: the constructions and sizes of the sampler (walks from softmax attention with a "
-    "symmetric logit matrix, which is reversible).")
+    "Let (Pv)_i = Σ_j W_ij T_ij v_j be a connection walk with W ≥ 0 and L = I − P its generator. If (i) W is "
+    "row-stochastic, (ii) W is reversible with respect to a positive law π (π_i W_ij = π_j W_ji) and (iii) "
+    "the transports are metric-compatible, T_ij orthogonal with T_ji = T_ij^T, then L = D^{-1}(D − A_σ) with "
+    "w_ij = π_i W_ij symmetric, D = diag(π), (A_σ)_ij = w_ij T_ij: the random-walk connection Laplacian. "
+    "Tested through its defining properties: (a) ⟨v, Lv⟩_π = ½Σ π_i W_ij‖v_i − T_ij v_j‖² for all v; (b) Π P "
+    "symmetric (L self-adjoint in ⟨·,·⟩_π); (c) the spectrum of L real and in [0, 2]; each fails when a "
+    "condition it needs is broken. Added by the suite: the constructions and sizes of the sampler (walks "
+    "from softmax attention with a symmetric logit matrix, which is reversible).")
 READING_WHY = ("the abstract names the three conditions and the target operator; the classical "
                "random-walk connection Laplacian (Singer & Wu 2012) is characterised by (a)–(c)")
 

@@ -13,16 +13,14 @@ STATEMENT = (
     r"\text{Multi-head attention (MHA) is exactly a single edge-dependent connection walk whose "
     r"effective transport is an attention-gated mixture of headwise transports.}"
 )
-CLAUSES = (Clause("mha", "multi-head attention (MHA) is exactly a single edge-dependent connection "
-                         "walk whose effective transport is an attention-gated mixture of headwise "
-                         "transports"),)
+CLAUSES = (Clause("mha", "multi-head attention (MHA) is exactly a single edge-dependent connection walk "
+                         "whose effective transport is an attention-gated mixture of headwise transports"),)
 READING = (
-    "For multi-head softmax attention MHA(X)_i = Σ_h Σ_j A^h_ij T_h x_j (T_h = (W_V^h W_O^h)^T, no "
-    "biases), with the single nonnegative walk P_ij = Σ_h A^h_ij and the edge transport T_ij = "
-    "Σ_h π^h_ij T_h, π^h_ij = A^h_ij/P_ij (gates nonnegative, summing to 1 over heads): MHA(X)_i = "
-    "Σ_j P_ij T_ij x_j exactly, for every H ≥ 1, X and parameters. The walk's row sums are H (the "
-    "normalisation P/H with transport H·T_ij is the same walk rescaled). Added by the suite: the "
-    "sizes of the sampler; H = 1…16.")
+    "For multi-head softmax attention MHA(X)_i = Σ_h Σ_j A^h_ij T_h x_j (T_h = (W_V^h W_O^h)^T, no biases), "
+    "with the single nonnegative walk P_ij = Σ_h A^h_ij and the edge transport T_ij = Σ_h π^h_ij T_h, π^h_ij "
+    "= A^h_ij/P_ij (gates nonnegative, summing to 1 over heads): MHA(X)_i = Σ_j P_ij T_ij x_j exactly, for "
+    "every H ≥ 1, X and parameters. The walk's row sums are H (the normalisation P/H with transport H·T_ij "
+    "is the same walk rescaled). Added by the suite: the sizes of the sampler; H = 1…16.")
 READING_WHY = ("'attention-gated mixture' read as the convex combination of the headwise transports "
                "weighted by each head's share of the edge's attention, the one mixture that makes "
                "the walk single and nonnegative")
@@ -100,7 +98,6 @@ CLAIMS = (Claim(
                                    contrast="setting",
                                    evaluate=lambda case: gate_sides(case, normalised=False)),)),
     ),
-    notes=("For H = 1 the gates are 1 and the walk is SHA's (constant transport); for H ≥ 2 the "
-           "transport depends on the edge through the gates, and a constant mixture fails (the "
-           "uniform-gate control)."),
+    notes=("For H = 1 the gates are 1 and the walk is SHA's (constant transport); for H ≥ 2 the transport "
+           "depends on the edge through the gates, and a constant mixture fails (the uniform-gate control)."),
 ),)

@@ -71,8 +71,7 @@ def _sample(ctx, gen):
         yield from instances(ctx, gen, 1, d_h, DRAWS)
 
 
-SAMPLER = (f"H = 1, d = d_h ∈ {D_HS}, n ∈ {N_TOKENS}, {DRAWS} draws each: X Gaussian, W ~ N(0, 1/d); "
-           "float64")
+SAMPLER = (f"H = 1, d = d_h ∈ {D_HS}, n ∈ {N_TOKENS}, {DRAWS} draws each: X Gaussian, W ~ N(0, 1/d); float64")
 
 CLAIMS = (Claim(
     id="connection-walk/sha-constant-transport", label="SHA is a constant-transport connection step",

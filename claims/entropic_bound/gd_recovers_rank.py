@@ -124,8 +124,7 @@ CLAIMS = (Claim(
     ),
     notes=("In this surrogate the minimum-norm interpolant Y X⁺ = M* P_X already has rank ≤ r*, so what the "
            "small initialisation provides is GD's bias towards it: started large, the components of U Vᵀ "
-           "that the data cannot see (rows outside col(X)) stay, and the effective rank exceeds r*. "
-           "M* itself "
-           "is not identifiable from such data (only M* P_X is), so the rank, not the operator, is what is "
-           "recovered."),
+           "that the data cannot see (rows outside col(X)) stay, and the effective rank exceeds r*. M* "
+           "itself is not identifiable from such data (only M* P_X is), so the rank, not the operator, is "
+           "what is recovered."),
 ),)

@@ -16,17 +16,15 @@ STATEMENT = (r"\text{``The resulting framework yields quantitative predictions s
 CLAUSES = (Clause("schrodinger", "quantitative predictions spanning entropic optimal transport (Attention "
                                  "as a Schrödinger bridge)"),)
 READING = (
-    "For all queries q_i (n), keys k_j (m) in ℝ^d: the softmax attention weights W = softmax(qkᵀ/√d) "
-    "equal n·P*, P* the unique solution of the row-constrained entropic OT problem "
-    "min_{P ≥ 0, P1 = 1/n} ⟨C, P⟩ + ε·KL(P ‖ (1/n)(1/m)ᵀ) with cost C_ij = −q_i·k_j and ε = √d "
-    "(the column marginal free).")
+    "For all queries q_i (n), keys k_j (m) in ℝ^d: the softmax attention weights W = softmax(qkᵀ/√d) equal "
+    "n·P*, P* the unique solution of the row-constrained entropic OT problem min_{P ≥ 0, P1 = 1/n} ⟨C, P⟩ + "
+    "ε·KL(P ‖ (1/n)(1/m)ᵀ) with cost C_ij = −q_i·k_j and ε = √d (the column marginal free).")
 READING_WHY = (
-    "the abstract gives no formula; softmax rows sum to one while its columns are unconstrained, so "
-    "the entropic OT problem it can solve has the source marginal only; cost −q·k and temperature √d "
-    "are the standard attention logits (the suite's choice, stated). A static Schrödinger bridge in "
-    "the strict sense fixes both marginals (the alternative reading, refuted): softmax cannot meet "
-    "a column marginal it never imposes, so the abstract's correspondence can only be the one-sided "
-    "problem")
+    "the abstract gives no formula; softmax rows sum to one while its columns are unconstrained, so the "
+    "entropic OT problem it can solve has the source marginal only; cost −q·k and temperature √d are the "
+    "standard attention logits (the suite's choice, stated). A static Schrödinger bridge in the strict sense "
+    "fixes both marginals (the alternative reading, refuted): softmax cannot meet a column marginal it never "
+    "imposes, so the abstract's correspondence can only be the one-sided problem")
 ALTERNATIVES = (Reading(
     "two-marginal",
     "The softmax weights equal n·P_S, P_S the two-marginal entropic OT plan (Sinkhorn, both "

@@ -12,13 +12,11 @@ from attnaudit.checks import Claim, Clause, Relation, ScalingLaw, control, grids
 
 STATEMENT = (r"\text{``the } \varepsilon^{-1/2} \text{ Lipschitz scaling calibration at machine "
              r"precision } (R^2 = 1.000)\text{''}")
-CLAUSES = (Clause("lipschitz", "the ε−1/2 Lipschitz scaling calibration at machine precision "
-                               "(R2=1.000)"),)
+CLAUSES = (Clause("lipschitz", "the ε−1/2 Lipschitz scaling calibration at machine precision (R2=1.000)"),)
 READING = (
-    "RMSNorm_ε(x) = g ⊙ x/√(‖x‖²/d + ε) on ℝ^d has Lipschitz constant (Euclidean norms) "
-    "Lip(ε) = sup_x ‖J(x)‖₂ = max|g|·ε^{−1/2} for every d, gain g and ε > 0; hence log Lip "
-    "against log ε, over any decades of ε, is a line of slope −1/2 with R² = 1 to round-off "
-    "(the abstract's 'R² = 1.000').")
+    "RMSNorm_ε(x) = g ⊙ x/√(‖x‖²/d + ε) on ℝ^d has Lipschitz constant (Euclidean norms) Lip(ε) = sup_x "
+    "‖J(x)‖₂ = max|g|·ε^{−1/2} for every d, gain g and ε > 0; hence log Lip against log ε, over any decades "
+    "of ε, is a line of slope −1/2 with R² = 1 to round-off (the abstract's 'R² = 1.000').")
 READING_WHY = (
     "the abstract names the law and the fit, not the model: the suite takes RMSNorm as defined "
     "by Zhang & Sennrich (eq. 4) with a gain g (any g, since trained models have one), the global "

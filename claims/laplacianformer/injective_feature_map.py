@@ -2,9 +2,8 @@
 
 from attnaudit.checks import Claim, Clause
 
-STATEMENT = (r"\text{``To address expressiveness degradation under low-rank approximations, we "
-             r"introduce a provably injective feature map that retains fine-grained token "
-             r"information.''}")
+STATEMENT = (r"\text{``To address expressiveness degradation under low-rank approximations, we introduce a "
+             r"provably injective feature map that retains fine-grained token information.''}")
 
 MISSING = (
     "The abstract states that a feature map is injective but never states the map. To check it the "

@@ -31,8 +31,7 @@ READING = (
 READING_WHY = (
     "the catalogue's gist 'quadratic convergence' is the iteration's classical order; the start X₀ "
     "is the suite's (Nyströmformer's), since the abstract gives none; "
-    + _tokens.FAMILY + f", n = {N_TOKENS}, d = {DIM}, σ = √(2d): sizes of a small vision model's "
-    "window")
+    + _tokens.FAMILY + f", n = {N_TOKENS}, d = {DIM}, σ = √(2d): sizes of a small vision model's window")
 
 
 def derivation():

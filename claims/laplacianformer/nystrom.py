@@ -13,8 +13,7 @@ from attnaudit.checks import Claim, Clause, Reading, Relation, ScalingLaw, contr
 from attnaudit.checks.grids import fixed, geometric
 from attnaudit.claims.laplacianformer import _tokens
 
-STATEMENT = (r"\text{``For efficient computation, we adopt a Nystr\"om approximation of the kernel "
-             r"matrix''}")
+STATEMENT = (r"\text{``For efficient computation, we adopt a Nystr\"om approximation of the kernel matrix''}")
 DIM, FIXED_M, M_SWEEP_N = 16, 16, 2048
 SAMPLED_PAIRS = 1024
 FIXED_RHO = math.exp(-0.1)  # the control family: a correlation length of 10 tokens at every n
@@ -45,9 +44,8 @@ ALTERNATIVES = (
         "'efficient' Nyström is a fixed budget m at any length; a longer sequence of the same kind of "
         "tokens is the plain meaning of 'larger n'"),
     Reading("resolution", (
-        f"The same, on {_tokens.RESOLUTION_FAMILY}: the error at m = {FIXED_M} is n^o(1) (local "
-        "exponents tending to 0; a flat error cannot be shown O(n⁰) by a one-sided fit at the grid's "
-        "end)."),
+        f"The same, on {_tokens.RESOLUTION_FAMILY}: the error at m = {FIXED_M} is n^o(1) (local exponents "
+        "tending to 0; a flat error cannot be shown O(n⁰) by a one-sided fit at the grid's end)."),
         "images seen at finer patch resolution (ImageNet, the abstract's experiments) have a correlation "
         "length that grows with the number of patches"),
     Reading("more-landmarks", (

@@ -16,19 +16,18 @@ STATEMENT = (
 )
 
 READING = (
-    "A pure single-head self-attention stack (no skip connections, no FFN) with bounded weights "
-    "drives res(X_l) to 0 at least doubly exponentially once it is below a weight-dependent "
-    "threshold: there ‖res(X_{l+1})‖ ≤ C‖res(X_l)‖³ (order at least 3 per layer; the bound's "
-    "constant 4γβ/√d_qk sets the threshold ‖res‖ < C^{−1/2} below which it is contractive), so "
-    "y_l = −log ρ_l (ρ_l the relative residual ‖res(X_l)‖_{1,∞}/‖1c_lᵀ‖_{1,∞}) grows at least like "
-    "3^l: log y_l rises with depth at a rate ≥ log 3 (one-sided: a faster collapse agrees). Tested "
-    "on random stacks: L = 32 Gaussian tokens, d = 4, Haar-orthogonal W_Q, W_K, W_V per layer "
-    "(‖W‖₂ = 1), τ = 2, dot-product scores, and stacks with ‖W_Q‖₂ = ‖W_K‖₂ = 3 (β nine times "
-    "larger: the threshold lower, the collapse starting later; some stacks never pass it), each "
-    "fitted from the first depth at which half of the stacks have y ≥ 200, over the stacks with "
-    "y ≥ 200 there (below the threshold: the bound's hypothesis). Measured norm: ‖X − 1x̄ᵀ‖_{1,∞} with "
-    "x̄ the column mean, within a factor 2 of the theorem's minimiser (a constant that shifts y by "
-    "≤ log 2 and leaves the rate unchanged)."
+    "A pure single-head self-attention stack (no skip connections, no FFN) with bounded weights drives "
+    "res(X_l) to 0 at least doubly exponentially once it is below a weight-dependent threshold: there "
+    "‖res(X_{l+1})‖ ≤ C‖res(X_l)‖³ (order at least 3 per layer; the bound's constant 4γβ/√d_qk sets the "
+    "threshold ‖res‖ < C^{−1/2} below which it is contractive), so y_l = −log ρ_l (ρ_l the relative residual "
+    "‖res(X_l)‖_{1,∞}/‖1c_lᵀ‖_{1,∞}) grows at least like 3^l: log y_l rises with depth at a rate ≥ log 3 "
+    "(one-sided: a faster collapse agrees). Tested on random stacks: L = 32 Gaussian tokens, d = 4, "
+    "Haar-orthogonal W_Q, W_K, W_V per layer (‖W‖₂ = 1), τ = 2, dot-product scores, and stacks with ‖W_Q‖₂ = "
+    "‖W_K‖₂ = 3 (β nine times larger: the threshold lower, the collapse starting later; some stacks never "
+    "pass it), each fitted from the first depth at which half of the stacks have y ≥ 200, over the stacks "
+    "with y ≥ 200 there (below the threshold: the bound's hypothesis). Measured norm: ‖X − 1x̄ᵀ‖_{1,∞} with "
+    "x̄ the column mean, within a factor 2 of the theorem's minimiser (a constant that shifts y by ≤ log 2 "
+    "and leaves the rate unchanged)."
 )
 READING_WHY = ("the theorem is a bound: its exponent 3^L (order ≥ 3 per layer below the threshold) "
                "is tested one-sided; its constant only shifts y by O(1) per layer")
@@ -111,18 +110,17 @@ CLAIMS = (Claim(
     derivation=derivation,
     notes=(
         "The stacks are propagated in residual-exact form with an unbounded exponent range "
-        "(operators.collapse_stack): scores split exactly into row, column and coupled parts, the "
-        "coupled part carried as σ·Ĉ with σ computed from its terms, every layer evaluated in full "
-        "(checked against a direct 600-digit mpmath stack to 1e-9 in tests/test_metric_attention.py), "
-        "so ρ is followed to 10^(−10⁸) instead of stopping at float64 round-off near 1e-16. The fit "
-        "is of log y against depth (the engine's exponential law on y = −log ρ). Each of the "
-        "R replicates is the mean over a batch of fresh stacks. Controls: heterogeneous metric "
-        "scores (order 2 per layer, rate log 2: the metric couples the first-order terms of the "
-        "queries and keys) and the prediction moved to rate log 4; both must fail. The effective "
-        "rank (tr K)²/tr(K²) of K = X_lᵀX_l reaches 1 at the same rate (its excess over 1 is "
-        "Θ(ρ_l²), computed in log form from c and R̂). The threshold stacks (‖W_Q‖ = ‖W_K‖ = 3) "
-        "stay near ρ ≈ 1 for the first layers (the bound is vacuous above its threshold) and then "
-        "collapse at the same rate."
+        "(operators.collapse_stack): scores split exactly into row, column and coupled parts, the coupled "
+        "part carried as σ·Ĉ with σ computed from its terms, every layer evaluated in full (checked against "
+        "a direct 600-digit mpmath stack to 1e-9 in tests/test_metric_attention.py), so ρ is followed to "
+        "10^(−10⁸) instead of stopping at float64 round-off near 1e-16. The fit is of log y against depth "
+        "(the engine's exponential law on y = −log ρ). Each of the R replicates is the mean over a batch of "
+        "fresh stacks. Controls: heterogeneous metric scores (order 2 per layer, rate log 2: the metric "
+        "couples the first-order terms of the queries and keys) and the prediction moved to rate log 4; both "
+        "must fail. The effective rank (tr K)²/tr(K²) of K = X_lᵀX_l reaches 1 at the same rate (its excess "
+        "over 1 is Θ(ρ_l²), computed in log form from c and R̂). The threshold stacks (‖W_Q‖ = ‖W_K‖ = 3) "
+        "stay near ρ ≈ 1 for the first layers (the bound is vacuous above its threshold) and then collapse "
+        "at the same rate."
     ),
     checks=(
         _law("loglog-residual-vs-depth", "−log ρ_l (ρ_l relative res(X_l))",

@@ -14,8 +14,7 @@ STATEMENT = (r"\text{``under suitable high-dimensional scaling assumptions and s
 CLAUSES = (
     Clause("converges", "the learned query converges almost surely to the one-dimensional signal "
                         "subspace spanned by the latent informative direction"),
-    Clause("sign", "the query asymptotically recovers the latent signal up to the intrinsic sign "
-                   "ambiguity"),
+    Clause("sign", "the query asymptotically recovers the latent signal up to the intrinsic sign ambiguity"),
 )
 TOKENS, SIGNAL, BETA = 3, 3.0, 1.0
 ETA0, T0, STEPS, CHUNK = 10.0, 10.0, 10_000, 500
@@ -24,11 +23,10 @@ RECOVERED = 0.05  # final 1 − |⟨w, θ*⟩| below which a run has recovered �
 DIMS = (8, 32)
 MODEL = (
     f"each sample holds n = {TOKENS} tokens in ℝ^d: one informative token x₁ = ε·μ·θ* + z₁ (ε = ±1 with "
-    f"probability 1/2, μ = {SIGNAL:g}, θ* a fixed unit vector) and n − 1 nuisance tokens x_j = z_j, "
-    "z ~ N(0, I_d); the query w ∈ S^{d−1} scores tokens by softmax(β⟨w, x_j⟩) (β = 1); the reward is the "
-    "attention weight on the informative token, a₁(w); stochastic gradient ascent kept on the sphere: "
-    f"w ← normalise(w + η_t ∇a₁), η_t = {ETA0:g}/(t + {T0:g}) (Σ η = ∞, Σ η² < ∞), from a "
-    "uniformly random w₀"
+    f"probability 1/2, μ = {SIGNAL:g}, θ* a fixed unit vector) and n − 1 nuisance tokens x_j = z_j, z ~ N(0, "
+    "I_d); the query w ∈ S^{d−1} scores tokens by softmax(β⟨w, x_j⟩) (β = 1); the reward is the attention "
+    "weight on the informative token, a₁(w); stochastic gradient ascent kept on the sphere: w ← normalise(w "
+    f"+ η_t ∇a₁), η_t = {ETA0:g}/(t + {T0:g}) (Σ η = ∞, Σ η² < ∞), from a uniformly random w₀"
 )
 READING = (
     "In the model stated under 'family', the query learned by projected stochastic gradient ascent with "
@@ -36,9 +34,8 @@ READING = (
     f"d = {DIMS[0]} and d = {DIMS[1]}, and every run ends at +θ* or −θ*. The suite's stochastic-"
     "approximation rate 1/t is shown as its derivation, not as the statement.")
 READING_WHY = (
-    "the abstract names a softmax-attention model with a learned query, informative and nuisance tokens, "
-    "a sign symmetry and stochastic gradient ascent with standard step sizes, but no formulas: "
-    "the suite's "
+    "the abstract names a softmax-attention model with a learned query, informative and nuisance tokens, a "
+    "sign symmetry and stochastic gradient ascent with standard step sizes, but no formulas: the suite's "
     "model is the smallest with all of these (" + MODEL + "); 'almost surely' is tested on every run's "
     "mean gap (finite runs cannot show almost-sure convergence)")
 
