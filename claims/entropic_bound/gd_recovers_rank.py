@@ -38,7 +38,6 @@ SAMPLER = (f"tasks of intrinsic rank r* ∈ {RANKS}, 16 each, with a training se
 
 
 def _cases(ctx, gen):
-    """Tasks of intrinsic rank r* ∈ {1, 2, 3} with their training inputs (see SAMPLER)."""
     for rank in RANKS:
         batch = ctx.pick(quick=16, full=128)
         target, s = _surrogate.sample_tasks(ctx, gen, batch, rank)

@@ -24,7 +24,6 @@ def bandwidth(d: int) -> float:
 
 
 def _powers(rho, lag):
-    """ρ^lag on and below the diagonal (lag ≥ 0), 0 above it."""
     return torch.where(lag >= 0, rho ** lag.clamp(min=0), torch.zeros((), dtype=lag.dtype, device=lag.device))
 
 
