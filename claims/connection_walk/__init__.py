@@ -19,5 +19,4 @@ PAPER = Paper(key="connection-walk",
               title="Self-attention as a connection walk (untitled abstract: 'identify attention as a "
                     "connection walk')",
               authors=("not named in the source (abstract only)",), arxiv=None,
-              source_file="papers/004_855280ebdbbe5f37.txt",
-              contributions=CONTRIBUTIONS)
+              source_file="papers/004_855280ebdbbe5f37.txt", contributions=CONTRIBUTIONS)

@@ -1,9 +1,9 @@
 """Shared by the connection-walk specs: batched random multi-head attention instances and the
 round-off scale of comparing attention with its connection-walk form."""
 
-from __future__ import annotations
-
 import torch
+
+from attnaudit import operators
 
 PROOF_ABSENT = "the source is an abstract: it states the results and gives no argument"
 N_TOKENS = (1, 4, 12)
@@ -23,13 +23,15 @@ def instances(ctx, gen, heads, d_h, draws):
                "wv": r(heads, d, d_h, sd=d**-0.5), "wo": r(heads, d_h, d, sd=d_h**-0.5)}
 
 
-def value_scale(case):
-    """max over entries of Σ_h |X||W_V^h||W_O^h| (entrywise absolute values): bounds every term the
-    two associations sum."""
-    x, wv, wo = case["x"].abs(), case["wv"].abs(), case["wo"].abs()
-    return torch.einsum("bnd,bhde,bhef->bnf", x, wv, wo).flatten(1).amax(1)
+def weights(case):
+    """The per-head attention weights A^h, (draws, H, n, n)."""
+    return torch.func.vmap(operators.mha_weights)(case["x"], case["wq"], case["wk"])
 
 
-def mha(case):
-    from attnaudit import operators
-    return torch.func.vmap(operators.mha_attention)(case["x"], case["wq"], case["wk"], case["wv"], case["wo"])
+def walk_gap(case, walk, tolerance, condition):
+    """max|MHA(X) − walk| against 0; the tolerance is relative to max over entries of Σ_h |X||W_V^h||W_O^h|
+    (entrywise absolute values), which bounds every term the two associations sum."""
+    attn = torch.func.vmap(operators.mha_attention)(case["x"], case["wq"], case["wk"], case["wv"], case["wo"])
+    lhs = (attn - walk).abs().flatten(1).amax(1)
+    scale = torch.einsum("bnd,bhde,bhef->bnf", case["x"].abs(), case["wv"].abs(), case["wo"].abs())
+    return lhs, torch.zeros_like(lhs), tolerance(condition, lhs.dtype) * scale.flatten(1).amax(1)

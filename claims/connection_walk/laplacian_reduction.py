@@ -1,16 +1,10 @@
-"""connection-walk/laplacian-reduction: under stochasticity, reversibility and metric-compatible
-(orthogonal, T_ji = T_ij^T) transports, the generator L = I − P of a connection walk
-(Pv)_i = Σ_j W_ij T_ij v_j is the random-walk connection Laplacian D^{-1}(D − A_σ): self-adjoint in
-⟨u, v⟩_π = Σ_i π_i u_i·v_i, with Dirichlet form ½Σ_ij π_i W_ij ‖v_i − T_ij v_j‖² and spectrum in
-[0, 2]. Tested on walks built from attention with a symmetric logit matrix (reversible) and on
-cases that break each condition in turn."""
-
-from __future__ import annotations
+"""connection-walk/laplacian-reduction: the generator I − P of a connection walk is the random-walk
+connection Laplacian under stochasticity, reversibility and metric-compatible transports."""
 
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Relation, control, symbolic, tolerances
 
 from ._walks import PROOF_ABSENT
 
@@ -19,6 +13,20 @@ STATEMENT = (
     r"random-walk connection Laplacian, highlighting the roles of stochasticity, reversibility, and "
     r"metric-compatible transports.}"
 )
+CLAUSES = (Clause("reduction", "the conditions under which the corresponding generator reduces to a "
+                               "random-walk connection Laplacian, highlighting the roles of stochasticity, "
+                               "reversibility, and metric-compatible transports"),)
+READING = (
+    "Let (Pv)_i = Σ_j W_ij T_ij v_j be a connection walk with W ≥ 0 and L = I − P its generator. If (i) W is "
+    "row-stochastic, (ii) W is reversible with respect to a positive law π (π_i W_ij = π_j W_ji) and (iii) "
+    "the transports are metric-compatible, T_ij orthogonal with T_ji = T_ij^T, then L = D^{-1}(D − A_σ) with "
+    "w_ij = π_i W_ij symmetric, D = diag(π), (A_σ)_ij = w_ij T_ij: the random-walk connection Laplacian. "
+    "Tested through its defining properties: (a) ⟨v, Lv⟩_π = ½Σ π_i W_ij‖v_i − T_ij v_j‖² for all v; (b) Π P "
+    "symmetric (L self-adjoint in ⟨·,·⟩_π); (c) the spectrum of L real and in [0, 2]; each fails when a "
+    "condition it needs is broken. Added by the suite: the constructions and sizes of the sampler (walks "
+    "from softmax attention with a symmetric logit matrix, which is reversible).")
+READING_WHY = ("the abstract names the three conditions and the target operator; the classical "
+               "random-walk connection Laplacian (Singer & Wu 2012) is characterised by (a)–(c)")
 
 SIZES = ((3, 2), (6, 2), (6, 3), (12, 3))  # (n tokens, fibre dimension d)
 DRAWS, D_X = 32, 4
@@ -77,49 +85,43 @@ def _orthogonal(gen, *shape, dtype):
 
 
 def _build(ctx, gen, n, d, mode):
-    """(W, π, T) for one break mode: W from softmax of x_i^T M x_j (M symmetric unless
+    """(W, π, T, v) for one break mode: W from softmax of x_i^T M x_j (M symmetric unless
     non-reversible), T_ij = R_i^T R_j (flat) for half the draws and random compatible orthogonal
     T_ij = T_ji^T (curved) for the other half."""
-    b, dt = DRAWS, ctx.dtype
-    x = torch.randn(b, n, D_X, generator=gen, dtype=dt, device=gen.device)
-    g = torch.randn(b, D_X, D_X, generator=gen, dtype=dt, device=gen.device) / D_X**0.5
+    b, dt, dev = DRAWS, ctx.dtype, gen.device
+    x = torch.randn(b, n, D_X, generator=gen, dtype=dt, device=dev)
+    g = torch.randn(b, D_X, D_X, generator=gen, dtype=dt, device=dev) / D_X**0.5
     m = g if mode == "non-reversible" else (g + g.transpose(-1, -2)) / 2
     k = torch.exp(x @ m @ x.transpose(-1, -2))
     walk = k / k.sum(-1, keepdim=True)
     if mode == "non-reversible":  # stationary law: the left eigenvector of eigenvalue 1
         vals, vecs = torch.linalg.eig(walk.transpose(-1, -2))
-        top = (vals - 1).abs().argmin(-1)
-        pi = vecs.real[torch.arange(b, device=top.device), :, top]
+        pi = vecs.real[torch.arange(b, device=dev), :, (vals - 1).abs().argmin(-1)]
         pi = pi / pi.sum(-1, keepdim=True)
     else:
         pi = k.sum(-1) / k.sum((-1, -2))[:, None]
     r = _orthogonal(gen, b, n, d, d, dtype=dt)
     flat = r.transpose(-1, -2)[:, :, None] @ r[:, None, :]
     upper = _orthogonal(gen, b, n, n, d, d, dtype=dt)
-    iu = torch.triu(torch.ones(n, n, dtype=torch.bool, device=gen.device), 1)
+    iu = torch.triu(torch.ones(n, n, dtype=torch.bool, device=dev), 1)
     curved = torch.where(iu[None, :, :, None, None], upper, upper.transpose(-3, -4).transpose(-1, -2))
-    curved = torch.where(torch.eye(n, dtype=torch.bool, device=gen.device)[None, :, :, None, None],
-                         torch.eye(d, dtype=dt, device=gen.device).expand_as(curved), curved)
-    half = b // 2
-    trans = torch.cat([flat[:half], curved[half:]])
+    curved = torch.where(torch.eye(n, dtype=torch.bool, device=dev)[None, :, :, None, None],
+                         torch.eye(d, dtype=dt, device=dev).expand_as(curved), curved)
+    trans = torch.cat([flat[: b // 2], curved[b // 2 :]])
     if mode == "non-stochastic":
         walk = 1.5 * walk
     elif mode == "non-orthogonal":
         trans = 1.3 * trans
     elif mode == "incompatible":
         trans = _orthogonal(gen, b, n, n, d, d, dtype=dt)
-    v = torch.randn(b, n, d, generator=gen, dtype=dt, device=gen.device)
+    v = torch.randn(b, n, d, generator=gen, dtype=dt, device=dev)
     return {"walk": walk, "pi": pi, "trans": trans, "v": v}
 
 
 def _sample(ctx, gen):
     """Per (n, d) ∈ SIZES, DRAWS cases of every mode (the controls pick theirs from the same batch)."""
     for n, d in SIZES:
-        case = {}
-        for mode in BREAKS:
-            for key, value in _build(ctx, gen, n, d, mode).items():
-                case[f"{mode}:{key}"] = value
-        yield case
+        yield {f"{mode}:{k}": value for mode in BREAKS for k, value in _build(ctx, gen, n, d, mode).items()}
 
 
 def _get(case, mode):
@@ -136,14 +138,11 @@ def dirichlet_sides(case, mode="meets"):
     """⟨v, (I − P)v⟩_π against ½Σ π_i W_ij ‖v_i − T_ij v_j‖²."""
     walk, pi, trans, v = _get(case, mode)
     tv = torch.einsum("bijxy,bjy->bijx", trans, v)
-    pv = torch.einsum("bij,bijx->bix", walk, tv)
-    lhs = (pi[..., None] * v * (v - pv)).sum((-1, -2))
-    diff = v[:, :, None, :] - tv
-    rhs = 0.5 * (pi[..., None] * walk * diff.square().sum(-1)).sum((-1, -2))
+    lhs = (pi[..., None] * v * (v - torch.einsum("bij,bijx->bix", walk, tv))).sum((-1, -2))
+    rhs = 0.5 * (pi[..., None] * walk * (v[:, :, None, :] - tv).square().sum(-1)).sum((-1, -2))
     nv, ntv = v.norm(dim=-1), tv.norm(dim=-1)
     scale = (pi * nv.square()).sum(-1) + (pi[..., None] * walk * (nv[..., None] + ntv).square()).sum((-1, -2))
-    n, d = v.shape[-2], v.shape[-1]
-    return lhs, rhs, FORM_TOL(n * d + 8, v.dtype) * scale
+    return lhs, rhs, FORM_TOL(v.shape[-2] * v.shape[-1] + 8, v.dtype) * scale
 
 
 def symmetry_sides(case, mode="meets"):
@@ -160,17 +159,10 @@ def spectrum_sides(case, mode="meets"):
     walk, pi, trans, _ = _get(case, mode)
     p = _operator(walk, trans)
     lam = torch.linalg.eigvals(torch.eye(p.shape[-1], dtype=p.dtype, device=p.device) - p)
-    dist = lam.imag.abs() + (-lam.real).clamp(min=0) + (lam.real - 2).clamp(min=0)
-    lhs = dist.amax(-1)
+    lhs = (lam.imag.abs() + (-lam.real).clamp(min=0) + (lam.real - 2).clamp(min=0)).amax(-1)
     n, d = trans.shape[1], trans.shape[-1]
     kappa = (pi.amax(-1) / pi.amin(-1)).sqrt()
-    tol = SPEC_TOL(n * d * kappa * (1 + p.abs().flatten(1).amax(1) * n), p.dtype)
-    return lhs, torch.zeros_like(lhs), tol
-
-
-def _controls(fn, *modes):
-    return tuple(control(f"{m}: {BREAKS[m]}", contrast="hypothesis", hypothesis=HYPOTHESES[m],
-                         evaluate=lambda case, m=m: fn(case, m)) for m in modes)
+    return lhs, torch.zeros_like(lhs), SPEC_TOL(n * d * kappa * (1 + p.abs().flatten(1).amax(1) * n), p.dtype)
 
 
 SAMPLER = (f"(n, d) ∈ {SIZES}, {DRAWS} draws per break mode: tokens x_i ∈ R^{D_X} Gaussian, W = "
@@ -178,39 +170,28 @@ SAMPLER = (f"(n, d) ∈ {SIZES}, {DRAWS} draws per break mode: tokens x_i ∈ R^
            "reversible law); transports T_ij = R_i^T R_j (flat, half the draws) or random orthogonal "
            "T_ij = T_ji^T, T_ii = I (curved); v Gaussian; float64")
 
+
+def _relation(name, lhs, rhs, sides, tolerance, *modes):
+    return Relation(name=name, lhs=lhs, rel="==", rhs=rhs, evaluate=sides, sample=_sample, sampler=SAMPLER,
+                    tolerance=tolerance, controls=tuple(
+                        control(f"{m}: {BREAKS[m]}", contrast="hypothesis", hypothesis=HYPOTHESES[m],
+                                evaluate=lambda case, m=m: sides(case, m)) for m in modes))
+
+
 CLAIMS = (Claim(
     id="connection-walk/laplacian-reduction", label="Reduction to a random-walk connection Laplacian",
-    section="abstract", statement=STATEMENT, kind=Kind.IDENTITY, derivation=derivation,
-    reading=(
-        "Let (Pv)_i = Σ_j W_ij T_ij v_j be a connection walk with W ≥ 0 and L = I − P its generator. "
-        "If (i) W is row-stochastic, (ii) W is reversible with respect to a positive law π (π_i W_ij = "
-        "π_j W_ji) and (iii) the transports are metric-compatible, T_ij orthogonal with T_ji = T_ij^T, "
-        "then L = D^{-1}(D − A_σ) with w_ij = π_i W_ij symmetric, D = diag(π), (A_σ)_ij = w_ij T_ij: the "
-        "random-walk connection Laplacian. Tested through its defining properties: (a) ⟨v, Lv⟩_π = "
-        "½Σ π_i W_ij‖v_i − T_ij v_j‖² for all v; (b) Π P symmetric (L self-adjoint in ⟨·,·⟩_π); (c) "
-        "the spectrum of L real and in [0, 2]; each fails when a condition it needs is broken. Added "
-        "by the suite: the constructions and sizes of the sampler (walks from softmax attention with a "
-        "symmetric logit matrix, which is reversible)."),
-    reading_why="the abstract names the three conditions and the target operator; the classical "
-                "random-walk connection Laplacian (Singer & Wu 2012) is characterised by (a)–(c)",
-    clauses=(Clause("reduction", "the conditions under which the corresponding generator reduces to a "
-                                 "random-walk connection Laplacian, highlighting the roles of stochasticity, "
-                                 "reversibility, and metric-compatible transports"),),
+    section="abstract", statement=STATEMENT, kind="identity", derivation=derivation, reading=READING,
+    reading_why=READING_WHY, clauses=CLAUSES, proof_absent=PROOF_ABSENT,
     identity=("under the three conditions w_ij = π_i W_ij is symmetric and A_σ = (w_ij T_ij) is a "
               "symmetric block matrix, so I − P = D⁻¹(D − A_σ) is the random-walk connection Laplacian "
               "by its definition; (a)–(c) are its textbook properties"),
-    proof_absent=PROOF_ABSENT,
     checks=(
-        Relation(name="dirichlet-form", lhs="⟨v, (I − P)v⟩_π", rel="==", rhs="½Σ π_i W_ij‖v_i − T_ij v_j‖²",
-                 evaluate=dirichlet_sides, sample=_sample, tolerance=FORM_TOL, sampler=SAMPLER,
-                 controls=_controls(dirichlet_sides, "non-stochastic", "non-orthogonal")),
-        Relation(name="pi-self-adjoint", lhs="max|Π P − (Π P)^T|", rel="==", rhs="0",
-                 evaluate=symmetry_sides, sample=_sample, tolerance=SYM_TOL, sampler=SAMPLER,
-                 controls=_controls(symmetry_sides, "non-reversible", "incompatible")),
-        Relation(name="spectrum-in-0-2", lhs="max_λ dist(λ(I − P), [0, 2])", rel="==", rhs="0",
-                 evaluate=spectrum_sides, sample=_sample, tolerance=SPEC_TOL, sampler=SAMPLER,
-                 controls=_controls(spectrum_sides, "non-stochastic", "non-reversible", "non-orthogonal",
-                                    "incompatible")),
+        _relation("dirichlet-form", "⟨v, (I − P)v⟩_π", "½Σ π_i W_ij‖v_i − T_ij v_j‖²", dirichlet_sides,
+                  FORM_TOL, "non-stochastic", "non-orthogonal"),
+        _relation("pi-self-adjoint", "max|Π P − (Π P)^T|", "0", symmetry_sides, SYM_TOL, "non-reversible",
+                  "incompatible"),
+        _relation("spectrum-in-0-2", "max_λ dist(λ(I − P), [0, 2])", "0", spectrum_sides, SPEC_TOL,
+                  "non-stochastic", "non-reversible", "non-orthogonal", "incompatible"),
     ),
     notes=("Which condition each property needs: the Dirichlet form needs stochasticity, orthogonality "
            "and only stationarity of π (reversibility and T_ji = T_ij^T are not needed for the quadratic "

@@ -1,20 +1,29 @@
-"""connection-walk/mha-edge-transport: multi-head attention is exactly one edge-dependent connection
-walk, its transport on edge (i, j) the attention-gated mixture of the headwise transports:
-Σ_h A^h_ij T_h = P_ij T_ij with P_ij = Σ_h A^h_ij and T_ij = Σ_h π^h_ij T_h, π^h_ij = A^h_ij/P_ij."""
-
-from __future__ import annotations
+"""connection-walk/mha-edge-transport: multi-head attention is one edge-dependent connection walk, its
+transport the attention-gated mixture of the headwise transports."""
 
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
+from attnaudit import operators
+from attnaudit.checks import Claim, Clause, Relation, control, symbolic, tolerances
 
-from ._walks import CONDITION, N_TOKENS, PROOF_ABSENT, instances, mha, value_scale
+from ._walks import CONDITION, N_TOKENS, PROOF_ABSENT, instances, walk_gap, weights
 
 STATEMENT = (
     r"\text{Multi-head attention (MHA) is exactly a single edge-dependent connection walk whose "
     r"effective transport is an attention-gated mixture of headwise transports.}"
 )
+CLAUSES = (Clause("mha", "multi-head attention (MHA) is exactly a single edge-dependent connection walk "
+                         "whose effective transport is an attention-gated mixture of headwise transports"),)
+READING = (
+    "For multi-head softmax attention MHA(X)_i = Σ_h Σ_j A^h_ij T_h x_j (T_h = (W_V^h W_O^h)^T, no biases), "
+    "with the single nonnegative walk P_ij = Σ_h A^h_ij and the edge transport T_ij = Σ_h π^h_ij T_h, π^h_ij "
+    "= A^h_ij/P_ij (gates nonnegative, summing to 1 over heads): MHA(X)_i = Σ_j P_ij T_ij x_j exactly, for "
+    "every H ≥ 1, X and parameters. The walk's row sums are H (the normalisation P/H with transport H·T_ij "
+    "is the same walk rescaled). Added by the suite: the sizes of the sampler; H = 1…16.")
+READING_WHY = ("'attention-gated mixture' read as the convex combination of the headwise transports "
+               "weighted by each head's share of the edge's attention, the one mixture that makes "
+               "the walk single and nonnegative")
 
 TOL = tolerances.Roundoff(condition=CONDITION + " + H (the gates' normalisation)",
                           scale="max Σ_h |X||W_V^h||W_O^h|")
@@ -41,30 +50,23 @@ def derivation():
 def walk_sides(case, gating="attention"):
     """max|MHA(X) − Σ_j P_ij T_ij x_j| against 0; ``gating="uniform"`` is the control's constant
     mixture T = (1/H)Σ_h T_h."""
-    from attnaudit import operators
-    attn = mha(case)
     walk, transport, t_h = torch.func.vmap(operators.mha_connection)(
         case["x"], case["wq"], case["wk"], case["wv"], case["wo"])
     if gating == "uniform":
         transport = t_h.mean(1)[:, None, None].expand_as(transport)
-    out = operators.connection_walk(case["x"], walk, transport, per_edge=True)
-    lhs = (attn - out).abs().flatten(1).amax(1)
     n, d, h = case["x"].shape[-2], case["x"].shape[-1], case["wq"].shape[1]
-    tol = TOL((n + d + case["wq"].shape[-1] + 8) * h + h, lhs.dtype) * value_scale(case)
-    return lhs, torch.zeros_like(lhs), tol
+    return walk_gap(case, operators.connection_walk(case["x"], walk, transport, per_edge=True), TOL,
+                    (n + d + case["wq"].shape[-1] + 8) * h + h)
 
 
 def gate_sides(case, normalised=True):
     """max(|Σ_h π^h_ij − 1|, max(−π, 0), max(−P, 0)) against 0 (the control: the raw A^h as gates)."""
-    from attnaudit import operators
-    a = torch.func.vmap(operators.mha_weights)(case["x"], case["wq"], case["wk"])
+    a = weights(case)
     walk = a.sum(1)
     gates = a / walk[:, None] if normalised else a
-    lhs = torch.stack([(gates.sum(1) - 1).abs().flatten(1).amax(1),
-                       (-gates).clamp(min=0).flatten(1).amax(1),
+    lhs = torch.stack([(gates.sum(1) - 1).abs().flatten(1).amax(1), (-gates).clamp(min=0).flatten(1).amax(1),
                        (-walk).clamp(min=0).flatten(1).amax(1)]).amax(0)
-    tol = torch.full_like(lhs, GATE_TOL(a.shape[1] + 4, a.dtype))
-    return lhs, torch.zeros_like(lhs), tol
+    return lhs, torch.zeros_like(lhs), GATE_TOL(a.shape[1] + 4, a.dtype)
 
 
 def _sample(ctx, gen):
@@ -78,23 +80,10 @@ SAMPLER = (f"H = 1…16 heads of size d_h = {D_H} (full profile the same with 64
 
 CLAIMS = (Claim(
     id="connection-walk/mha-edge-transport", label="MHA is one edge-dependent connection walk",
-    section="abstract", statement=STATEMENT, kind=Kind.IDENTITY, derivation=derivation,
-    reading=(
-        "For multi-head softmax attention MHA(X)_i = Σ_h Σ_j A^h_ij T_h x_j (T_h = (W_V^h W_O^h)^T, no "
-        "biases), with the single nonnegative walk P_ij = Σ_h A^h_ij and the edge transport T_ij = "
-        "Σ_h π^h_ij T_h, π^h_ij = A^h_ij/P_ij (gates nonnegative, summing to 1 over heads): MHA(X)_i = "
-        "Σ_j P_ij T_ij x_j exactly, for every H ≥ 1, X and parameters. The walk's row sums are H (the "
-        "normalisation P/H with transport H·T_ij is the same walk rescaled). Added by the suite: the "
-        "sizes of the sampler; H = 1…16."),
-    reading_why="'attention-gated mixture' read as the convex combination of the headwise transports "
-                "weighted by each head's share of the edge's attention, the one mixture that makes "
-                "the walk single and nonnegative",
-    clauses=(Clause("mha", "multi-head attention (MHA) is exactly a single edge-dependent connection "
-                           "walk whose effective transport is an attention-gated mixture of headwise "
-                           "transports"),),
+    section="abstract", statement=STATEMENT, kind="identity", derivation=derivation, reading=READING,
+    reading_why=READING_WHY, clauses=CLAUSES, proof_absent=PROOF_ABSENT,
     identity=("distributivity: Σ_h A^h_ij T_h = P_ij Σ_h (A^h_ij/P_ij) T_h with P_ij = Σ_h A^h_ij > 0 "
               "(softmax weights are positive)"),
-    proof_absent=PROOF_ABSENT,
     checks=(
         Relation(name="mha-equals-edge-walk", lhs="max|MHA(X) − Σ_j P_ij T_ij x_j|", rel="==", rhs="0",
                  evaluate=walk_sides, sample=_sample, tolerance=TOL, sampler=SAMPLER,
@@ -109,7 +98,6 @@ CLAIMS = (Claim(
                                    contrast="setting",
                                    evaluate=lambda case: gate_sides(case, normalised=False)),)),
     ),
-    notes=("For H = 1 the gates are 1 and the walk is SHA's (constant transport); for H ≥ 2 the "
-           "transport depends on the edge through the gates, and a constant mixture fails (the "
-           "uniform-gate control)."),
+    notes=("For H = 1 the gates are 1 and the walk is SHA's (constant transport); for H ≥ 2 the transport "
+           "depends on the edge through the gates, and a constant mixture fails (the uniform-gate control)."),
 ),)

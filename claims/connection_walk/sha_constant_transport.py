@@ -1,20 +1,27 @@
 """connection-walk/sha-constant-transport: single-head attention is exactly a connection propagation
-step (x ↦ Σ_j P_ij T x_j) with the attention matrix as a nonnegative walk and the constant transport
-T = (W_V W_O)^T."""
-
-from __future__ import annotations
+step with the attention matrix as a nonnegative walk and the constant transport T = (W_V W_O)^T."""
 
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
+from attnaudit import operators
+from attnaudit.checks import Claim, Clause, Relation, control, symbolic, tolerances
 
-from ._walks import CONDITION, N_TOKENS, PROOF_ABSENT, instances, mha, value_scale
+from ._walks import CONDITION, N_TOKENS, PROOF_ABSENT, instances, walk_gap, weights
 
 STATEMENT = (
     r"\text{We prove that single-head attention (SHA) is exactly a connection propagation step with "
     r"constant transport.}"
 )
+CLAUSES = (Clause("sha", "single-head attention (SHA) is exactly a connection propagation step with "
+                         "constant transport"),)
+READING = (
+    "For single-head softmax attention SHA(X) = softmax(XW_Q(XW_K)^T/√d_h) X W_V W_O (rows x_i ∈ "
+    "R^d): with the walk P = softmax(·) (nonnegative, row-stochastic) and the transport T = "
+    "(W_V W_O)^T ∈ R^{d×d}, the same on every edge, SHA(X)_i = Σ_j P_ij T x_j for all X and all "
+    "parameters (as column vectors). Added by the suite: no biases; the sampler's sizes.")
+READING_WHY = ("'connection propagation step' read as the abstract defines it: messages aggregated "
+               "by a nonnegative walk matrix, transported along each edge by a linear map")
 
 TOL = tolerances.Roundoff(condition=CONDITION, scale="max Σ_h |X||W_V^h||W_O^h|")
 WALK_TOL = tolerances.Roundoff(condition="n + 4 (a row sum of n softmax weights)")
@@ -42,31 +49,21 @@ def derivation():
 
 def walk_sides(case, transposed=False):
     """max|SHA(X) − Σ_j A_ij T x_j| against 0 (``transposed``: the control's T^T)."""
-    from attnaudit import operators
-    attn = mha(case)
-    a = torch.func.vmap(operators.mha_weights)(case["x"], case["wq"], case["wk"])[:, 0]
-    t = (case["wv"][:, 0] @ case["wo"][:, 0]).transpose(-1, -2)
-    if transposed:
-        t = t.transpose(-1, -2)
-    walk = operators.connection_walk(case["x"], a, t, per_edge=False)
-    lhs = (attn - walk).abs().flatten(1).amax(1)
-    n, d, d_h = case["x"].shape[-2], case["x"].shape[-1], case["wq"].shape[-1]
-    tol = TOL(n + d + d_h + 8, lhs.dtype) * value_scale(case)
-    return lhs, torch.zeros_like(lhs), tol
+    t = case["wv"][:, 0] @ case["wo"][:, 0]
+    walk = operators.connection_walk(case["x"], weights(case)[:, 0], t if transposed else t.transpose(-1, -2),
+                                     per_edge=False)
+    return walk_gap(case, walk, TOL, case["x"].shape[-2] + case["x"].shape[-1] + case["wq"].shape[-1] + 8)
 
 
 def stochastic_sides(case, raw=False):
     """max(|Σ_j A_ij − 1|, max(−A_ij, 0)) against 0 (``raw``: the control's unnormalised logits)."""
-    from attnaudit import operators
     if raw:
         q = torch.einsum("bnd,bde->bne", case["x"], case["wq"][:, 0])
-        k = torch.einsum("bnd,bde->bne", case["x"], case["wk"][:, 0])
-        a = q @ k.transpose(-1, -2)
+        a = q @ torch.einsum("bnd,bde->bne", case["x"], case["wk"][:, 0]).transpose(-1, -2)
     else:
-        a = torch.func.vmap(operators.mha_weights)(case["x"], case["wq"], case["wk"])[:, 0]
+        a = weights(case)[:, 0]
     lhs = torch.maximum((a.sum(-1) - 1).abs().amax(-1), (-a).clamp(min=0).flatten(1).amax(1))
-    tol = torch.full_like(lhs, WALK_TOL(a.shape[-1] + 4, a.dtype))
-    return lhs, torch.zeros_like(lhs), tol
+    return lhs, torch.zeros_like(lhs), WALK_TOL(a.shape[-1] + 4, a.dtype)
 
 
 def _sample(ctx, gen):
@@ -74,23 +71,13 @@ def _sample(ctx, gen):
         yield from instances(ctx, gen, 1, d_h, DRAWS)
 
 
-SAMPLER = (f"H = 1, d = d_h ∈ {D_HS}, n ∈ {N_TOKENS}, {DRAWS} draws each: X Gaussian, W ~ N(0, 1/d); "
-           "float64")
+SAMPLER = (f"H = 1, d = d_h ∈ {D_HS}, n ∈ {N_TOKENS}, {DRAWS} draws each: X Gaussian, W ~ N(0, 1/d); float64")
 
 CLAIMS = (Claim(
     id="connection-walk/sha-constant-transport", label="SHA is a constant-transport connection step",
-    section="abstract", statement=STATEMENT, kind=Kind.IDENTITY, derivation=derivation,
-    reading=(
-        "For single-head softmax attention SHA(X) = softmax(XW_Q(XW_K)^T/√d_h) X W_V W_O (rows x_i ∈ "
-        "R^d): with the walk P = softmax(·) (nonnegative, row-stochastic) and the transport T = "
-        "(W_V W_O)^T ∈ R^{d×d}, the same on every edge, SHA(X)_i = Σ_j P_ij T x_j for all X and all "
-        "parameters (as column vectors). Added by the suite: no biases; the sampler's sizes."),
-    reading_why="'connection propagation step' read as the abstract defines it: messages aggregated "
-                "by a nonnegative walk matrix, transported along each edge by a linear map",
-    clauses=(Clause("sha", "single-head attention (SHA) is exactly a connection propagation step with "
-                           "constant transport"),),
+    section="abstract", statement=STATEMENT, kind="identity", derivation=derivation, reading=READING,
+    reading_why=READING_WHY, clauses=CLAUSES, proof_absent=PROOF_ABSENT,
     identity="associativity: (A X)(W_V W_O) read row by row is Σ_j A_ij (W_V W_O)^T x_j",
-    proof_absent=PROOF_ABSENT,
     checks=(
         Relation(name="sha-equals-constant-walk", lhs="max|SHA(X) − Σ_j P_ij T x_j|", rel="==", rhs="0",
                  evaluate=walk_sides, sample=_sample, tolerance=TOL, sampler=SAMPLER,

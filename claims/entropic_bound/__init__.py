@@ -12,11 +12,7 @@ CONTRIBUTIONS = (
                  ("entropic-bound/gd-recovers-rank",)),
 )
 
-PAPER = Paper(
-    key="entropic-bound",
-    title="(untitled in the source) The Entropic Bound: intrinsic rank of token mixing",
-    authors=("not stated in the source",),
-    arxiv=None,
-    source_file="papers/002_0acff97fdc4b473e.txt",
-    contributions=CONTRIBUTIONS,
-)
+PAPER = Paper(key="entropic-bound",
+              title="(untitled in the source) The Entropic Bound: intrinsic rank of token mixing",
+              authors=("not stated in the source",), arxiv=None,
+              source_file="papers/002_0acff97fdc4b473e.txt", contributions=CONTRIBUTIONS)

@@ -7,8 +7,6 @@ the squared loss E‖(M − M*)x‖². The excess risk of a model M is then exac
 ‖(M − M*)Σ^{1/2}‖_F².
 """
 
-from __future__ import annotations
-
 import torch
 
 N_TOKENS = 16
@@ -38,8 +36,7 @@ def als_fit(target, s, rank: int, gen, iterations: int = 300):
 
     def best_u(v):
         sigma_v = s[..., :, None] * v  # ΣV
-        return torch.linalg.solve(v.transpose(-1, -2) @ sigma_v, (target @ sigma_v).transpose(-1, -2)
-                                  ).transpose(-1, -2)
+        return torch.linalg.solve(v.transpose(-1, -2) @ sigma_v, (target @ sigma_v).transpose(-1, -2)).mT
 
     for _ in range(iterations):
         v = torch.linalg.lstsq(best_u(v), target).solution.transpose(-1, -2)
@@ -50,5 +47,4 @@ def als_fit(target, s, rank: int, gen, iterations: int = 300):
 def eckart_young_tail(target, s, rank: int):
     """inf over rank-``rank`` M of the excess risk: Σ_{i>rank} σ_i(M*Σ^{1/2})² (Eckart–Young–Mirsky,
     M ↦ MΣ^{1/2} preserving rank)."""
-    sv = torch.linalg.svdvals(target * s.sqrt()[..., None, :])
-    return sv[..., rank:].square().sum(-1)
+    return torch.linalg.svdvals(target * s.sqrt()[..., None, :])[..., rank:].square().sum(-1)

@@ -1,21 +1,16 @@
-"""Entropic Bound abstract: "We further show that gradient descent recovers this rank under
-standard low-rank implicit-bias assumptions".
-
-Gradient descent on a full-width factorisation M = U Vᵀ (U, V ∈ ℝ^{n×n}, so no rank is imposed)
-from a small balanced initialisation — the standard implicit-bias setting — on an underdetermined
-training set (fewer feature columns than tokens, so infinitely many operators fit the data).
-"""
-
-from __future__ import annotations
+"""Entropic Bound abstract: gradient descent recovers the intrinsic rank. GD on a full-width factorisation
+M = U Vᵀ (U, V ∈ ℝ^{n×n}: no rank imposed) from a small balanced initialisation, the standard implicit-bias
+setting, on an underdetermined training set (fewer feature columns than tokens)."""
 
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, control, tolerances
+from attnaudit.checks import Claim, Clause, Relation, control, tolerances
 from attnaudit.claims.entropic_bound import _surrogate
 
 STATEMENT = (r"\text{``We further show that gradient descent recovers this rank under standard "
              r"low-rank implicit-bias assumptions''}")
-
+CLAUSES = (Clause("recovers", "gradient descent recovers this rank under standard low-rank implicit-bias "
+                              "assumptions"),)
 RANKS = (1, 2, 3)
 COLUMNS = 8  # N·d feature columns in the training set: < n = 16 tokens (underdetermined)
 SMALL_INIT, LARGE_INIT = 1e-3, 1.0
@@ -26,13 +21,23 @@ SMALL_INIT, LARGE_INIT = 1e-3, 1.0
 STEPS, LR = 4000, 0.05
 ENERGY_LEFT = 1e-4  # energy effective rank: smallest k with Σ_{i≤k} σ_i² ≥ (1 − 1e-4) Σ σ_i²
 FIT = 0.05  # relative training residual below which GD has fitted the data
+READING = (
+    "In the linear token-mixing surrogate with rank(M*) = r*, gradient descent on a full-width "
+    f"factorisation U Vᵀ from a small balanced initialisation (scale {SMALL_INIT:g}) on an "
+    f"underdetermined noiseless training set ({COLUMNS} feature columns < n = 16 tokens) fits the data "
+    f"(relative residual ≤ {FIT:g} after {STEPS} steps) and ends with energy effective rank exactly r* "
+    f"(the fewest singular values holding 1 − {ENERGY_LEFT:g} of the energy).")
+READING_WHY = (
+    "the 'standard low-rank implicit-bias assumptions' are, in the literature on factorised gradient "
+    "descent, a small initialisation and a full-width factorisation; an underdetermined training set "
+    "is where a bias is needed at all; the abstract names the energy effective rank as its estimator, "
+    "the 1e-4 energy threshold is the suite's; " + _surrogate.TASK_FAMILY)
 
 SAMPLER = (f"tasks of intrinsic rank r* ∈ {RANKS}, 16 each, with a training set of {COLUMNS} feature columns "
            "(noiseless Y = M*X): " + _surrogate.TASK_FAMILY)
 
 
 def _cases(ctx, gen):
-    """Tasks of intrinsic rank r* ∈ {1, 2, 3} with their training inputs (see SAMPLER)."""
     for rank in RANKS:
         batch = ctx.pick(quick=16, full=128)
         target, s = _surrogate.sample_tasks(ctx, gen, batch, rank)
@@ -49,14 +54,10 @@ def train(case, init: float, steps: int = STEPS):
     done once per case: the residual and the rank checks share it)."""
     key = (int(case["seed"]), init, steps, tuple(case["x"].shape), float(case["x"].sum()),
            float(case["target"].sum()))
-    if key not in _TRAINED:
-        if len(_TRAINED) > 16:
-            _TRAINED.clear()
-        _TRAINED[key] = _train(case, init, steps)
-    return _TRAINED[key]
-
-
-def _train(case, init: float, steps: int):
+    if key in _TRAINED:
+        return _TRAINED[key]
+    if len(_TRAINED) > 16:
+        _TRAINED.clear()
     target, x = case["target"], case["x"]
     batch, n, cols = x.shape
     gen = torch.Generator(device=x.device).manual_seed(int(case["seed"]))
@@ -67,7 +68,8 @@ def _train(case, init: float, steps: int):
     for _ in range(steps):
         grad = u @ (v.transpose(-1, -2) @ gram) - cross  # ∂/∂(U Vᵀ)
         u, v = u - LR * grad @ v, v - LR * grad.transpose(-1, -2) @ u
-    return u @ v.transpose(-1, -2)
+    _TRAINED[key] = u @ v.transpose(-1, -2)
+    return _TRAINED[key]
 
 
 def energy_rank(m):
@@ -78,46 +80,25 @@ def energy_rank(m):
 
 def _rank_gap(init: float):
     def evaluate(case):
-        learned = train(case, init)
-        rank = energy_rank(learned)
-        return rank, torch_full(rank, float(case["rank"])), torch_full(rank, 0.0)
+        rank = energy_rank(train(case, init))
+        return rank, torch.full_like(rank, float(case["rank"])), 0.0
 
     return evaluate
 
 
 def _residual(init: float, steps: int = STEPS):
     def evaluate(case):
-        learned = train(case, init, steps)
         y = case["target"] @ case["x"]
-        res = (learned @ case["x"] - y).norm(dim=(-1, -2)) / y.norm(dim=(-1, -2))
-        return res, torch_full(res, FIT), torch_full(res, 0.0)
+        res = (train(case, init, steps) @ case["x"] - y).norm(dim=(-1, -2)) / y.norm(dim=(-1, -2))
+        return res, torch.full_like(res, FIT), 0.0
 
     return evaluate
 
 
-def torch_full(like, value: float):
-    return like.new_full((), value).expand_as(like)
-
-
 CLAIMS = (Claim(
-    id="entropic-bound/gd-recovers-rank",
-    label="Entropic Bound: gradient descent recovers r*",
-    section="abstract",
-    statement=STATEMENT,
-    reading=(
-        "In the linear token-mixing surrogate with rank(M*) = r*, gradient descent on a full-width "
-        f"factorisation U Vᵀ from a small balanced initialisation (scale {SMALL_INIT:g}) on an "
-        f"underdetermined noiseless training set ({COLUMNS} feature columns < n = 16 tokens) fits the data "
-        f"(relative residual ≤ {FIT:g} after {STEPS} steps) and ends with energy effective rank exactly r* "
-        f"(the fewest singular values holding 1 − {ENERGY_LEFT:g} of the energy)."),
-    reading_why=(
-        "the 'standard low-rank implicit-bias assumptions' are, in the literature on factorised gradient "
-        "descent, a small initialisation and a full-width factorisation; an underdetermined training set "
-        "is where a bias is needed at all; the abstract names the energy effective rank as its estimator, "
-        "the 1e-4 energy threshold is the suite's; " + _surrogate.TASK_FAMILY),
-    clauses=(Clause("recovers", "gradient descent recovers this rank under standard low-rank implicit-bias "
-                                "assumptions"),),
-    kind=Kind.CONSTRUCTION,
+    id="entropic-bound/gd-recovers-rank", label="Entropic Bound: gradient descent recovers r*",
+    section="abstract", statement=STATEMENT, reading=READING, reading_why=READING_WHY, clauses=CLAUSES,
+    kind="construction",
     no_derivation="an implicit-bias statement about an iterative method: no closed form to derive",
     proof_absent="only the abstract is available; it states the result under assumptions it does not name",
     # Measured 9.2 s CPU for the full profile on one thread (each GD run done once, shared by both
@@ -142,8 +123,7 @@ CLAIMS = (Claim(
     ),
     notes=("In this surrogate the minimum-norm interpolant Y X⁺ = M* P_X already has rank ≤ r*, so what the "
            "small initialisation provides is GD's bias towards it: started large, the components of U Vᵀ "
-           "that the data cannot see (rows outside col(X)) stay, and the effective rank exceeds r*. "
-           "M* itself "
-           "is not identifiable from such data (only M* P_X is), so the rank, not the operator, is what is "
-           "recovered."),
+           "that the data cannot see (rows outside col(X)) stay, and the effective rank exceeds r*. M* "
+           "itself is not identifiable from such data (only M* P_X is), so the rank, not the operator, is "
+           "what is recovered."),
 ),)

@@ -1,27 +1,33 @@
-"""Entropic Bound abstract: "in a linear attention surrogate, the intrinsic rank r* of the
-token-mixing operator is a tight lower bound: any rank-deficient model incurs unavoidable excess
-risk, and the bound is achievable at r*".
-
-Models of each rank are fitted by alternating least squares on the population risk (an optimiser
-that knows nothing of the SVD); the unavoidable excess is compared with the Eckart–Young–Mirsky
-value computed from the singular values of M*Σ^{1/2}.
-"""
-
-from __future__ import annotations
+"""Entropic Bound abstract: the intrinsic rank r* is a tight lower bound in a linear attention surrogate.
+Models of each rank are fitted by alternating least squares on the population risk (an optimiser that knows
+nothing of the SVD) and compared with the Eckart–Young–Mirsky value from the singular values of M*Σ^{1/2}."""
 
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Relation, control, symbolic, tolerances
 from attnaudit.claims.entropic_bound import _surrogate
 
 STATEMENT = (r"\text{``We first prove that, in a linear attention surrogate, the intrinsic rank } r^* "
              r"\text{ of the token-mixing operator is a tight lower bound: any rank-deficient model "
              r"incurs unavoidable excess risk, and the bound is achievable at } r^*\text{.''}")
+CLAUSES = (
+    Clause("lower-bound", "the intrinsic rank r∗ of the token-mixing operator is a tight lower bound"),
+    Clause("deficient", "any rank-deficient model incurs unavoidable excess risk"),
+    Clause("achievable", "the bound is achievable at r∗"),
+)
+READING = (
+    "Linear token mixing Y = M X with loss E‖(M − M*)x‖² (x ~ N(0, Σ), Σ ≻ 0) and rank(M*) = r*: "
+    "(i) every model of rank r* − 1 has excess risk at least the Eckart–Young value "
+    "Σ_{i ≥ r*} σ_i(M*Σ^{1/2})², (ii) that value is > 0, and (iii) a rank-r* model attains excess 0.")
+READING_WHY = (
+    "the abstract names a 'linear attention surrogate' and the intrinsic rank of its 'token-mixing "
+    "operator' without formulas: the suite takes the plainest one, a linear map on the token axis with "
+    "squared loss, Gaussian inputs with a non-isotropic token covariance (so the optimum is not the "
+    "plain SVD of M*), " + _surrogate.TASK_FAMILY)
 
 RANKS = (2, 4, 8)
 DISTINGUISHABLE = 1e-8  # relative excess that float64 fits resolve (their round-off is ~1e-30)
-
 # Excess risks are sums of n² squared entries of products of n×n matrices: each entry carries a
 # relative error ~n·u, so a compared excess is off by ~n²·u times ‖M*Σ^{1/2}‖_F² at most.
 TOL = tolerances.Roundoff(condition="n² (products of n×n matrices summed over n² entries)",
@@ -54,28 +60,34 @@ SAMPLER = "tasks of intrinsic rank r* ∈ {2, 4, 8}, 32 each: " + _surrogate.TAS
 
 
 def _cases(ctx, gen):
-    """Tasks of intrinsic rank r* ∈ {2, 4, 8} (see SAMPLER)."""
     for rank in RANKS:
         target, s = _surrogate.sample_tasks(ctx, gen, ctx.pick(quick=32, full=256), rank)
         yield {"target": target, "s": s, "rank": rank, "seed": int(ctx.seed_for(f"als-{rank}") % 2**31)}
 
 
-def _fit(case, model_rank_offset: int):
-    gen = torch.Generator(device=case["target"].device).manual_seed(int(case["seed"]))
-    rank = int(case["rank"]) + model_rank_offset
-    fit = _surrogate.als_fit(case["target"], case["s"], rank, gen, iterations=60)
-    total = _surrogate.excess_risk(torch.zeros_like(fit), case["target"], case["s"])
-    return _surrogate.excess_risk(fit, case["target"], case["s"]), total
+def _relative_excess(case, model_rank):
+    """The excess of a rank-``model_rank`` ALS fit and the Eckart–Young tail at r* − 1, both relative to
+    ‖M*Σ^{1/2}‖², with the round-off tolerance of comparing them."""
+    target, s, rank = case["target"], case["s"], int(case["rank"])
+    gen = torch.Generator(device=target.device).manual_seed(int(case["seed"]))
+    fit = _surrogate.als_fit(target, s, rank + model_rank, gen, iterations=60)
+    total = _surrogate.excess_risk(torch.zeros_like(fit), target, s)
+    tail = _surrogate.eckart_young_tail(target, s, rank - 1)
+    excess = _surrogate.excess_risk(fit, target, s)
+    return excess / total, tail / total, TOL(target.shape[-1] ** 2, excess.dtype)
 
 
 def _at_least_tail(model_rank_offset: int):
     """Fitted excess of a rank-(r* − 1 + offset) model against the Eckart–Young value at r* − 1."""
+    return lambda case: _relative_excess(case, model_rank_offset - 1)
+
+
+def _achieved(model_rank_offset: int):
+    """Fitted excess of a rank-(r* + offset) model against 0."""
 
     def evaluate(case):
-        excess, total = _fit(case, model_rank_offset - 1)
-        tail = _surrogate.eckart_young_tail(case["target"], case["s"], int(case["rank"]) - 1)
-        n = case["target"].shape[-1]
-        return excess / total, tail / total, TOL(n * n, excess.dtype) * excess.new_ones(())
+        excess, _, tol = _relative_excess(case, model_rank_offset)
+        return excess, torch.zeros_like(excess), tol
 
     return evaluate
 
@@ -91,50 +103,18 @@ def _tail_positive(task_rank_offset: int):
             target = (u[..., :keep] * sv[..., None, :keep]) @ vh[..., :keep, :]
         total = _surrogate.excess_risk(torch.zeros_like(target), target, case["s"])
         tail = _surrogate.eckart_young_tail(target, case["s"], int(case["rank"]) - 1)
-        return tail / total, torch.full_like(total, DISTINGUISHABLE), torch.zeros_like(total)
+        return tail / total, torch.full_like(total, DISTINGUISHABLE), 0.0
 
     return evaluate
-
-
-def _achieved(model_rank_offset: int):
-    """Fitted excess of a rank-(r* + offset) model, relative to ‖M*Σ^{1/2}‖²."""
-
-    def evaluate(case):
-        excess, total = _fit(case, model_rank_offset)
-        n = case["target"].shape[-1]
-        return excess / total, torch_zero(excess), TOL(n * n, excess.dtype) * excess.new_ones(())
-
-    return evaluate
-
-
-def torch_zero(like):
-    """A zero right-hand side of ``like``'s shape."""
-    return like.new_zeros(()).expand_as(like)
 
 
 CLAIMS = (Claim(
-    id="entropic-bound/rank-lower-bound",
-    label="Entropic Bound: r* is a tight lower bound (linear surrogate)",
-    section="abstract",
-    statement=STATEMENT,
-    reading=(
-        "Linear token mixing Y = M X with loss E‖(M − M*)x‖² (x ~ N(0, Σ), Σ ≻ 0) and rank(M*) = r*: "
-        "(i) every model of rank r* − 1 has excess risk at least the Eckart–Young value "
-        "Σ_{i ≥ r*} σ_i(M*Σ^{1/2})², (ii) that value is > 0, and (iii) a rank-r* model attains excess 0."),
-    reading_why=(
-        "the abstract names a 'linear attention surrogate' and the intrinsic rank of its 'token-mixing "
-        "operator' without formulas: the suite takes the plainest one, a linear map on the token axis with "
-        "squared loss, Gaussian inputs with a non-isotropic token covariance (so the optimum is not the "
-        "plain SVD of M*), " + _surrogate.TASK_FAMILY),
-    clauses=(
-        Clause("lower-bound", "the intrinsic rank r∗ of the token-mixing operator is a tight lower bound"),
-        Clause("deficient", "any rank-deficient model incurs unavoidable excess risk"),
-        Clause("achievable", "the bound is achievable at r∗"),
-    ),
+    id="entropic-bound/rank-lower-bound", section="abstract", statement=STATEMENT, clauses=CLAUSES,
+    label="Entropic Bound: r* is a tight lower bound (linear surrogate)", reading=READING,
+    reading_why=READING_WHY,
     identity=("in the surrogate the excess risk is ‖(M − M*)Σ^{1/2}‖_F², so all three clauses are the "
               "Eckart–Young–Mirsky theorem for M*Σ^{1/2} (right multiplication by Σ^{1/2} ≻ 0 keeps rank)"),
-    kind=Kind.INEQUALITY,
-    derivation=derivation,
+    kind="inequality", derivation=derivation,
     proof_absent="only the abstract is available; it says 'we prove' but gives no argument",
     checks=(
         Relation(

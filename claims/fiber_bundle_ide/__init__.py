@@ -13,12 +13,8 @@ CONTRIBUTIONS = (
                  ("fiber-bundle-ide/rmsnorm-lipschitz",)),
 )
 
-PAPER = Paper(
-    key="fiber-bundle-ide",
-    title=("(untitled in the source) The Transformer as an integro-differential equation on a "
-           "semantic fiber bundle"),
-    authors=("not stated in the source",),
-    arxiv=None,
-    source_file="papers/002_0acff97fdc4b473e.txt",
-    contributions=CONTRIBUTIONS,
-)
+PAPER = Paper(key="fiber-bundle-ide",
+              title="(untitled in the source) The Transformer as an integro-differential equation on a "
+                    "semantic fiber bundle",
+              authors=("not stated in the source",), arxiv=None,
+              source_file="papers/002_0acff97fdc4b473e.txt", contributions=CONTRIBUTIONS)

@@ -1,23 +1,35 @@
-"""Fiber-bundle IDE abstract: "quantitative predictions spanning entropic optimal transport
-(Attention as a Schrödinger bridge)".
-
-Softmax attention against entropic optimal transport solved independently by POT (Python Optimal
-Transport, ``ot.unbalanced.sinkhorn_unbalanced`` and ``ot.sinkhorn``), never through the
-operator's code path. POT solves one problem per call, so the instances are a Python loop over
-POT calls (the softmax side is batched).
-"""
-
-from __future__ import annotations
+"""Fiber-bundle IDE abstract: attention as a Schrödinger bridge (entropic optimal transport). Softmax is
+compared with plans that POT (``ot.unbalanced.sinkhorn_unbalanced``, ``ot.sinkhorn``) solves independently,
+never through the operator's code path; POT solves one problem per call."""
 
 import warnings
 
+import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, control, sampling, symbolic, tolerances
+from attnaudit import operators
+from attnaudit.checks import Claim, Clause, Reading, Relation, control, sampling, symbolic, tolerances
 
 STATEMENT = (r"\text{``The resulting framework yields quantitative predictions spanning entropic "
              r"optimal transport (Attention as a Schr\"odinger bridge)''}")
+CLAUSES = (Clause("schrodinger", "quantitative predictions spanning entropic optimal transport (Attention "
+                                 "as a Schrödinger bridge)"),)
+READING = (
+    "For all queries q_i (n), keys k_j (m) in ℝ^d: the softmax attention weights W = softmax(qkᵀ/√d) equal "
+    "n·P*, P* the unique solution of the row-constrained entropic OT problem min_{P ≥ 0, P1 = 1/n} ⟨C, P⟩ + "
+    "ε·KL(P ‖ (1/n)(1/m)ᵀ) with cost C_ij = −q_i·k_j and ε = √d (the column marginal free).")
+READING_WHY = (
+    "the abstract gives no formula; softmax rows sum to one while its columns are unconstrained, so the "
+    "entropic OT problem it can solve has the source marginal only; cost −q·k and temperature √d are the "
+    "standard attention logits (the suite's choice, stated). A static Schrödinger bridge in the strict sense "
+    "fixes both marginals (the alternative reading, refuted): softmax cannot meet a column marginal it never "
+    "imposes, so the abstract's correspondence can only be the one-sided problem")
+ALTERNATIVES = (Reading(
+    "two-marginal",
+    "The softmax weights equal n·P_S, P_S the two-marginal entropic OT plan (Sinkhorn, both "
+    "marginals uniform: the balanced Schrödinger bridge), same cost and ε.",
+    "'Schrödinger bridge' usually fixes both marginals (as Sinkformer's doubly stochastic attention)"),)
 
 # Softmax and POT both exponentiate the logits s_ij = q_i·k_j/√d: a rounded logit is off by u|s|,
 # so each weight carries a relative error ~u(1 + max|s|) (plus a few u for the normalisation).
@@ -56,46 +68,37 @@ def derivation():
 
 
 def _plans(q, k, two_marginal: bool):
-    """n·P per instance from POT (row marginal a = 1/n; columns free, or b = 1/m)."""
-    import numpy as np
+    """n·P per instance from POT (row marginal a = 1/n; columns free, or b = 1/m), and POT's final
+    marginal residual in the units of n·P (0 up to round-off for the row problem: one scaling)."""
     import ot
 
     out, resid = [], []
-    qn, kn = q.detach().cpu().numpy(), k.detach().cpu().numpy()
-    for qi, ki in zip(qn, kn, strict=True):
+    for qi, ki in zip(q.detach().cpu().numpy(), k.detach().cpu().numpy(), strict=True):
         n, m, d = qi.shape[0], ki.shape[0], qi.shape[1]
-        cost = -(qi @ ki.T)
-        a, b = np.full(n, 1.0 / n), np.full(m, 1.0 / m)
+        a, b, cost = np.full(n, 1.0 / n), np.full(m, 1.0 / m), -(qi @ ki.T)
         # stopThr 1e-15 is below what Sinkhorn reaches in SINKHORN_ITERS on some instances; POT then
-        # warns. The residual it stops at is measured below and joins the tolerance, so the warning
-        # says nothing the record does not: silenced here, not globally.
+        # warns. The residual it stops at joins the tolerance, so the warning says nothing the record
+        # does not: silenced here, not globally.
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Sinkhorn did not converge", category=UserWarning)
             if two_marginal:
                 plan = ot.sinkhorn(a, b, cost, np.sqrt(d), numItermax=SINKHORN_ITERS, stopThr=1e-15)
             else:
-                plan = ot.unbalanced.sinkhorn_unbalanced(a, b, cost, np.sqrt(d),
-                                                         reg_m=(float("inf"), 0.0),
+                plan = ot.unbalanced.sinkhorn_unbalanced(a, b, cost, np.sqrt(d), reg_m=(float("inf"), 0.0),
                                                          numItermax=SINKHORN_ITERS, stopThr=1e-15)
         out.append(plan / a[:, None])
-        # Sinkhorn stops at a tolerance: its marginal residual, in the units of n·P, joins the
-        # tolerance (0 up to round-off for the row problem, which is solved in one scaling).
         col = np.abs(plan.sum(0) - b).max() if two_marginal else 0.0
         resid.append(n * max(np.abs(plan.sum(1) - a).max(), col))
-    as_t = lambda x: torch.as_tensor(np.stack(x), dtype=q.dtype, device=q.device)  # noqa: E731
-    return as_t(out), as_t(resid)
+    return (torch.as_tensor(np.stack(x), dtype=q.dtype, device=q.device) for x in (out, resid))
 
 
 def _gap(two_marginal: bool):
     def evaluate(case):
-        from attnaudit import operators
-
         q, k = case["q"], case["k"]
-        weights = operators.softmax_weights(q, k)
         plans, resid = _plans(q, k, two_marginal)
-        gap = (weights - plans).abs().amax(dim=(-1, -2))
+        gap = (operators.softmax_weights(q, k) - plans).abs().amax(dim=(-1, -2))
         logits = (q @ k.transpose(-1, -2)).abs().amax(dim=(-1, -2)) / q.shape[-1] ** 0.5
-        return gap, gap.new_zeros(()).expand_as(gap), TOL(1 + logits, q.dtype) + resid
+        return gap, torch.zeros_like(gap), TOL(1 + logits, q.dtype) + resid
 
     return evaluate
 
@@ -111,33 +114,11 @@ def _sample(ctx, gen):
 
 
 CLAIMS = (Claim(
-    id="fiber-bundle-ide/attention-entropic-ot",
-    label="Attention as a Schrödinger bridge (entropic OT)",
-    section="abstract",
-    statement=STATEMENT,
-    reading=(
-        "For all queries q_i (n), keys k_j (m) in ℝ^d: the softmax attention weights W = softmax(qkᵀ/√d) "
-        "equal n·P*, P* the unique solution of the row-constrained entropic OT problem "
-        "min_{P ≥ 0, P1 = 1/n} ⟨C, P⟩ + ε·KL(P ‖ (1/n)(1/m)ᵀ) with cost C_ij = −q_i·k_j and ε = √d "
-        "(the column marginal free)."),
-    reading_why=(
-        "the abstract gives no formula; softmax rows sum to one while its columns are unconstrained, so "
-        "the entropic OT problem it can solve has the source marginal only; cost −q·k and temperature √d "
-        "are the standard attention logits (the suite's choice, stated). A static Schrödinger bridge in "
-        "the strict sense fixes both marginals (the alternative reading, refuted): softmax cannot meet "
-        "a column marginal it never imposes, so the abstract's correspondence can only be the one-sided "
-        "problem"),
-    alternatives=(Reading(
-        "two-marginal",
-        "The softmax weights equal n·P_S, P_S the two-marginal entropic OT plan (Sinkhorn, both "
-        "marginals uniform: the balanced Schrödinger bridge), same cost and ε.",
-        "'Schrödinger bridge' usually fixes both marginals (as Sinkformer's doubly stochastic attention)"),),
-    clauses=(Clause("schrodinger", "quantitative predictions spanning entropic optimal transport (Attention "
-                                   "as a Schrödinger bridge)"),),
+    id="fiber-bundle-ide/attention-entropic-ot", label="Attention as a Schrödinger bridge (entropic OT)",
+    section="abstract", statement=STATEMENT, reading=READING, reading_why=READING_WHY, clauses=CLAUSES,
+    alternatives=ALTERNATIVES, kind="identity", derivation=derivation,
     identity=("the Gibbs variational principle: the entropy-regularised row problem's minimiser is "
               "exp(−c_j/ε)/Σ exp(−c_m/ε), which is softmax by definition at c = −q·k, ε = √d"),
-    kind=Kind.IDENTITY,
-    derivation=derivation,
     proof_absent="only the abstract is available; it names the correspondence, not an argument",
     checks=(
         Relation(

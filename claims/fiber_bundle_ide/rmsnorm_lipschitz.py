@@ -1,21 +1,26 @@
-"""Fiber-bundle IDE abstract: "the ε^{−1/2} Lipschitz scaling calibration at machine precision
-(R² = 1.000)" (of RMSNorm, which the abstract lists among the components it models).
+"""Fiber-bundle IDE abstract: the ε^{−1/2} Lipschitz scaling of RMSNorm. The Lipschitz constant is computed,
+not estimated: RMSNorm is C¹ on the convex ℝ^d, so it is the supremum over x of the Jacobian's spectral norm,
+attained at x = 0 (the derivation); the checks take the autograd Jacobian of ``operators.rms_norm`` there
+and at random points, over twelve decades of ε."""
 
-The Lipschitz constant is computed, not estimated: RMSNorm is C¹ on the convex set ℝ^d, so its
-Lipschitz constant in ‖·‖₂ is the supremum over x of the Jacobian's spectral norm; the derivation
-shows where that supremum is attained (x = 0) and the checks evaluate the autograd Jacobian of
-``operators.rms_norm`` there and on random points, over twelve decades of ε.
-"""
-
-from __future__ import annotations
-
+import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, control, grids, symbolic, tolerances
+from attnaudit import operators
+from attnaudit.checks import Claim, Clause, Relation, ScalingLaw, control, grids, symbolic, tolerances
 
 STATEMENT = (r"\text{``the } \varepsilon^{-1/2} \text{ Lipschitz scaling calibration at machine "
              r"precision } (R^2 = 1.000)\text{''}")
+CLAUSES = (Clause("lipschitz", "the ε−1/2 Lipschitz scaling calibration at machine precision (R2=1.000)"),)
+READING = (
+    "RMSNorm_ε(x) = g ⊙ x/√(‖x‖²/d + ε) on ℝ^d has Lipschitz constant (Euclidean norms) Lip(ε) = sup_x "
+    "‖J(x)‖₂ = max|g|·ε^{−1/2} for every d, gain g and ε > 0; hence log Lip against log ε, over any decades "
+    "of ε, is a line of slope −1/2 with R² = 1 to round-off (the abstract's 'R² = 1.000').")
+READING_WHY = (
+    "the abstract names the law and the fit, not the model: the suite takes RMSNorm as defined "
+    "by Zhang & Sennrich (eq. 4) with a gain g (any g, since trained models have one), the global "
+    "Lipschitz constant on ℝ^d in ‖·‖₂ (the usual sense), and ε ∈ [1e-12, 1] (LLMs use 1e-6..1e-5)")
 
 EPS_LOW, EPS_HIGH = 1e-12, 1.0
 FIXED_MS = 1e-6  # the control's fixed point: ‖x‖²/d = 1e-6, inside the ε grid
@@ -61,25 +66,19 @@ def _points(ctx, gen, batch: int, d: int, count: int):
     root-mean-square 10^u, u uniform in [−7, 1]."""
     x = torch.randn(batch, count, d, generator=gen, dtype=ctx.dtype, device=ctx.device)
     u = torch.rand(batch, count, 1, generator=gen, dtype=ctx.dtype, device=ctx.device)
-    rms = 10.0 ** (-7.0 + 8.0 * u)
-    x = x / x.square().mean(-1, keepdim=True).sqrt() * rms
+    x = x / x.square().mean(-1, keepdim=True).sqrt() * 10.0 ** (-7.0 + 8.0 * u)
     x[:, 0] = 0.0
     return x
 
 
 def outside_norm(x, *, eps, weight):
     """The contrasted normalisation g ⊙ x/(‖x‖/√d + ε): ε added outside the root (Lip = max|g|/ε)."""
-    d = x.shape[-1]
-    return weight * x / (torch.linalg.vector_norm(x, dim=-1, keepdim=True) / d**0.5 + eps)
+    return weight * x / (torch.linalg.vector_norm(x, dim=-1, keepdim=True) / x.shape[-1] ** 0.5 + eps)
 
 
 def lipschitz(eps, weight, points, norm=None):
     """max over each case's points of ‖J(x)‖₂ for each ε (autograd Jacobian of ``operators.rms_norm``,
-    or of ``norm``).
-
-    ``eps`` (E,), ``weight`` (B, d), ``points`` (B, P, d) → (B, E)."""
-    from attnaudit import operators
-
+    or of ``norm``): ``eps`` (E,), ``weight`` (B, d), ``points`` (B, P, d) → (B, E)."""
     norm = norm or operators.rms_norm
 
     def norm_at(e, g, pts):
@@ -92,12 +91,11 @@ def lipschitz(eps, weight, points, norm=None):
 
 def _measure(fixed_point: bool, norm=None):
     def measure(ctx, grid):
-        d = 16
-        g = torch.ones(1, d, dtype=ctx.dtype, device=ctx.device)
+        g = torch.ones(1, 16, dtype=ctx.dtype, device=ctx.device)
         if fixed_point:
-            pts = torch.full((1, 1, d), FIXED_MS**0.5, dtype=ctx.dtype, device=ctx.device)
+            pts = torch.full((1, 1, 16), FIXED_MS**0.5, dtype=ctx.dtype, device=ctx.device)
         else:
-            pts = _points(ctx, ctx.generator("law-points"), 1, d, ctx.pick(quick=16, full=128))
+            pts = _points(ctx, ctx.generator("law-points"), 1, 16, ctx.pick(quick=16, full=128))
         return lipschitz(grid, g, pts, norm)[0].cpu().numpy()
 
     return measure
@@ -113,39 +111,33 @@ def _fit_cases(ctx, gen):
 
 
 def _lip_table(case, include_origin=True, fixed=False, norm=None):
-    """(ε grid, (B, E) Lipschitz constants) over the case's points (all, without x = 0, or one
-    fixed point with ‖x‖²/d = FIXED_MS)."""
-
-    g, pts = case["g"], case["x"]
-    eps = EPS_GRID.quick
+    """(ε grid as a tensor, (B, E) Lipschitz constants) over the case's points (all, without x = 0, or
+    one fixed point with ‖x‖²/d = FIXED_MS)."""
+    pts = case["x"]
     if fixed:
         pts = torch.full_like(pts[:, :1], FIXED_MS**0.5)
     elif not include_origin:
         pts = pts[:, 1:]
-    return eps, lipschitz(eps, g, pts, norm)
+    lip = lipschitz(EPS_GRID.quick, case["g"], pts, norm)
+    return torch.as_tensor(np.array(EPS_GRID.quick), dtype=lip.dtype, device=lip.device), lip
 
 
 def _r2_gap(case, fixed=False):
     """1 − R² of the least-squares line of log Lip against log ε, per case."""
     eps, lip = _lip_table(case, fixed=fixed)
-    lx = torch.log(torch.as_tensor(eps, dtype=lip.dtype, device=lip.device)).expand_as(lip)
-    ly = torch.log(lip)
+    lx, ly = torch.log(eps).expand_as(lip), torch.log(lip)
     cx, cy = lx - lx.mean(-1, keepdim=True), ly - ly.mean(-1, keepdim=True)
-    slope = (cx * cy).sum(-1) / cx.square().sum(-1)
-    resid = cy - slope[:, None] * cx
+    resid = cy - ((cx * cy).sum(-1) / cx.square().sum(-1))[:, None] * cx
     one_minus_r2 = resid.square().sum(-1) / cy.square().sum(-1)
-    return one_minus_r2, torch.full_like(one_minus_r2, R2_ROUNDING), torch.zeros_like(one_minus_r2)
+    return one_minus_r2, torch.full_like(one_minus_r2, R2_ROUNDING), 0.0
 
 
 def _sup_ratio(case, include_origin=True, norm=None):
     """Lip(ε)·√ε / max|g| against 1, at the ε of each case farthest from it."""
     eps, lip = _lip_table(case, include_origin=include_origin, norm=norm)
-    e = torch.as_tensor(eps, dtype=lip.dtype, device=lip.device)
-    ratio = lip * e.sqrt() / case["g"].abs().amax(-1, keepdim=True)
-    worst = (ratio - 1).abs().argmax(-1, keepdim=True)  # the ε farthest from 1, per case
-    ratio = ratio.gather(-1, worst)[:, 0]
-    d = case["g"].shape[-1]
-    return ratio, torch.ones_like(ratio), torch.full_like(ratio, SUP_TOL(d + 8, lip.dtype))
+    ratio = lip * eps.sqrt() / case["g"].abs().amax(-1, keepdim=True)
+    ratio = ratio.gather(-1, (ratio - 1).abs().argmax(-1, keepdim=True))[:, 0]  # the ε farthest from 1
+    return ratio, torch.ones_like(ratio), SUP_TOL(case["g"].shape[-1] + 8, lip.dtype)
 
 
 # The spectral norm of J(0) = diag(g)/√ε is computed by an SVD of a d×d matrix (backward stable:
@@ -154,46 +146,27 @@ SUP_TOL = tolerances.Roundoff(condition="d + 8 (an SVD of the d×d Jacobian and 
                                         "entries), relative to 1")
 SLOPE_TOL = tolerances.Systematic(1e-9, "round-off: Jacobian norms exact to ~1e-15 relative cannot move "
                                         "a slope fitted over 12 decades by more than ~1e-16")
+OUTSIDE = "ε outside the root, g ⊙ x/(‖x‖/√d + ε), in place of RMSNorm"
+FIXED = f"the Jacobian norm at one fixed x (‖x‖²/d = {FIXED_MS:g}) in place of the supremum over x"
 
 CLAIMS = (Claim(
-    id="fiber-bundle-ide/rmsnorm-lipschitz",
-    label="RMSNorm ε^{−1/2} Lipschitz scaling",
-    section="abstract",
-    statement=STATEMENT,
-    reading=(
-        "RMSNorm_ε(x) = g ⊙ x/√(‖x‖²/d + ε) on ℝ^d has Lipschitz constant (Euclidean norms) "
-        "Lip(ε) = sup_x ‖J(x)‖₂ = max|g|·ε^{−1/2} for every d, gain g and ε > 0; hence log Lip "
-        "against log ε, over any decades of ε, is a line of slope −1/2 with R² = 1 to round-off "
-        "(the abstract's 'R² = 1.000')."),
-    reading_why=(
-        "the abstract names the law and the fit, not the model: the suite takes RMSNorm as defined "
-        "by Zhang & Sennrich (eq. 4) with a gain g (any g, since trained models have one), the global "
-        "Lipschitz constant on ℝ^d in ‖·‖₂ (the usual sense), and ε ∈ [1e-12, 1] (LLMs use 1e-6..1e-5)"),
-    clauses=(Clause("lipschitz", "the ε−1/2 Lipschitz scaling calibration at machine precision "
-                                 "(R2=1.000)"),),
+    id="fiber-bundle-ide/rmsnorm-lipschitz", label="RMSNorm ε^{−1/2} Lipschitz scaling", section="abstract",
+    statement=STATEMENT, reading=READING, reading_why=READING_WHY, clauses=CLAUSES, kind="asymptotic",
     identity=("‖J(x)‖₂ = max|g|/√(‖x‖²/d + ε), maximal at x = 0: Lip(ε) = max|g|·ε^{−1/2} by algebra for "
               "every RMSNorm, and a log-log fit of an exact power law has R² = 1"),
-    kind=Kind.ASYMPTOTIC,
     derivation=derivation,
     proof_absent="only the abstract is available; it reports a calibration, not an argument",
     checks=(
         ScalingLaw(
             name="lipschitz-vs-eps", quantity="Lip(ε) = max_x ‖J(x)‖₂ (x = 0 and 15 random points)",
             variable="ε", exponent=-0.5, order="Θ", grid=EPS_GRID, measure=_measure(False),
-            family=f"g = 1, d = 16, ε log-spaced in [{EPS_LOW:g}, {EPS_HIGH:g}]",
-            tolerance=SLOPE_TOL,
-            controls=(control("ε outside the root, g ⊙ x/(‖x‖/√d + ε), in place of RMSNorm",
-                              contrast="operator",
-                              measure=_measure(False, outside_norm)),
-                      control(f"the Jacobian norm at one fixed x (‖x‖²/d = {FIXED_MS:g}) in place of the "
-                              "supremum over x", contrast="setting", measure=_measure(True)))),
+            family=f"g = 1, d = 16, ε log-spaced in [{EPS_LOW:g}, {EPS_HIGH:g}]", tolerance=SLOPE_TOL,
+            controls=(control(OUTSIDE, contrast="operator", measure=_measure(False, outside_norm)),
+                      control(FIXED, contrast="setting", measure=_measure(True)))),
         Relation(
             name="sup-times-sqrt-eps", lhs="Lip(ε)·√ε/max|g| (worst ε of 13 in [1e-12, 1])", rel="==",
-            rhs="1",
-            evaluate=_sup_ratio, sample=_fit_cases, tolerance=SUP_TOL,
-            sampler=_fit_cases.__doc__,
-            controls=(control("ε outside the root, g ⊙ x/(‖x‖/√d + ε), in place of RMSNorm",
-                              contrast="operator",
+            rhs="1", evaluate=_sup_ratio, sample=_fit_cases, tolerance=SUP_TOL, sampler=_fit_cases.__doc__,
+            controls=(control(OUTSIDE, contrast="operator",
                               evaluate=lambda case: _sup_ratio(case, norm=outside_norm)),
                       # A supremum that skips its maximiser fails for any operator: not a contrast.
                       control("the supremum taken over random points only (x = 0 left out)",
@@ -206,9 +179,7 @@ CLAIMS = (Claim(
             sampler=_fit_cases.__doc__,
             # An exact power law of any exponent has R² = 1 (ε outside the root passes too): only a
             # setting control, so this check shows the rounding, not the law.
-            controls=(control(f"the Jacobian norm at one fixed x (‖x‖²/d = {FIXED_MS:g}) in place of "
-                              "the supremum over x", contrast="setting",
-                              evaluate=lambda case: _r2_gap(case, fixed=True)),)),
+            controls=(control(FIXED, contrast="setting", evaluate=lambda case: _r2_gap(case, fixed=True)),)),
     ),
     notes=("Exact, not a calibration: ‖J(x)‖₂ = max|g|/√(‖x‖²/d + ε) is maximal at x = 0, so the "
            "ε^{−1/2} law and R² = 1 hold by algebra for any model with RMSNorm; a fit over trained "

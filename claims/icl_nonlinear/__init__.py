@@ -11,12 +11,8 @@ CONTRIBUTIONS = (
                  ("icl-nonlinear/construction",)),
 )
 
-PAPER = Paper(
-    key="icl-nonlinear",
-    title=("Understanding In-Context Learning for Nonlinear Regression with Transformers: "
-           "Attention as Featurizer"),
-    authors=("not stated in the source",),
-    arxiv=None,
-    source_file="papers/001_da545f4f176a0075.txt",
-    contributions=CONTRIBUTIONS,
-)
+PAPER = Paper(key="icl-nonlinear",
+              title="Understanding In-Context Learning for Nonlinear Regression with Transformers: "
+                    "Attention as Featurizer",
+              authors=("not stated in the source",), arxiv=None,
+              source_file="papers/001_da545f4f176a0075.txt", contributions=CONTRIBUTIONS)

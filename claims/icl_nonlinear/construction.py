@@ -1,10 +1,6 @@
-"""ICL for nonlinear regression, abstract: "we explicitly construct transformer networks to realize
-nonlinear features, such as polynomial or spline bases". Unverifiable from the source: the
-abstract announces an explicit construction but does not give it."""
+"""ICL for nonlinear regression: the explicit construction, unverifiable: the abstract does not give it."""
 
-from __future__ import annotations
-
-from attnaudit.checks import Claim, Clause, Kind
+from attnaudit.checks import Claim, Clause
 
 STATEMENT = (r"\text{``Through the interaction mechanism in attention, we explicitly construct "
              r"transformer networks to realize nonlinear features, such as polynomial or spline "
@@ -24,9 +20,7 @@ MISSING = (
 )
 
 CLAIMS = (Claim(
-    id="icl-nonlinear/construction",
-    label="Attention as featurizer (construction)",
-    section="abstract",
+    id="icl-nonlinear/construction", label="Attention as featurizer (construction)", section="abstract",
     statement=STATEMENT,
     reading="No checkable reading: the source does not state the construction (see unverifiable).",
     reading_why="the abstract is the only source; it announces the construction without giving it",
@@ -37,7 +31,6 @@ CLAIMS = (Claim(
                undefined="which class of functions, in which norm, and at what width/depth the constructed "
                          "features span it"),
     ),
-    kind=Kind.CONSTRUCTION,
-    unverifiable=MISSING,
+    kind="construction", unverifiable=MISSING,
     proof_absent="only the abstract is available; the construction and its analysis are not in it",
 ),)

@@ -16,11 +16,8 @@ CONTRIBUTIONS = (
                  ("laplacianformer/nystrom", "laplacianformer/newton-schulz")),
 )
 
-PAPER = Paper(
-    key="laplacianformer",
-    title="LaplacianFormer (the abstract's name for the model; the paper's title is not in the source)",
-    authors=("not stated in the source",),
-    arxiv=None,
-    source_file="papers/004_855280ebdbbe5f37.txt",
-    contributions=CONTRIBUTIONS,
-)
+PAPER = Paper(key="laplacianformer",
+              title="LaplacianFormer (the abstract's name for the model; the paper's title is not in the "
+                    "source)",
+              authors=("not stated in the source",), arxiv=None,
+              source_file="papers/004_855280ebdbbe5f37.txt", contributions=CONTRIBUTIONS)

@@ -1,29 +1,64 @@
-"""LaplacianFormer abstract: "Existing linear attention variants often replace the softmax with
-Gaussian kernels ..., but such approximations ... tend to oversuppress mid-range token
-interactions."
-
-The measure (stated, the suite's): queries and keys i.i.d. N(0, I_d); for each query the keys are
-split by the quartiles of its own distances into near (< Q₁), mid-range [Q₁, Q₃] and far (> Q₃);
-the weight mass of a band is the sum of the row-normalised kernel weights of its keys. Bandwidths
-are matched by a common length scale ℓ = the median query–key distance (the median heuristic).
-"""
-
-from __future__ import annotations
+"""LaplacianFormer abstract: Gaussian kernels over-suppress mid-range token interactions. A query's mid-range
+keys lie between the quartiles of its distances; a band's mass is the sum of its row-normalised weights."""
 
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, sampling, symbolic, tolerances
+from attnaudit import operators
+from attnaudit.checks import Claim, Clause, Reading, Relation, montecarlo, sampling, symbolic, tolerances
+from attnaudit.checks.bisection import bisect_monotone
 
 STATEMENT = (r"\text{``Existing linear attention variants often replace the softmax with Gaussian kernels "
              r"to reduce complexity, but such approximations lack theoretical grounding and tend to "
              r"oversuppress mid-range token interactions.''}")
+CLAUSES = (
+    Clause("grounding", "such approximations lack theoretical grounding",
+           undefined="the theoretical property (a guarantee a Laplacian kernel has and a Gaussian one "
+                     "lacks) that the approximation is said to lack"),
+    Clause("oversuppress", "tend to oversuppress mid-range token interactions",
+           undefined=("how the Gaussian's bandwidth is matched to the kernel it is compared with, what "
+                      "'mid-range' is and over which tokens: the mid-band mass difference is negative "
+                      "with both kernels at e^{-1} at the median distance and positive at the same σ in "
+                      "the standard forms or at equal attention entropy")),
+)
+READING = (
+    "As written, Gaussian-kernel attention 'tends to oversuppress mid-range token interactions' "
+    "(relative to the Laplacian kernel the paper proposes) with no bandwidth matching, no notion of "
+    "mid-range and no measure of tokens: undefined. The readings fix all three (queries and keys "
+    "i.i.d. N(0, I_d), d = 2, 16; mid-range = between the first and third quartiles of each "
+    "query's distances; the row-normalised Gaussian attention puts no more weight there than the "
+    "Laplacian's) and differ only in how the two bandwidths are matched.")
+READING_WHY = (
+    "the comparison of two kernel families is meaningless without a bandwidth matching, and its sign "
+    "turns with the matching (computed: median 1/e-matched −, entropy-matched +)")
+ALTERNATIVES = (
+    Reading(
+        "median-matched",
+        "Kernels matched to one length scale ℓ = the median query–key distance, both falling to 1/e "
+        "there: K_L = exp(−r/ℓ), K_G = exp(−r²/ℓ²); mean mid-band mass (Gaussian − Laplacian) ≤ 0, its "
+        "95% interval not above 0.",
+        "the same reach (the same 1/e distance, by the median heuristic) is one common matching"),
+    Reading(
+        "slope-matched",
+        "The same comparison with both kernels in their standard forms at the same σ = ℓ, K_L = "
+        "exp(−r/σ), K_G = exp(−r²/(2σ²)) (equal decay rate −1/ℓ of the log-kernel at r = ℓ).",
+        "'the same bandwidth σ' in the two standard parametrisations is the other common matching"),
+    Reading(
+        "entropy-matched",
+        "The same comparison with the Gaussian's bandwidth chosen per instance so that its mean "
+        "attention entropy equals the Laplacian's (K_L = exp(−r/ℓ)).",
+        "equal attention entropy compares the two kernels at the same spread of attention, "
+        "independent of parametrisation"),
+)
 
 N_QUERIES, N_KEYS, INSTANCES, CASES = 16, 128, 32, 3
 DIMS = (2, 16)
 MC = tolerances.MonteCarlo(f"the mean over {INSTANCES} instances ({N_QUERIES} queries × {N_KEYS} keys each) "
                            "of mid-band mass(Gaussian) − mid-band mass(Laplacian)",
                            comparisons=CASES * len(DIMS))
+ONE_OVER_E = 2**-0.5  # exp(−r²/(2σ²)) = e^{−1} at r = ℓ  ⇔  σ = ℓ/√2
+SLOPE = 1.0  # σ = ℓ: both log-kernels have slope −1/ℓ at r = ℓ
+ENTROPY = "entropy"  # the Gaussian bandwidth that gives the Laplacian's mean attention entropy
 
 
 def derivation():
@@ -44,8 +79,7 @@ def derivation():
 def _band_mass(weights, r):
     q1 = torch.quantile(r, 0.25, dim=-1, keepdim=True)
     q3 = torch.quantile(r, 0.75, dim=-1, keepdim=True)
-    mid = (r >= q1) & (r <= q3)
-    return (weights * mid).sum(-1).mean(-1)  # (cases, instances): mean over queries
+    return (weights * ((r >= q1) & (r <= q3))).sum(-1).mean(-1)  # (cases, instances): mean over queries
 
 
 def _row_entropy(log_weights):
@@ -58,8 +92,6 @@ def _row_entropy(log_weights):
 def _entropy_matched_scale(q, k, ell):
     """Per instance, the Gaussian scale s (σ = s·ℓ) whose mean attention entropy equals the Laplacian's
     (entropy grows with the bandwidth), located by batched bisection to a relative 1e-7."""
-    from attnaudit.checks.bisection import bisect_monotone
-
     dist = torch.cdist((q / ell).flatten(0, -3), (k / ell).flatten(0, -3))  # (P, queries, keys)
     target = _row_entropy(-dist)  # the Laplacian exp(−r/ℓ)
     d2 = dist.square()
@@ -67,13 +99,9 @@ def _entropy_matched_scale(q, k, ell):
     def holds(scale):  # (P, C): the Gaussian's entropy is still below the Laplacian's
         return _row_entropy(-d2[:, None] / (2 * scale[..., None, None] ** 2)) < target[:, None]
 
-    lo = torch.full_like(target, 1e-2)
-    hi = torch.full_like(target, 1e2)
-    lo, hi = bisect_monotone(holds, lo, hi, candidates=8, rounds=9, what="entropy-matched bandwidth")
+    lo, hi = bisect_monotone(holds, torch.full_like(target, 1e-2), torch.full_like(target, 1e2), candidates=8,
+                             rounds=9, what="entropy-matched bandwidth")
     return (0.5 * (lo + hi)).reshape(ell.shape)
-
-
-ENTROPY = "entropy"  # the Gaussian bandwidth that gives the Laplacian's mean attention entropy
 
 
 def _mid_gap(gaussian_scale: float | str):
@@ -82,9 +110,6 @@ def _mid_gap(gaussian_scale: float | str):
     ``ENTROPY``, the bandwidth of equal mean attention entropy per instance)."""
 
     def evaluate(case):
-        from attnaudit import operators
-        from attnaudit.checks import montecarlo
-
         q, k = case["q"], case["k"]
         r = torch.cdist(q, k)
         # ℓ per instance (the median heuristic); kernels of points scaled by 1/ℓ at σ = 1 (or the
@@ -96,13 +121,10 @@ def _mid_gap(gaussian_scale: float | str):
             gau = torch.exp(-torch.cdist(q / ell, k / ell).square() / (2 * scale**2))
         else:
             gau = operators.gaussian_kernel(q / ell, k / ell, sigma=gaussian_scale)
-        lap, gau = lap / lap.sum(-1, keepdim=True), gau / gau.sum(-1, keepdim=True)
-        diff = _band_mass(gau, r) - _band_mass(lap, r)  # (cases, instances)
-        est = montecarlo.mean(diff, MC, axis=-1)
-        est = est if isinstance(est, list) else [est]
+        diff = _band_mass(gau / gau.sum(-1, keepdim=True), r) - _band_mass(lap / lap.sum(-1, keepdim=True), r)
+        est = montecarlo.mean(diff, MC, axis=-1)  # one estimate per case
         mean = torch.tensor([e.value for e in est], dtype=q.dtype)
-        half = torch.tensor([e.high - e.value for e in est], dtype=q.dtype)
-        return mean, torch.zeros_like(mean), half
+        return mean, torch.zeros_like(mean), torch.tensor([e.high - e.value for e in est], dtype=q.dtype)
 
     return evaluate
 
@@ -114,71 +136,21 @@ def _sample(ctx, gen):
                "k": sampling.gaussian(ctx, gen, CASES, INSTANCES, N_KEYS, d)}
 
 
-ONE_OVER_E = 2**-0.5  # exp(−r²/(2σ²)) = e^{−1} at r = ℓ  ⇔  σ = ℓ/√2
-SLOPE = 1.0  # σ = ℓ: both log-kernels have slope −1/ℓ at r = ℓ
+def _relation(name, lhs, scale, reading, sampler="the primary check's family"):
+    return Relation(name=name, lhs=f"mean mid-band mass: Gaussian − Laplacian ({lhs})", rel="<=", rhs="0",
+                    evaluate=_mid_gap(scale), sample=_sample, tolerance=MC, sampler=sampler, reading=reading)
+
 
 CLAIMS = (Claim(
-    id="laplacianformer/gaussian-oversuppression",
-    label="Gaussian kernels over-suppress mid-range interactions",
-    section="abstract",
-    statement=STATEMENT,
-    reading=(
-        "As written, Gaussian-kernel attention 'tends to oversuppress mid-range token interactions' "
-        "(relative to the Laplacian kernel the paper proposes) with no bandwidth matching, no notion of "
-        "mid-range and no measure of tokens: undefined. The readings fix all three (queries and keys "
-        "i.i.d. N(0, I_d), d = 2, 16; mid-range = between the first and third quartiles of each "
-        "query's distances; the row-normalised Gaussian attention puts no more weight there than the "
-        "Laplacian's) and differ only in how the two bandwidths are matched."),
-    reading_why=(
-        "the comparison of two kernel families is meaningless without a bandwidth matching, and its sign "
-        "turns with the matching (computed: median 1/e-matched −, entropy-matched +)"),
-    clauses=(
-        Clause("grounding", "such approximations lack theoretical grounding",
-               undefined="the theoretical property (a guarantee a Laplacian kernel has and a Gaussian one "
-                         "lacks) that the approximation is said to lack"),
-        Clause("oversuppress", "tend to oversuppress mid-range token interactions",
-               undefined=("how the Gaussian's bandwidth is matched to the kernel it is compared with, what "
-                          "'mid-range' is and over which tokens: the mid-band mass difference is negative "
-                          "with both kernels at e^{-1} at the median distance and positive at the same σ in "
-                          "the standard forms or at equal attention entropy")),
-    ),
-    alternatives=(
-        Reading(
-            "median-matched",
-            "Kernels matched to one length scale ℓ = the median query–key distance, both falling to 1/e "
-            "there: K_L = exp(−r/ℓ), K_G = exp(−r²/ℓ²); mean mid-band mass (Gaussian − Laplacian) ≤ 0, its "
-            "95% interval not above 0.",
-            "the same reach (the same 1/e distance, by the median heuristic) is one common matching"),
-        Reading(
-            "slope-matched",
-            "The same comparison with both kernels in their standard forms at the same σ = ℓ, K_L = "
-            "exp(−r/σ), K_G = exp(−r²/(2σ²)) (equal decay rate −1/ℓ of the log-kernel at r = ℓ).",
-            "'the same bandwidth σ' in the two standard parametrisations is the other common matching"),
-        Reading(
-            "entropy-matched",
-            "The same comparison with the Gaussian's bandwidth chosen per instance so that its mean "
-            "attention entropy equals the Laplacian's (K_L = exp(−r/ℓ)).",
-            "equal attention entropy compares the two kernels at the same spread of attention, "
-            "independent of parametrisation"),
-    ),
-    kind=Kind.INEQUALITY,
-    derivation=derivation,
+    id="laplacianformer/gaussian-oversuppression", section="abstract", statement=STATEMENT, clauses=CLAUSES,
+    label="Gaussian kernels over-suppress mid-range interactions", reading=READING, reading_why=READING_WHY,
+    alternatives=ALTERNATIVES, kind="inequality", derivation=derivation,
     proof_absent="only the abstract is available; 'tend to oversuppress' is asserted, not argued",
     checks=(
-        Relation(
-            name="mid-mass-gaussian-below-laplacian",
-            lhs="mean mid-band mass: Gaussian − Laplacian (1/e-matched)",
-            rel="<=", rhs="0", evaluate=_mid_gap(ONE_OVER_E), sample=_sample, tolerance=MC,
-            sampler=_sample.__doc__, reading="median-matched"),
-        Relation(
-            name="slope-matched-mid-mass", lhs="mean mid-band mass: Gaussian − Laplacian (σ = ℓ in both)",
-            rel="<=", rhs="0", evaluate=_mid_gap(SLOPE), sample=_sample, tolerance=MC,
-            sampler="the primary check's family", reading="slope-matched"),
-        Relation(
-            name="entropy-matched-mid-mass",
-            lhs="mean mid-band mass: Gaussian − Laplacian (equal mean attention entropy)",
-            rel="<=", rhs="0", evaluate=_mid_gap(ENTROPY), sample=_sample, tolerance=MC,
-            sampler="the primary check's family", reading="entropy-matched"),
+        _relation("mid-mass-gaussian-below-laplacian", "1/e-matched", ONE_OVER_E, "median-matched",
+                  sampler=_sample.__doc__),
+        _relation("slope-matched-mid-mass", "σ = ℓ in both", SLOPE, "slope-matched"),
+        _relation("entropy-matched-mid-mass", "equal mean attention entropy", ENTROPY, "entropy-matched"),
     ),
     notes=("Which kernel leaves more mid-range mass depends on how the bandwidths are matched: with the same "
            "1/e distance the Gaussian's weight moves to the near keys, with the same σ in the standard forms "

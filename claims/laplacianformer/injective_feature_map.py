@@ -1,14 +1,9 @@
-"""LaplacianFormer abstract: "we introduce a provably injective feature map that retains
-fine-grained token information". Unverifiable from the source: the abstract names the property
-but not the map."""
+"""LaplacianFormer abstract: the "provably injective feature map", unverifiable: the map is not given."""
 
-from __future__ import annotations
+from attnaudit.checks import Claim, Clause
 
-from attnaudit.checks import Claim, Clause, Kind
-
-STATEMENT = (r"\text{``To address expressiveness degradation under low-rank approximations, we "
-             r"introduce a provably injective feature map that retains fine-grained token "
-             r"information.''}")
+STATEMENT = (r"\text{``To address expressiveness degradation under low-rank approximations, we introduce a "
+             r"provably injective feature map that retains fine-grained token information.''}")
 
 MISSING = (
     "The abstract states that a feature map is injective but never states the map. To check it the "
@@ -22,15 +17,12 @@ MISSING = (
 )
 
 CLAIMS = (Claim(
-    id="laplacianformer/injective-feature-map",
-    label="Injective feature map",
-    section="abstract",
+    id="laplacianformer/injective-feature-map", label="Injective feature map", section="abstract",
     statement=STATEMENT,
     reading="No checkable reading: the source does not state the feature map (see unverifiable).",
     reading_why="the abstract is the only source; it names the property, not the construction",
     clauses=(Clause("injective", "we introduce a provably injective feature map that retains fine-grained "
                                  "token information", undefined=MISSING),),
-    kind=Kind.CONSTRUCTION,
-    unverifiable=MISSING,
+    kind="construction", unverifiable=MISSING,
     proof_absent="only the abstract is available; it states 'provably' but gives no argument",
 ),)

@@ -1,25 +1,37 @@
-"""LaplacianFormer abstract: "we adopt a Nyström approximation of the kernel matrix and solve the
-resulting system using Newton–Schulz iteration, avoiding costly matrix inversion and SVD".
-
-The abstract names the iteration but not its start: the suite uses X₀ = Wᵀ/(‖W‖₁‖W‖_∞), the
-start of Pan & Schreiber (1991) that Nyströmformer uses for its core, for which
-E₀ = I − W X₀ = I − WWᵀ/(‖W‖₁‖W‖_∞) is symmetric with ‖E₀‖₂ < 1 for every non-singular W.
-"""
-
-from __future__ import annotations
+"""LaplacianFormer abstract: the Nyström system solved by Newton–Schulz iteration. The abstract gives no
+start: the suite uses X₀ = Wᵀ/(‖W‖₁‖W‖_∞), Pan & Schreiber's (1991), which Nyströmformer uses."""
 
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, control, symbolic, tolerances
+from attnaudit import operators
+from attnaudit.checks import Claim, Clause, Relation, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks.context import derive_seed
 from attnaudit.claims.laplacianformer import _tokens
 
 STATEMENT = (r"\text{``we adopt a Nystr\"om approximation of the kernel matrix and solve the resulting "
              r"system using Newton--Schulz iteration, avoiding costly matrix inversion and SVD''}")
-
 N_TOKENS, DIM, LANDMARKS = 64, 16, (4, 8, 16)
 ITERATIONS, EARLY_STOP = 60, 10
 WINDOW = (1e-5, 0.5)  # residuals fitted: below 1/2 (asymptotic regime), above 1e-5 (e' ≥ 1e-10 ≫ round-off)
+AVOIDS = ("the cost model in which Newton–Schulz is cheaper than the inversion it avoids: by flops it is not "
+          f"(each step is two m×m products, 4m³ flops, so {ITERATIONS} steps cost {4 * ITERATIONS}m³ against "
+          "≈ (2/3)m³ for an LU solve); the abstract's CUDA kernels suggest GPU wall time, which the source "
+          "does not quantify")
+CLAUSES = (
+    Clause("solve", "solve the resulting system using Newton--Schulz iteration"),
+    Clause("avoids", "avoiding costly matrix inversion and SVD", undefined=AVOIDS),
+)
+READING = (
+    "For the Nyström core W = K_Lap(Q̃, K̃) of the Laplacian kernel (segment-mean landmarks), "
+    "Newton–Schulz X_{k+1} = X_k(2I − W X_k) from X₀ = Wᵀ/(‖W‖₁‖W‖_∞) converges to W⁻¹ with order "
+    "2: ‖E_{k+1}‖₂ = ‖E_k‖₂² for E_k = I − W X_k (fitted order 2 over the iterates with "
+    "1e-5 ≤ ‖E_k‖ ≤ 1/2), and after 60 steps the Nyström matrix K(Q, K̃) X K(Q̃, K) equals the one "
+    "computed with an explicit solve to round-off (m·κ(W)·u).")
+READING_WHY = (
+    "the catalogue's gist 'quadratic convergence' is the iteration's classical order; the start X₀ "
+    "is the suite's (Nyströmformer's), since the abstract gives none; "
+    + _tokens.FAMILY + f", n = {N_TOKENS}, d = {DIM}, σ = √(2d): sizes of a small vision model's window")
 
 
 def derivation():
@@ -43,45 +55,35 @@ def derivation():
     ]
 
 
-def _cores(ctx):
-    """Nyström cores W = K_Lap(Q̃, K̃) (segment means of q and k), 8 per landmark count."""
-    from attnaudit import operators
-    from attnaudit.checks.context import derive_seed
+def _ar1_pair(ctx, gen, batch):
+    return tuple(_tokens.ar1_tokens(ctx, gen, batch, N_TOKENS, DIM) for _ in range(2))
+
+
+def _core(q, k, m):
+    """The Nyström core W = K_Lap(Q̃, K̃) of segment-mean landmarks."""
+    return operators.laplacian_kernel(operators.segment_means(q, m), operators.segment_means(k, m),
+                                      sigma=_tokens.bandwidth(DIM))
+
+
+def _residual(w, x):
+    return torch.linalg.matrix_norm(torch.eye(w.shape[-1], dtype=w.dtype, device=w.device) - w @ x, ord=2)
+
+
+def _window_points(ctx):
+    """Per landmark count (8 cores each): (e_k, W, X_k) for every iterate whose residual lies in WINDOW;
+    and the order that sorts the pooled residuals."""
 
     def build():
         # The cores are the instance family, fixed by the run's seed (not redrawn per replicate): the
         # grid is read off their iterates, and every replicate must measure the same points.
         gen = torch.Generator(device=ctx.device)
         gen.manual_seed(derive_seed(ctx.seed, ctx.claim_id, "cores"))
-        out = []
-        for m in LANDMARKS:
-            q = _tokens.ar1_tokens(ctx, gen, ctx.pick(quick=8, full=64), N_TOKENS, DIM)
-            k = _tokens.ar1_tokens(ctx, gen, ctx.pick(quick=8, full=64), N_TOKENS, DIM)
-            sigma = _tokens.bandwidth(DIM)
-            out.append((q, k, operators.laplacian_kernel(operators.segment_means(q, m),
-                                                         operators.segment_means(k, m), sigma=sigma)))
-        return out
-
-    return ctx.cached("cores", build)
-
-
-def _residual(w, x):
-    eye = torch.eye(w.shape[-1], dtype=w.dtype, device=w.device)
-    return torch.linalg.matrix_norm(eye - w @ x, ord=2)
-
-
-def _window_points(ctx):
-    """Per landmark count: (e_k, W, X_k) for every iterate whose residual lies in WINDOW; and the
-    order that sorts the pooled residuals."""
-    from attnaudit import operators
-
-    def build():
         groups = []
-        for _, _, w in _cores(ctx):
+        for m in LANDMARKS:
+            w = _core(*_ar1_pair(ctx, gen, ctx.pick(quick=8, full=64)), m)
             iterates = operators.newton_schulz_inverse(w, iterations=ITERATIONS, return_iterates=True)
             e = _residual(w.expand_as(iterates), iterates)  # (K + 1, B)
-            keep = (e >= WINDOW[0]) & (e <= WINDOW[1])
-            idx_k, idx_b = keep.nonzero(as_tuple=True)
+            idx_k, idx_b = ((e >= WINDOW[0]) & (e <= WINDOW[1])).nonzero(as_tuple=True)
             groups.append((e[idx_k, idx_b], w[idx_b], iterates[idx_k, idx_b]))
         return groups, torch.argsort(torch.cat([g[0] for g in groups]))
 
@@ -104,39 +106,12 @@ def _one_step(method: str):
             if method == "newton-schulz":
                 new = x @ (2 * eye - w @ x)
             else:  # Richardson (first order): X + α Wᵀ(I − W X), α = 1/(‖W‖₁‖W‖_∞)
-                norm1 = w.abs().sum(-2).amax(-1)
-                norm_inf = w.abs().sum(-1).amax(-1)
-                new = x + (w.transpose(-1, -2) @ (eye - w @ x)) / (norm1 * norm_inf)[:, None, None]
+                norms = w.abs().sum(-2).amax(-1) * w.abs().sum(-1).amax(-1)
+                new = x + (w.transpose(-1, -2) @ (eye - w @ x)) / norms[:, None, None]
             out.append(_residual(w, new))
         return torch.cat(out)[order].cpu().numpy()
 
     return measure
-
-
-def _system_gap(iterations: int):
-    def evaluate(case):
-        from attnaudit import operators
-
-        q, k = case["q"], case["k"]
-        m, sigma = int(case["landmarks"]), float(case["sigma"])
-        exact = operators.nystrom_kernel(q, k, sigma=sigma, landmarks=m)
-        ns = operators.nystrom_kernel(q, k, sigma=sigma, landmarks=m, iterations=iterations)
-        gap = (ns - exact).abs().amax(dim=(-1, -2)) / exact.abs().amax(dim=(-1, -2))
-        core = operators.laplacian_kernel(operators.segment_means(q, m), operators.segment_means(k, m),
-                                          sigma=sigma)
-        cond = torch.linalg.cond(core)
-        return gap, torch.zeros_like(gap), SOLVE_TOL(m * cond, q.dtype)
-
-    return evaluate
-
-
-def _system_cases(ctx, gen):
-    """AR(1) tokens, n = 64, d = 16, σ = √(2d), landmarks m ∈ {4, 8, 16} (8 instances each)."""
-    for m in LANDMARKS:
-        batch = ctx.pick(quick=8, full=64)
-        yield {"q": _tokens.ar1_tokens(ctx, gen, batch, N_TOKENS, DIM),
-               "k": _tokens.ar1_tokens(ctx, gen, batch, N_TOKENS, DIM),
-               "landmarks": m, "sigma": _tokens.bandwidth(DIM)}
 
 
 # A backward-stable solve of the m×m core and the converged iteration both reach A⁻¹ up to
@@ -144,32 +119,30 @@ def _system_cases(ctx, gen):
 SOLVE_TOL = tolerances.Roundoff(condition="m·κ₂(W) (m×m core, relative to max|K̂|)")
 ORDER_TOL = tolerances.Systematic(0.02, "round-off in residuals ≥ 1e-10 (relative error ≤ m·κ·u ≈ 1e-9 "
                                         "at the smallest) over ≥ 4 decades of e_k")
-AVOIDS = ("the cost model in which Newton–Schulz is cheaper than the inversion it avoids: by flops it is not "
-          f"(each step is two m×m products, 4m³ flops, so {ITERATIONS} steps cost {4 * ITERATIONS}m³ against "
-          "≈ (2/3)m³ for an LU solve); the abstract's CUDA kernels suggest GPU wall time, which the source "
-          "does not quantify")
+
+
+def _system_gap(iterations: int):
+    def evaluate(case):
+        q, k = case["q"], case["k"]
+        m, sigma = int(case["landmarks"]), float(case["sigma"])
+        exact = operators.nystrom_kernel(q, k, sigma=sigma, landmarks=m)
+        ns = operators.nystrom_kernel(q, k, sigma=sigma, landmarks=m, iterations=iterations)
+        gap = (ns - exact).abs().amax(dim=(-1, -2)) / exact.abs().amax(dim=(-1, -2))
+        return gap, torch.zeros_like(gap), SOLVE_TOL(m * torch.linalg.cond(_core(q, k, m)), q.dtype)
+
+    return evaluate
+
+
+def _system_cases(ctx, gen):
+    """AR(1) tokens, n = 64, d = 16, σ = √(2d), landmarks m ∈ {4, 8, 16} (8 instances each)."""
+    for m in LANDMARKS:
+        q, k = _ar1_pair(ctx, gen, ctx.pick(quick=8, full=64))
+        yield {"q": q, "k": k, "landmarks": m, "sigma": _tokens.bandwidth(DIM)}
+
 
 CLAIMS = (Claim(
-    id="laplacianformer/newton-schulz",
-    label="Newton–Schulz on the Nyström core",
-    section="abstract",
-    statement=STATEMENT,
-    reading=(
-        "For the Nyström core W = K_Lap(Q̃, K̃) of the Laplacian kernel (segment-mean landmarks), "
-        "Newton–Schulz X_{k+1} = X_k(2I − W X_k) from X₀ = Wᵀ/(‖W‖₁‖W‖_∞) converges to W⁻¹ with order "
-        "2: ‖E_{k+1}‖₂ = ‖E_k‖₂² for E_k = I − W X_k (fitted order 2 over the iterates with "
-        "1e-5 ≤ ‖E_k‖ ≤ 1/2), and after 60 steps the Nyström matrix K(Q, K̃) X K(Q̃, K) equals the one "
-        "computed with an explicit solve to round-off (m·κ(W)·u)."),
-    reading_why=(
-        "the catalogue's gist 'quadratic convergence' is the iteration's classical order; the start X₀ "
-        "is the suite's (Nyströmformer's), since the abstract gives none; "
-        + _tokens.FAMILY + f", n = {N_TOKENS}, d = {DIM}, σ = √(2d): sizes of a small vision model's "
-        "window"),
-    clauses=(
-        Clause("solve", "solve the resulting system using Newton--Schulz iteration"),
-        Clause("avoids", "avoiding costly matrix inversion and SVD", undefined=AVOIDS),
-    ),
-    kind=Kind.ASYMPTOTIC,
+    id="laplacianformer/newton-schulz", label="Newton–Schulz on the Nyström core", section="abstract",
+    statement=STATEMENT, reading=READING, reading_why=READING_WHY, clauses=CLAUSES, kind="asymptotic",
     derivation=derivation,
     proof_absent="only the abstract is available; it names the solver, not its analysis",
     checks=(
@@ -185,7 +158,7 @@ CLAIMS = (Claim(
         Relation(
             name="solves-the-system", lhs="max|K̂_NS − K̂_solve|/max|K̂_solve| (60 Newton–Schulz steps)",
             rel="==", rhs="0", evaluate=_system_gap(ITERATIONS), sample=_system_cases, tolerance=SOLVE_TOL,
-            sampler=_system_cases.__doc__, clause="solve",
+            clause="solve",
             # Any iterative solver stopped before convergence fails: shown, not a contrast.
             controls=(control(f"stopped after {EARLY_STOP} steps (before convergence)", contrast="setting",
                               evaluate=_system_gap(EARLY_STOP)),)),

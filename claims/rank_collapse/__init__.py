@@ -11,11 +11,8 @@ CONTRIBUTIONS = (
                  ("rank-collapse/doubly-exponential",)),
 )
 
-PAPER = Paper(
-    key="rank-collapse",
-    title="Attention is Not All You Need: Pure Attention Loses Rank Doubly Exponentially with Depth",
-    authors=("Yihe Dong", "Jean-Baptiste Cordonnier", "Andreas Loukas"),
-    arxiv="2103.03404",
-    source_file="papers/003_ab316e6303a93667.txt",
-    contributions=CONTRIBUTIONS,
-)
+PAPER = Paper(key="rank-collapse",
+              title="Attention is Not All You Need: Pure Attention Loses Rank Doubly Exponentially with "
+                    "Depth",
+              authors=("Yihe Dong", "Jean-Baptiste Cordonnier", "Andreas Loukas"), arxiv="2103.03404",
+              source_file="papers/003_ab316e6303a93667.txt", contributions=CONTRIBUTIONS)

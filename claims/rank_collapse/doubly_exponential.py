@@ -1,18 +1,12 @@
 """Dong, Cordonnier & Loukas (2021), Theorem 2.2: pure self-attention loses rank doubly
 exponentially with depth."""
 
-from __future__ import annotations
-
 import math
 
 import sympy as sp
 
-from attnaudit.checks import Claim, Clause, Kind, ScalingLaw, control, symbolic, tolerances
-from attnaudit.claims.riemannian_attention._stacks import (
-    below_threshold_depths,
-    below_threshold_mean,
-    stack_y,
-)
+from attnaudit.checks import Claim, Clause, ScalingLaw, control, symbolic, tolerances
+from attnaudit.claims.riemannian_attention import _stacks
 
 STATEMENT = (
     r"\|\mathrm{res}(\mathrm{SAN}_L(X))\|_{1,\infty} \le "
@@ -22,20 +16,22 @@ STATEMENT = (
 )
 
 READING = (
-    "A pure single-head self-attention stack (no skip connections, no FFN) with bounded weights "
-    "drives res(X_l) to 0 at least doubly exponentially once it is below a weight-dependent "
-    "threshold: there ‖res(X_{l+1})‖ ≤ C‖res(X_l)‖³ (order at least 3 per layer; the bound's "
-    "constant 4γβ/√d_qk sets the threshold ‖res‖ < C^{−1/2} below which it is contractive), so "
-    "y_l = −log ρ_l (ρ_l the relative residual ‖res(X_l)‖_{1,∞}/‖1c_lᵀ‖_{1,∞}) grows at least like "
-    "3^l: log y_l rises with depth at a rate ≥ log 3 (one-sided: a faster collapse agrees). Tested "
-    "on random stacks: L = 32 Gaussian tokens, d = 4, Haar-orthogonal W_Q, W_K, W_V per layer "
-    "(‖W‖₂ = 1), τ = 2, dot-product scores, and stacks with ‖W_Q‖₂ = ‖W_K‖₂ = 3 (β nine times "
-    "larger: the threshold lower, the collapse starting later; some stacks never pass it), each "
-    "fitted from the first depth at which half of the stacks have y ≥ 200, over the stacks with "
-    "y ≥ 200 there (below the threshold: the bound's hypothesis). Measured norm: ‖X − 1x̄ᵀ‖_{1,∞} with "
-    "x̄ the column mean, within a factor 2 of the theorem's minimiser (a constant that shifts y by "
-    "≤ log 2 and leaves the rate unchanged)."
+    "A pure single-head self-attention stack (no skip connections, no FFN) with bounded weights drives "
+    "res(X_l) to 0 at least doubly exponentially once it is below a weight-dependent threshold: there "
+    "‖res(X_{l+1})‖ ≤ C‖res(X_l)‖³ (order at least 3 per layer; the bound's constant 4γβ/√d_qk sets the "
+    "threshold ‖res‖ < C^{−1/2} below which it is contractive), so y_l = −log ρ_l (ρ_l the relative residual "
+    "‖res(X_l)‖_{1,∞}/‖1c_lᵀ‖_{1,∞}) grows at least like 3^l: log y_l rises with depth at a rate ≥ log 3 "
+    "(one-sided: a faster collapse agrees). Tested on random stacks: L = 32 Gaussian tokens, d = 4, "
+    "Haar-orthogonal W_Q, W_K, W_V per layer (‖W‖₂ = 1), τ = 2, dot-product scores, and stacks with ‖W_Q‖₂ = "
+    "‖W_K‖₂ = 3 (β nine times larger: the threshold lower, the collapse starting later; some stacks never "
+    "pass it), each fitted from the first depth at which half of the stacks have y ≥ 200, over the stacks "
+    "with y ≥ 200 there (below the threshold: the bound's hypothesis). Measured norm: ‖X − 1x̄ᵀ‖_{1,∞} with "
+    "x̄ the column mean, within a factor 2 of the theorem's minimiser (a constant that shifts y by ≤ log 2 "
+    "and leaves the rate unchanged)."
 )
+READING_WHY = ("the theorem is a bound: its exponent 3^L (order ≥ 3 per layer below the threshold) "
+               "is tested one-sided; its constant only shifts y by O(1) per layer")
+CLAUSES = (Clause("doubly-exponential", "External citations (Dong et al. for rank collapse"),)
 
 LOG3 = math.log(3.0)
 N_TOKENS, DEPTH, Y_MIN, STACKS, REPLICATES = 32, 24, 200.0, 48, 4
@@ -75,32 +71,30 @@ def derivation():
     ]
 
 
-def _y(ctx, kind="dot", strength=0.0, erank=False, scale=1.0, relative=False):
-    return ctx.cached(("y", kind, strength, erank, scale), lambda: stack_y(
+def _y(ctx, kind="dot", strength=0.0, erank=False, scale=1.0):
+    return ctx.cached(("y", kind, strength, erank, scale), lambda: _stacks.stack_y(
         ctx, f"{kind}:{strength}:{scale}", batch=ctx.pick(quick=STACKS, full=2 * STACKS), n=N_TOKENS,
         depth=DEPTH, kind=kind, strength=strength, erank=erank, weight_scale=scale))
 
 
-def _grid(ctx, relative=False, **kw):
-    """Depths from the first at which half of the run's stacks have y ≥ 200 to the last."""
-    return below_threshold_depths(_y(ctx, **kw), Y_MIN)
+def _law(name, quantity, family, predicted, relative=False, **kw):
+    """Grid: the depths from the first at which half of the run's stacks have y ≥ 200 to the last. Measure:
+    the mean over a batch of fresh random stacks (Gaussian tokens, Haar weights per layer) of y_l = −log ρ_l
+    (or −log(r_eff − 1)) at the grid's depths, every layer computed in full, over the stacks already below
+    the threshold at the grid's first depth (y ≥ 200 there)."""
 
+    def grid(**stacks):
+        return lambda ctx: _stacks.below_threshold_depths(_y(ctx, **stacks), Y_MIN)
 
-def _measure(ctx, grid, relative=False, **kw):
-    """Mean over a batch of fresh random stacks (Gaussian tokens, Haar weights per layer) of
-    y_l = −log ρ_l (or −log(r_eff − 1)) at the grid's depths, every layer computed in full, over
-    the stacks already below the threshold at the grid's first depth (y ≥ 200 there)."""
-    return below_threshold_mean(_y(ctx, **kw), grid, Y_MIN, relative=relative)
+    def measure(**stacks):
+        return lambda ctx, g: _stacks.below_threshold_mean(_y(ctx, **stacks), g, Y_MIN, relative=relative)
 
-
-def _law(name, quantity, family, predicted, **kw):
     metric = dict(kw, kind="distance", strength=1.0)
     return ScalingLaw(
         name=name, quantity=quantity, variable="l", exponent=LOG3, order="Ω", law="exponential",
-        grid=lambda ctx: _grid(ctx, **kw), measure=lambda ctx, g: _measure(ctx, g, **kw),
-        family=family, predicted=predicted, tolerance=RATE_TOL, replicates=REPLICATES,
-        controls=(control(METRIC, contrast="operator", grid=lambda ctx: _grid(ctx, **metric),
-                          measure=lambda ctx, g: _measure(ctx, g, **metric)),
+        grid=grid(**kw), measure=measure(**kw), family=family, predicted=predicted, tolerance=RATE_TOL,
+        replicates=REPLICATES,
+        controls=(control(METRIC, contrast="operator", grid=grid(**metric), measure=measure(**metric)),
                   control("rate log 4 predicted (order 4 per layer)", exponent=math.log(4.0))))
 
 
@@ -108,28 +102,25 @@ METRIC = "heterogeneous per-position metrics g_t = I + U_tU_tᵀ (Ū² = 1) in t
 
 CLAIMS = (Claim(
     id="rank-collapse/doubly-exponential", label="Theorem 2.2 (Dong, Cordonnier & Loukas 2021)",
-    section="§2.2 (cited)", statement=STATEMENT, reading=READING, kind=Kind.ASYMPTOTIC,
-    reading_why="the theorem is a bound: its exponent 3^L (order ≥ 3 per layer below the threshold) "
-                "is tested one-sided; its constant only shifts y by O(1) per layer",
-    clauses=(Clause("doubly-exponential", "External citations (Dong et al. for rank collapse"),),
+    section="§2.2 (cited)", statement=STATEMENT, reading=READING, kind="asymptotic", reading_why=READING_WHY,
+    clauses=CLAUSES,
     proof_absent="the sources only cite Dong et al. for rank collapse (003: 'External citations (Dong "
                  "et al. for rank collapse …'); they give no argument. The derivation steps are the "
                  "suite's own two-token, d = 1 series",
     derivation=derivation,
     notes=(
         "The stacks are propagated in residual-exact form with an unbounded exponent range "
-        "(operators.collapse_stack): scores split exactly into row, column and coupled parts, the "
-        "coupled part carried as σ·Ĉ with σ computed from its terms, every layer evaluated in full "
-        "(checked against a direct 600-digit mpmath stack to 1e-9 in tests/test_metric_attention.py), "
-        "so ρ is followed to 10^(−10⁸) instead of stopping at float64 round-off near 1e-16. The fit "
-        "is of log y against depth (the engine's exponential law on y = −log ρ). Each of the "
-        "R replicates is the mean over a batch of fresh stacks. Controls: heterogeneous metric "
-        "scores (order 2 per layer, rate log 2: the metric couples the first-order terms of the "
-        "queries and keys) and the prediction moved to rate log 4; both must fail. The effective "
-        "rank (tr K)²/tr(K²) of K = X_lᵀX_l reaches 1 at the same rate (its excess over 1 is "
-        "Θ(ρ_l²), computed in log form from c and R̂). The threshold stacks (‖W_Q‖ = ‖W_K‖ = 3) "
-        "stay near ρ ≈ 1 for the first layers (the bound is vacuous above its threshold) and then "
-        "collapse at the same rate."
+        "(operators.collapse_stack): scores split exactly into row, column and coupled parts, the coupled "
+        "part carried as σ·Ĉ with σ computed from its terms, every layer evaluated in full (checked against "
+        "a direct 600-digit mpmath stack to 1e-9 in tests/test_metric_attention.py), so ρ is followed to "
+        "10^(−10⁸) instead of stopping at float64 round-off near 1e-16. The fit is of log y against depth "
+        "(the engine's exponential law on y = −log ρ). Each of the R replicates is the mean over a batch of "
+        "fresh stacks. Controls: heterogeneous metric scores (order 2 per layer, rate log 2: the metric "
+        "couples the first-order terms of the queries and keys) and the prediction moved to rate log 4; both "
+        "must fail. The effective rank (tr K)²/tr(K²) of K = X_lᵀX_l reaches 1 at the same rate (its excess "
+        "over 1 is Θ(ρ_l²), computed in log form from c and R̂). The threshold stacks (‖W_Q‖ = ‖W_K‖ = 3) "
+        "stay near ρ ≈ 1 for the first layers (the bound is vacuous above its threshold) and then collapse "
+        "at the same rate."
     ),
     checks=(
         _law("loglog-residual-vs-depth", "−log ρ_l (ρ_l relative res(X_l))",

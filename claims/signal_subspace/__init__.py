@@ -10,11 +10,6 @@ CONTRIBUTIONS = (
                  ("signal-subspace/convergence",)),
 )
 
-PAPER = Paper(
-    key="signal-subspace",
-    title="Asymptotic Signal Subspace Recovery in Softmax Attention Models",
-    authors=("not stated in the source",),
-    arxiv=None,
-    source_file="papers/001_da545f4f176a0075.txt",
-    contributions=CONTRIBUTIONS,
-)
+PAPER = Paper(key="signal-subspace", title="Asymptotic Signal Subspace Recovery in Softmax Attention Models",
+              authors=("not stated in the source",), arxiv=None,
+              source_file="papers/001_da545f4f176a0075.txt", contributions=CONTRIBUTIONS)

@@ -1,36 +1,43 @@
-"""Signal-subspace abstract: "the learned query converges almost surely to the one-dimensional
-signal subspace spanned by the latent informative direction ... up to the intrinsic sign
-ambiguity".
+"""Signal-subspace abstract: the learned query converges to the signal subspace, up to the sign. The abstract
+describes its model in words only; the suite states the smallest model with every feature the abstract names
+(``MODEL``) and simulates independent runs in one batch."""
 
-The abstract describes its model only in words; the suite states the smallest model that has
-every feature the abstract names (see ``MODEL``) and simulates independent runs in one batch.
-"""
-
-from __future__ import annotations
-
+import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Limit, Relation, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Limit, Relation, ScalingLaw, control, symbolic, tolerances
 
 STATEMENT = (r"\text{``under suitable high-dimensional scaling assumptions and standard step-size "
              r"conditions, the learned query converges almost surely to the one-dimensional signal "
              r"subspace spanned by the latent informative direction''}")
-
+CLAUSES = (
+    Clause("converges", "the learned query converges almost surely to the one-dimensional signal "
+                        "subspace spanned by the latent informative direction"),
+    Clause("sign", "the query asymptotically recovers the latent signal up to the intrinsic sign ambiguity"),
+)
 TOKENS, SIGNAL, BETA = 3, 3.0, 1.0
 ETA0, T0, STEPS, CHUNK = 10.0, 10.0, 10_000, 500
 ETA_CONSTANT = 0.1  # the hypothesis control: a constant step (Σ η² = ∞), the same size as η_t near t = 90
 RECOVERED = 0.05  # final 1 − |⟨w, θ*⟩| below which a run has recovered ±θ*
 DIMS = (8, 32)
-
 MODEL = (
     f"each sample holds n = {TOKENS} tokens in ℝ^d: one informative token x₁ = ε·μ·θ* + z₁ (ε = ±1 with "
-    f"probability 1/2, μ = {SIGNAL:g}, θ* a fixed unit vector) and n − 1 nuisance tokens x_j = z_j, "
-    "z ~ N(0, I_d); the query w ∈ S^{d−1} scores tokens by softmax(β⟨w, x_j⟩) (β = 1); the reward is the "
-    "attention weight on the informative token, a₁(w); stochastic gradient ascent kept on the sphere: "
-    f"w ← normalise(w + η_t ∇a₁), η_t = {ETA0:g}/(t + {T0:g}) (Σ η = ∞, Σ η² < ∞), from a "
-    "uniformly random w₀"
+    f"probability 1/2, μ = {SIGNAL:g}, θ* a fixed unit vector) and n − 1 nuisance tokens x_j = z_j, z ~ N(0, "
+    "I_d); the query w ∈ S^{d−1} scores tokens by softmax(β⟨w, x_j⟩) (β = 1); the reward is the attention "
+    "weight on the informative token, a₁(w); stochastic gradient ascent kept on the sphere: w ← normalise(w "
+    f"+ η_t ∇a₁), η_t = {ETA0:g}/(t + {T0:g}) (Σ η = ∞, Σ η² < ∞), from a uniformly random w₀"
 )
+READING = (
+    "In the model stated under 'family', the query learned by projected stochastic gradient ascent with "
+    f"η_t ∝ 1/t aligns with ±θ*: 1 − |⟨w_t, θ*⟩| → 0 as t → ∞ (its inverse grows without bound), for "
+    f"d = {DIMS[0]} and d = {DIMS[1]}, and every run ends at +θ* or −θ*. The suite's stochastic-"
+    "approximation rate 1/t is shown as its derivation, not as the statement.")
+READING_WHY = (
+    "the abstract names a softmax-attention model with a learned query, informative and nuisance tokens, a "
+    "sign symmetry and stochastic gradient ascent with standard step sizes, but no formulas: the suite's "
+    "model is the smallest with all of these (" + MODEL + "); 'almost surely' is tested on every run's "
+    "mean gap (finite runs cannot show almost-sure convergence)")
 
 
 def derivation():
@@ -60,29 +67,25 @@ def derivation():
     ]
 
 
-# (d, μ, constant step or None for η_t, the token whose attention weight is the reward)
+# (d, μ, constant step or None for η_t, the token whose attention weight is the reward): (small d, μ),
+# (large d, μ), (small d, μ = 0), (small d, μ, constant step), (small d, μ, a nuisance token's weight).
 GROUPS = ((DIMS[0], SIGNAL, None, 0), (DIMS[1], SIGNAL, None, 0), (DIMS[0], 0.0, None, 0),
           (DIMS[0], SIGNAL, ETA_CONSTANT, 0), (DIMS[0], SIGNAL, None, 1))
 
 
 def _simulate(ctx):
-    """Signed alignment ⟨w_t, θ*⟩ at checkpoints for five groups of runs in one batch (GROUPS: d, μ,
-    constant step or None for η_t, rewarded token): (small d, μ), (large d, μ), (small d, μ = 0),
-    (small d, μ, constant step), (small d, μ, a nuisance token's weight as the reward). Small-d runs
-    live in the first coordinates of a large-d batch (noise and query zero elsewhere, so they never
-    leave them). One replicate: its own runs."""
-    import numpy as np
+    """(checkpoints, signed alignment ⟨w_t, θ*⟩ per checkpoint, group and run) for the GROUPS' runs in one
+    batch, one replicate's own runs. Small-d runs live in the first coordinates of a large-d batch (noise
+    and query zero elsewhere, so they never leave them)."""
 
     def simulate():
-        runs = ctx.pick(quick=4, full=64)
+        runs, d = ctx.pick(quick=4, full=64), max(DIMS)
         gen = ctx.generator("runs")
-        d = max(DIMS)
-        groups = GROUPS
-        mask = torch.cat([(torch.arange(d) < g[0]).to(ctx.dtype).expand(runs, d) for g in groups])
-        mu = torch.cat([torch.full((runs,), g[1], dtype=ctx.dtype) for g in groups])
+        mask = torch.cat([(torch.arange(d) < g[0]).to(ctx.dtype).expand(runs, d) for g in GROUPS])
+        mu = torch.cat([torch.full((runs,), g[1], dtype=ctx.dtype) for g in GROUPS])
         constant = torch.cat([torch.full((runs,), float("nan") if g[2] is None else g[2], dtype=ctx.dtype)
-                              for g in groups])
-        rewarded = torch.cat([torch.full((runs,), g[3], dtype=torch.long) for g in groups])
+                              for g in GROUPS])
+        rewarded = torch.cat([torch.full((runs,), g[3], dtype=torch.long) for g in GROUPS])
         rows = torch.arange(len(mu))
         w = torch.randn(len(mu), d, generator=gen, dtype=ctx.dtype) * mask
         w = w / w.norm(dim=-1, keepdim=True)
@@ -101,7 +104,7 @@ def _simulate(ctx):
                 t += 1
                 if t in checkpoints:
                     gaps.append(w[:, 0].clone())
-        return checkpoints, torch.stack(gaps).reshape(len(checkpoints), len(groups), runs)
+        return checkpoints, torch.stack(gaps).reshape(len(checkpoints), len(GROUPS), runs)
 
     return ctx.cached("simulation", simulate)
 
@@ -110,10 +113,11 @@ def _grid(ctx):
     return _simulate(ctx)[0].astype(float)
 
 
-def _gap(group: int):
+def _gap(group: int, inverse: bool = False):
     def gap(ctx, grid):
-        """Mean over one replicate's runs of 1 − |⟨w_t, θ*⟩| at each checkpoint."""
-        return (1 - _simulate(ctx)[1][:, group].abs()).mean(-1).cpu().numpy()
+        """Mean over one replicate's runs of 1 − |⟨w_t, θ*⟩| at each checkpoint (or its inverse)."""
+        mean = (1 - _simulate(ctx)[1][:, group].abs()).mean(-1).cpu().numpy()
+        return 1 / mean if inverse else mean
 
     return gap
 
@@ -121,93 +125,58 @@ def _gap(group: int):
 def _final_cases(ctx, gen):
     """The final signed alignment ⟨w_T, θ*⟩ (T = 10⁴) of every run with signal and η_t ∝ 1/t, d = 8 and
     d = 32 (the simulation of the limit checks)."""
-    align = _simulate(ctx)[1][-1]
     for group in (0, 1):
-        yield {"align": align[group]}
+        yield {"align": _simulate(ctx)[1][-1][group]}
 
 
 def _recovery(signed: bool):
     def evaluate(case):
-        a = case["align"]
-        lhs = (1 - a) if signed else (1 - a.abs())
-        return lhs, torch.full_like(lhs, RECOVERED), torch.zeros_like(lhs)
+        lhs = (1 - case["align"]) if signed else (1 - case["align"].abs())
+        return lhs, torch.full_like(lhs, RECOVERED), 0.0
 
     return evaluate
 
 
-RATE_TOL = tolerances.Exact("the rate as fitted: the suite's Robbins–Monro rate, shown beside the statement")
-GROWTH_TOL = tolerances.Exact("every local interval must lie above 0, no tolerance")
-
-
-def _inverse_gap(group: int):
-    def measure(ctx, grid):
-        """1/(mean over one replicate's runs of 1 − |⟨w_t, θ*⟩|) at each checkpoint."""
-        return 1 / _gap(group)(ctx, grid)
-
-    return measure
-
-
-def _converges(name, group, dim):
-    """The gap → 0, with no rate: its inverse grows without bound (at every scale of the grid)."""
-    return ScalingLaw(
-        name=name, quantity="1/(1 − |⟨w_t, θ*⟩|) (mean gap over runs)", variable="t", exponent=0.0,
-        order="unbounded", grid=_grid, measure=_inverse_gap(group), clause="converges", replicates=4,
-        tolerance=GROWTH_TOL, family=f"d = {dim}; " + MODEL,
-        predicted="the gap → 0: its inverse grows without bound in t",
-        controls=(control(f"a nuisance token's attention weight as the reward (d = {DIMS[0]})",
-                          contrast="hypothesis", hypothesis="the reward is the informative token's weight",
-                          measure=_inverse_gap(4)),
-                  *_controls(lambda g: {"measure": _inverse_gap(g)})))
-
-
-def _controls(gap_fn):
+def _controls(key, inverse):
     return (control(f"a constant step η = {ETA_CONSTANT:g} (d = {DIMS[0]}) in place of η_t ∝ 1/t",
                     contrast="hypothesis", hypothesis="standard step-size conditions (Σ η_t² < ∞)",
-                    **gap_fn(3)),
+                    **{key: _gap(3, inverse)}),
             # No signal leaves nothing to align to for any learning rule: shown, not a contrast.
             control(f"runs with no signal (μ = 0, d = {DIMS[0]}): nothing to align to", contrast="setting",
-                    **gap_fn(2)))
+                    **{key: _gap(2, inverse)}))
 
 
-def _limit(name, group, dim):
+def _converges(group, dim):
+    """The gap → 0, with no rate: its inverse grows without bound (at every scale of the grid)."""
+    return ScalingLaw(
+        name=f"gap-vanishes-d{dim}", quantity="1/(1 − |⟨w_t, θ*⟩|) (mean gap over runs)", variable="t",
+        exponent=0.0, order="unbounded", grid=_grid, measure=_gap(group, inverse=True), clause="converges",
+        replicates=4, tolerance=tolerances.Exact("every local interval must lie above 0, no tolerance"),
+        family=f"d = {dim}; " + MODEL, predicted="the gap → 0: its inverse grows without bound in t",
+        controls=(control(f"a nuisance token's attention weight as the reward (d = {DIMS[0]})",
+                          contrast="hypothesis", hypothesis="the reward is the informative token's weight",
+                          measure=_gap(4, inverse=True)),
+                  *_controls("measure", inverse=True)))
+
+
+def _limit(group, dim):
     """The gap → 0 at the suite's Robbins–Monro rate 1/t: the suite's derivation (the statement names
     no rate; a slower rate would mean 2η₀λ < 1, not a failure to converge)."""
     return Limit(
-        name=name, quantity="1 − |⟨w_t, θ*⟩| (mean over runs)", variable="t", value="0", point="oo",
-        rate=1.0, grid=_grid, gap=_gap(group), tolerance=RATE_TOL, role="derivation",
-        family=f"d = {dim}; " + MODEL, replicates=4,
-        controls=_controls(lambda g: {"gap": _gap(g)}))
+        name=f"alignment-d{dim}", quantity="1 − |⟨w_t, θ*⟩| (mean over runs)", variable="t", value="0",
+        point="oo", rate=1.0, grid=_grid, gap=_gap(group), role="derivation", family=f"d = {dim}; " + MODEL,
+        tolerance=tolerances.Exact("the rate as fitted: the suite's Robbins–Monro rate, shown beside the "
+                                   "statement"),
+        replicates=4, controls=_controls("gap", inverse=False))
 
 
 CLAIMS = (Claim(
-    id="signal-subspace/convergence",
-    label="Query converges to the signal subspace",
-    section="abstract",
-    statement=STATEMENT,
-    reading=(
-        "In the model stated under 'family', the query learned by projected stochastic gradient ascent with "
-        f"η_t ∝ 1/t aligns with ±θ*: 1 − |⟨w_t, θ*⟩| → 0 as t → ∞ (its inverse grows without bound), for "
-        f"d = {DIMS[0]} and d = {DIMS[1]}, and every run ends at +θ* or −θ*. The suite's stochastic-"
-        "approximation rate 1/t is shown as its derivation, not as the statement."),
-    reading_why=(
-        "the abstract names a softmax-attention model with a learned query, informative and nuisance tokens, "
-        "a sign symmetry and stochastic gradient ascent with standard step sizes, but no formulas: "
-        "the suite's "
-        "model is the smallest with all of these (" + MODEL + "); 'almost surely' is tested on every run's "
-        "mean gap (finite runs cannot show almost-sure convergence)"),
-    clauses=(
-        Clause("converges", "the learned query converges almost surely to the one-dimensional signal "
-                            "subspace spanned by the latent informative direction"),
-        Clause("sign", "the query asymptotically recovers the latent signal up to the intrinsic sign "
-                       "ambiguity"),
-    ),
-    kind=Kind.LIMIT,
+    id="signal-subspace/convergence", label="Query converges to the signal subspace", section="abstract",
+    statement=STATEMENT, reading=READING, reading_why=READING_WHY, clauses=CLAUSES, kind="limit",
     derivation=derivation,
     proof_absent="only the abstract is available; it describes the argument (ODE method) without it",
     checks=(
-        _converges(f"gap-vanishes-d{DIMS[0]}", 0, DIMS[0]),
-        _converges(f"gap-vanishes-d{DIMS[1]}", 1, DIMS[1]),
-        _limit(f"alignment-d{DIMS[0]}", 0, DIMS[0]), _limit(f"alignment-d{DIMS[1]}", 1, DIMS[1]),
+        _converges(0, DIMS[0]), _converges(1, DIMS[1]), _limit(0, DIMS[0]), _limit(1, DIMS[1]),
         Relation(
             name="recovered-up-to-sign", lhs="1 − |⟨w_T, θ*⟩| after 10⁴ steps, every run", rel="<=",
             rhs=f"{RECOVERED:g}", evaluate=_recovery(False), sample=_final_cases,
