@@ -54,7 +54,6 @@ eps, t, a, n, F = sp.symbols("epsilon t a n F", positive=True)
 
 
 # ══ (a) ══
-
 SHAPES = ((2, 2), (8, 2), (32, 3))
 RATE_TOL = G.worst_rate_tol(max(c for c, _ in SHAPES), "the gap (n − 1)t/(1 + nt) of n − 1 = 31 points at "
                             "d_min (the largest shape, every other point at the minimum distance) on t = "
@@ -123,7 +122,6 @@ A = Claim(
 
 
 # ══ (b) ══
-
 HYPOTHESIS, BELOW_ONE = 0.5, 0.999
 
 

@@ -27,7 +27,6 @@ from attnaudit.checks.bisection import bisect_monotone
 from attnaudit.checks.fitting import closed_form_bias
 
 # ══ the statement, as the paper gives it, and the reading tested ══
-
 STATEMENT = (r"\text{We recommend initializing } \varepsilon \text{ to a small fraction of the typical "
              r"squared distance (e.g., } \varepsilon\approx 0.01\cdot\mathbb{E}[\|q_i-k_j\|_2^2]\text{) to "
              r"avoid the degradation regime } \varepsilon(n-1)/d_{\min}^2\ge 1/2.")
@@ -51,7 +50,6 @@ ALTERNATIVES = (
 )
 
 # ══ the mathematics ══
-
 THRESHOLD, FRACTION = 0.5, 0.01  # the paper's ρ threshold and recommended fraction
 CRITERIA = (0.5, 2 / 3, 0.9, 0.99)  # criteria W_{j*j*} >= c of the worst-case onset
 LAW_GAUSSIAN, REC_D = (64, 8), 64  # (n, d) of the Gaussian deficit law; d of the ρ-vs-n law
@@ -123,8 +121,6 @@ def derivation():
 
 
 # ── retrieval across ρ: the operator's W_{j*j*} on key families ──
-
-
 def weight_sides(case, rho_factor=1.0):
     """W_{j*j*} for q = k_{j*} at ε = ρ·d_min²/(n−1) against the worst-case weight at ρ' = rho_factor·ρ
     (tight on simplices and stars), or with rho_factor None against 1/2 (majority retrieval)."""
@@ -134,7 +130,7 @@ def weight_sides(case, rho_factor=1.0):
     w = operators.ida_weights(q, k, eps=rho * sampling.min_pairwise_squared_distance(k) / (n - 1))[:, 0]
     w, rel = w.masked_fill(star == 0, 0.0).sum(dim=-1), W_TOL(n + 2 * d + 16)
     if rho_factor is None:
-        return w, w.new_full(w.shape, 0.5), rel * w.new_ones(())
+        return w, w.new_full(w.shape, 0.5), rel
     bound = worst_weight(rho_factor * rho, n)
     return w, bound, rel * bound
 
@@ -202,8 +198,6 @@ def _strategy(rho_low, rho_high):
 
 
 # ── where the worst case degrades: the onset of each criterion, bisected on the operator ──
-
-
 def onset_sides(case, formula=worst_onset):
     """The ρ at which W_11 of a regular simplex falls to c (bisection on the operator) against the closed form
     ρ_c(n) = x(n−1)/(n−1−x), x = (1−c)/c (or ``formula``, for the control)."""
@@ -232,8 +226,6 @@ def _sample_onset(ctx, gen):
 
 
 # ── how it degrades: 1 − W_{j*j*} across small ρ ──
-
-
 def _worst_deficit(ctx, grid):
     """1 − W_11 (the other weights' sum) on one regular simplex n = d = 64, all ρ in one call."""
     n = 64
@@ -271,8 +263,6 @@ def _deficit_law(name, quantity, measure, family, what, **kw):
 
 
 # ── the recommendation ε = 0.01·E‖q−k‖² = 0.02·d·σ² on Gaussian keys ──
-
-
 def recommendation_sides(case):
     """ρ = ε(n−1)/d_min² at the recommended ε = 0.01·2dσ² (E‖q−k‖² for N(0, σ²I_d)) against 1/2."""
     k, sigma = case["k"], case["sigma"]

@@ -48,8 +48,6 @@ def derivation():
 
 
 # ── descent, batched over sets (B) and starts (S) ──
-
-
 def _ball_ops():
     return dict(exp=operators.poincare_expmap, log=operators.poincare_logmap,
                 lam=operators.poincare_conformal_factor, dist=operators.poincare_distance_matrix,

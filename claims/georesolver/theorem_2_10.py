@@ -25,7 +25,6 @@ from attnaudit.checks import (
 )
 
 # ══ the statement, as the paper gives it, and the reading tested ══
-
 STATEMENT = (r"\text{For IDA, test error under symmetric noise rate } \eta \text{ satisfies } "
              r"\mathcal{E}_{\text{test}}^{\text{IDA}}\le C\eta^2+O(1/\sqrt{n}), \text{ independent of } d_h.")
 CLAUSES = (
@@ -59,7 +58,6 @@ ALTERNATIVES = (
 )
 
 # ══ the mathematics ══
-
 C_EPS = 0.01  # εn/d_min² = c: the proof's regime εn/d_min² ≪ 1
 ETA_GRID = (3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1)  # 3 decades of small η
 ETA_LAW_N, ETA_LAW_DH = 128, 64

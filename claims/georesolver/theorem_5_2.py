@@ -29,7 +29,6 @@ from attnaudit.claims.georesolver import _geometric as G
 LABEL = "Theorem 5.2 (Circuit Separation and Rank Bound), "
 
 # ══ (1) retrieval ══
-
 CLAUSES_RETRIEVAL = (Clause("retrieval", "(1) limε→0Wj∗=1 _ → 0W_j^*=1 for exact retrieval"),)
 PROOF_RETRIEVAL = (ProofStep("lemma-a", "Claim (1) follows directly from Lemma 0 Part (a) with d=dℍd=d_H."),)
 READING_RETRIEVAL = (
@@ -40,7 +39,6 @@ READING_RETRIEVAL = (
     "every ε > 0.")
 
 # ══ (2) rank ══
-
 CLAUSES_RANK = (
     Clause("rank", "(2) eff-rank(ℍ)≤1+nε2dmin4eff -rank(K^H)≤ 1+ n ^2d_ ^4"),
     Clause("separation", "with dmin≥2δ/(1−ρ2)d_ ≥ 2δ/(1-ρ^2)"),
@@ -58,7 +56,6 @@ READING_RANK = (
     "distance bound would give).")
 
 # ══ the proof's distance lower bound ══
-
 CLAUSE_DISTANCE = Clause("bound", "dℍ(,)≥‖−‖21−ρ2.d_H(x,y)≥ \\|x-y\\|_21-ρ^2. This inequality holds for any "
                                   ",∈dhx,y ^d_h with ‖,‖≤ρ\\|x\\|,\\|y\\|≤ρ.")
 READING_DISTANCE = (
@@ -79,7 +76,6 @@ RHO9 = sp.Rational(9, 10)
 
 
 # ══ (1) retrieval ══
-
 SHAPES = ((2, 2), (8, 2), (32, 3), (64, 16))
 RATE_TOL = G.worst_rate_tol(max(c for c, _ in SHAPES), "the gap (n − 1)t/(1 + nt) of n − 1 = 63 keys at "
                             "d_min,H (the largest shape, every other key at the minimum distance) on t = "
@@ -134,7 +130,7 @@ def bound_ratio(case, weights=_hida_weights):
     d2 = operators.poincare_sqdist(q, k)[:, 0, :]
     ratio = (wts / (e[:, None] / (d2 + e[:, None]))).masked_fill(star, 0.0).amax(dim=-1)
     n, d = k.shape[-2], k.shape[-1]
-    return ratio, torch.ones_like(ratio), torch.full_like(ratio, BOUND_TOL(n + 2 * d + 16, q.dtype))
+    return ratio, torch.ones_like(ratio), BOUND_TOL(n + 2 * d + 16, q.dtype)
 
 
 def _sample_bound(ctx, gen):
@@ -177,7 +173,6 @@ RETRIEVAL = Claim(
 
 
 # ══ (2) rank ══
-
 SEP_TOL = tolerances.Roundoff(condition="d + 16 (double-double d_H, the norms, one division)",
                               scale="max(d_min,H, 2δ/(1−ρ²))")
 
@@ -208,10 +203,8 @@ def separation_gap(rhs="paper"):
         x = case["x"]
         dmin = G.min_offdiagonal(operators.poincare_sqdist(x, x)).sqrt()
         sep = sampling.min_pairwise_distance(x)
-        if rhs == "paper":
-            right = sep / (2.0 / operators.poincare_conformal_factor(x).amax(dim=-1))
-        else:
-            right = 2 * sep
+        right = (sep / (2.0 / operators.poincare_conformal_factor(x).amax(dim=-1)) if rhs == "paper"
+                 else 2 * sep)
         return dmin, right, SEP_TOL(x.shape[-1] + 16) * dmin.maximum(right)
 
     return evaluate
@@ -223,14 +216,14 @@ def _separation_sampler(ctx, gen):
         yield {"x": _keys(ctx, gen, batch, count, dim)}
 
 
-def _witness(evidence, name, text):
-    """`` (name: text(witness))``, or nothing when the check left no witness."""
-    witness = next((e for e in evidence if e["name"] == name), {}).get("witness")
-    return f" ({name}: {text(witness)})" if witness else ""
-
-
-def _rank_witness(w):
-    return f"{w['lhs']:.6g} vs {w['rhs']:.6g}, n = {w['inputs']['x']['shape'][-2]}"
+def _witness(evidence, name, pair=False):
+    """`` (name: the witness's two sides)``, or nothing when the check left no witness."""
+    w = next((e for e in evidence if e["name"] == name), {}).get("witness")
+    if not w:
+        return ""
+    if pair:
+        return f" ({name}: d_H = {w['lhs']:.6g} < {w['rhs']:.6g})"
+    return f" ({name}: {w['lhs']:.6g} vs {w['rhs']:.6g}, n = {w['inputs']['x']['shape'][-2]})"
 
 
 RANK = Claim(
@@ -280,8 +273,7 @@ RANK = Claim(
         "estimate read in the right direction; any metric): the hyperbolic kernel is essentially "
         "full rank, as in Theorem 2.8. The separation holds in the form d_min,H ≥ 2·(2δ) = 4δ, from the "
         "conformal factor λ ≥ 2 (see theorem-5.2/distance-lower-bound), not 2δ/(1−ρ²)."
-        + _witness(evidence, "paper-bound", _rank_witness)
-        + _witness(evidence, "dmin-separation-bound", _rank_witness)),
+        + _witness(evidence, "paper-bound") + _witness(evidence, "dmin-separation-bound")),
     time_limit_s=30.0,
     notes=("The proof cites Lemma 5.1 (b), whose small-ε bound is false for every metric (see "
            "lemma-5.1/b and theorem-2.8/small-eps), and the distance bound d_H ≥ ‖x−y‖/(1−ρ²), false "
@@ -291,7 +283,6 @@ RANK = Claim(
 
 
 # ══ the proof's distance lower bound ══
-
 DIST_TOL = tolerances.Roundoff(condition="d + 16 (double-double d_H, ‖x − y‖, 1 − ρ² = s(2 − s))",
                                scale="max(lhs, rhs)")
 MP_TOL = tolerances.Roundoff(condition="d + 16 (poincare_distance's stated few-ulp accuracy)", scale="d_H")
@@ -324,13 +315,13 @@ def _in_ball(ctx, gen, batch, dim, s, tight=False, central=False):
     return (rho * t1)[:, None] * ux, (rho * t2)[:, None] * uy
 
 
-def _distance_sampler(s_low, s_high, tight=False):
+def _distance_sampler(s_low, s_high, tight=False, dims=DIMS, batch=(1000, 10000)):
     def sample(ctx, gen):
-        batch = ctx.pick(quick=1000, full=10000)
-        for dim in DIMS:
+        sets = ctx.pick(quick=batch[0], full=batch[1])
+        for dim in dims:
             for central in ((False,) if tight else (False, True)):
-                s = sampling.log_uniform(ctx, gen, batch, low=s_low, high=s_high)
-                x, y = _in_ball(ctx, gen, batch, dim, s, tight, central)
+                s = sampling.log_uniform(ctx, gen, sets, low=s_low, high=s_high)
+                x, y = _in_ball(ctx, gen, sets, dim, s, tight, central)
                 yield {"x": x, "y": y, "s": s}
 
     return sample
@@ -374,14 +365,6 @@ def mpmath_gap(case, naive=False):
     return lhs, rhs, MP_TOL(x.shape[-1] + 16) * rhs.abs()
 
 
-def _mpmath_sampler(ctx, gen):
-    batch = ctx.pick(quick=150, full=1500)
-    for dim in (2, 16):
-        s = sampling.log_uniform(ctx, gen, batch, low=1e-12, high=1.0)
-        x, y = _in_ball(ctx, gen, batch, dim, s, tight=True)
-        yield {"x": x, "y": y}
-
-
 def distance_derivation():
     r2 = sp.Rational(1, 2) / (1 + w)  # ρ² = 1/(2(1+w)) < 1/2
     lam = 2 * (1 + u)  # λ = 2/(1−r²) with r² = u/(1+u)
@@ -400,10 +383,6 @@ def distance_derivation():
         symbolic.holds("for ρ² ≤ 1/2: 2 ≥ 1/(1 − ρ²), so d_H ≥ 2‖x−y‖ ≥ ‖x−y‖/(1−ρ²)",
                        G.le(1 / (1 - r2), sp.Integer(2)), role="statement", reading="small-radius"),
     ]
-
-
-def _pair_witness(w):
-    return f"d_H = {w['lhs']:.6g} < {w['rhs']:.6g}"
 
 
 PAIRS_TEXT = ("pairs x, y ∈ R^d, d ∈ {2, 3, 16}, uniform directions, radii ρ·t with t uniform in "
@@ -441,7 +420,7 @@ DISTANCE = Claim(
                                    hypothesis="ρ ≤ 1/√2", sample=_distance_sampler(1e-12, 0.25)),)),
         Relation(name="distance-matches-mpmath", lhs="operators.poincare_distance(x, y)", rel="==",
                  rhs="arcosh(1 + 2‖x−y‖²/((1−‖x‖²)(1−‖y‖²))) at 50 digits (mpmath)", evaluate=mpmath_gap,
-                 sample=_mpmath_sampler, tolerance=MP_TOL,
+                 sample=_distance_sampler(1e-12, 1.0, True, (2, 16), (150, 1500)), tolerance=MP_TOL,
                  sampler="150 (full 1500) pairs per d ∈ {2, 16}, ‖x‖ = ρ, ‖y‖ = ρ·t, ρ = 1 − s with s "
                          "log-uniform in [1e-12, 1] (down to 1e-12 from the boundary)",
                  controls=(control("the naive float64 arcosh formula in place of the double-double one",
@@ -453,8 +432,7 @@ DISTANCE = Claim(
         "2), sharp for short pairs at the origin; hence ‖x − y‖/(1 − ρ²) is a lower bound exactly when "
         "ρ ≤ 1/√2, and fails for every ρ > 1/√2 (pairs near the origin), also with ρ = max(‖x‖, ‖y‖) "
         "near the boundary, where d_H grows like ln(1/(1−ρ)) but the bound like 1/(1−ρ)."
-        + _witness(evidence, "paper-bound", _pair_witness)
-        + _witness(evidence, "paper-bound-tight-radius", _pair_witness)),
+        + _witness(evidence, "paper-bound", True) + _witness(evidence, "paper-bound-tight-radius", True)),
     time_limit_s=30.0,
     notes=("The bound replaces the conformal factor 2/(1 − ‖x‖²), which ranges over [2, 2/(1 − ρ²)] "
            "on the ρ-ball, by its largest value without the 2: a lower bound needs the smallest."),
