@@ -1,10 +1,8 @@
 """Point sets and kernels on the Poincaré ball and the sphere for GeoResolver §4–§5, and what Lemma 5.1
-and Theorem 5.2 share: the matched-weight gap of exact retrieval and the effective-rank relations.
-
-Squared geodesic distances come from the geometry layer (``operators.poincare_sqdist``,
-``operators.sphere_sqdist``, ``operators.squared_distances``): exact zeros on the diagonal,
-double-double conformal factors near the boundary. Samplers are batched and seeded from ``ctx``.
-"""
+and Theorem 5.2 share: the matched-weight gap of exact retrieval and the effective-rank relations. Squared
+geodesic distances come from the geometry layer (``operators.poincare_sqdist``, ``operators.sphere_sqdist``,
+``operators.squared_distances``): exact zeros on the diagonal, double-double conformal factors near the
+boundary. Samplers are batched and seeded from ``ctx``."""
 
 from __future__ import annotations
 
@@ -29,7 +27,6 @@ def le(lhs, rhs):
 
 
 def sqdist(geometry: str):
-    """The pairwise squared distance ``(…, n, d), (…, m, d) → (…, n, m)`` of a geometry."""
     return {"euclidean": operators.squared_distances, "hyperbolic": operators.poincare_sqdist,
             "spherical": operators.sphere_sqdist}[geometry]
 
@@ -68,7 +65,6 @@ def min_offdiagonal(d2: torch.Tensor) -> torch.Tensor:
 
 
 def kernel(d2: torch.Tensor, eps: torch.Tensor) -> torch.Tensor:
-    """K_ij = (d_ij² + ε)⁻¹ with ε per set ``(…)``."""
     return 1.0 / (d2 + eps[..., None, None])
 
 

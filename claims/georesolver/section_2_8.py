@@ -227,7 +227,6 @@ def _sample_onset(ctx, gen):
 
 # ── how it degrades: 1 − W_{j*j*} across small ρ ──
 def _worst_deficit(ctx, grid):
-    """1 − W_11 (the other weights' sum) on one regular simplex n = d = 64, all ρ in one call."""
     n = 64
     k = _regular_simplex(ctx, ctx.generator("worst-deficit"), 1, n)
     eps = ctx.tensor(grid) * sampling.min_pairwise_squared_distance(k) / (n - 1)
@@ -236,7 +235,6 @@ def _worst_deficit(ctx, grid):
 
 
 def _gaussian_deficit(ctx, grid):
-    """Mean over 8 (full 40) key sets of the per-set mean 1 − W_{j*j*} (every key a target), per replicate."""
     n, d = LAW_GAUSSIAN
     k = sampling.gaussian(ctx, ctx.generator("gaussian-deficit"), ctx.pick(quick=8, full=40), n, d)
     eps = ctx.tensor(grid)[:, None] * sampling.min_pairwise_squared_distance(k) / (n - 1)
@@ -264,7 +262,6 @@ def _deficit_law(name, quantity, measure, family, what, **kw):
 
 # ── the recommendation ε = 0.01·E‖q−k‖² = 0.02·d·σ² on Gaussian keys ──
 def recommendation_sides(case):
-    """ρ = ε(n−1)/d_min² at the recommended ε = 0.01·2dσ² (E‖q−k‖² for N(0, σ²I_d)) against 1/2."""
     k, sigma = case["k"], case["sigma"]
     n, d = k.shape[-2], k.shape[-1]
     rho = FRACTION * 2 * d * sigma**2 * (n - 1) / sampling.min_pairwise_squared_distance(k)
@@ -281,7 +278,6 @@ def _sample_recommendation(ctx, gen):
 
 
 def _measure_recommendation(ctx, grid):
-    """Median ρ over max(2, 1024/n) Gaussian key sets (d = 64) at each n, per replicate."""
     gen, medians = ctx.generator("recommendation-law"), []
     for n in grid:
         k = sampling.gaussian(ctx, gen, ctx.pick(quick=1, full=4) * max(2, int(1024 // n)), int(n), REC_D)

@@ -118,7 +118,6 @@ def _spread(ball):
 
 
 def operator_gap(case):
-    """d_H(μ from the first start, operators.poincare_karcher_mean(x, tol)) against 2·tol·(1 + max d)."""
     mu, far = descend(case["x"], case["starts"][:, :1], _ball_ops())
     ref = operators.poincare_karcher_mean(case["x"], tol=STOP, max_iter=MAX_ITER)
     scale = 1 + far[:, 0]

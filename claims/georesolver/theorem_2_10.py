@@ -242,23 +242,18 @@ def _eta_run(ctx):
 
 def measure_vs_eta(figure: str):
     def measure(ctx, grid):  # noqa: ARG001 - the grid is ETA_GRID, run once for all figures
-        """The mean over one replicate's geometries of ``figure`` at each η."""
         return _eta_run(ctx)[figure].mean(dim=0).cpu().numpy()
 
     return measure
 
 
 def measure_vs_dh(ctx, grid):
-    """E_test (squared, exact match) at η = DH_LAW_ETA, n = DH_LAW_N: the mean over 16 (full 64)
-    geometries × 64 noise draws per d_h (one replicate)."""
     return np.array([float(simulate(DH_LAW_N, int(width), ctx.pick(quick=16, full=64), 64,
                                     ctx.seed_for(f"dh-law:{width}"), ctx.device, ctx.dtype,
                                     (DH_LAW_ETA,), False)["sq"][:, 0].mean()) for width in grid])
 
 
 def measure_vs_n(ctx, grid):
-    """E_test at η = 0 per n, d_h = N_LAW_DH: the mean over 512/n (full 4096/n, at least 2)
-    geometries, up to N_LAW_QUERIES queries each (one replicate)."""
     return np.array([float(simulate(k, N_LAW_DH, max(2, ctx.pick(quick=512, full=4096) // k), 1,
                                     ctx.seed_for(f"n-law:{k}"), ctx.device, ctx.dtype, (0.0,), False,
                                     min(k, N_LAW_QUERIES))["sq"][:, 0].mean()) for k in map(int, grid)])

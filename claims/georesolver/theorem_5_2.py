@@ -104,7 +104,6 @@ def retrieval_derivation():
 
 
 def _hida_weights(q, k, e):
-    """Dense-HIDA's weight matrix through ``operators.hida_attention`` with V = I (the exact path)."""
     eye = torch.eye(k.shape[-2], dtype=k.dtype, device=k.device).expand(*k.shape[:-1], k.shape[-2])
     return operators.hida_attention(q, k, eye, eps=e, path="exact")
 
