@@ -14,7 +14,6 @@ from attnaudit import operators
 from attnaudit.checks import (
     Claim,
     Clause,
-    Kind,
     Reading,
     Relation,
     ScalingLaw,
@@ -28,7 +27,6 @@ from attnaudit.checks.bisection import bisect_monotone
 from attnaudit.checks.fitting import closed_form_bias
 
 # ══ the statement, as the paper gives it, and the reading tested ══
-
 STATEMENT = (r"\text{We recommend initializing } \varepsilon \text{ to a small fraction of the typical "
              r"squared distance (e.g., } \varepsilon\approx 0.01\cdot\mathbb{E}[\|q_i-k_j\|_2^2]\text{) to "
              r"avoid the degradation regime } \varepsilon(n-1)/d_{\min}^2\ge 1/2.")
@@ -39,9 +37,19 @@ READING = ("For exact-match retrieval (q = k_{j*}), the recommended ε = 0.01·E
            "ε(n−1)/d_min² below 1/2, i.e. out of the degradation regime, for key sets of every size n "
            "and dimension d. E‖q−k‖² is the typical squared distance: 2dσ² for N(0, σ²I_d) keys "
            "(numerical checks), the mean over key pairs for any key set (the derivation).")
+ALTERNATIVES = (
+    Reading("below-half-retrieves", "Outside the regime retrieval holds: for every key set and target, ρ < "
+            "1/2 gives W_{j*j*} >= 1/2 (majority, hence argmax), and W_{j*j*} >= 1/(1+ρ(n−1)/(n−1+ρ)) for "
+            "every ρ, attained when every other key sits at d_min.",
+            "calling ρ >= 1/2 the degradation regime says retrieval holds below it"),
+    Reading("onset", "ρ = 1/2 is where degradation sets in: the worst case (every other key at d_min) falls "
+            "to W_{j*j*} = c at ρ_c = x(n−1)/(n−1−x), x = (1−c)/c (for c = 2/3 this tends to 1/2; majority "
+            "is lost only at (n−1)/(n−2)), and below it the loss is gradual: 1 − W_{j*j*} = Θ(ρ) as ρ → 0, "
+            "in the worst case and on Gaussian keys.",
+            "the text does not say what degrades; the operator shows where and how"),
+)
 
 # ══ the mathematics ══
-
 THRESHOLD, FRACTION = 0.5, 0.01  # the paper's ρ threshold and recommended fraction
 CRITERIA = (0.5, 2 / 3, 0.9, 0.99)  # criteria W_{j*j*} >= c of the worst-case onset
 LAW_GAUSSIAN, REC_D = (64, 8), 64  # (n, d) of the Gaussian deficit law; d of the ρ-vs-n law
@@ -50,6 +58,8 @@ ONSET_N = (3, 4, 8, 16, 64, 128)  # regular simplices n = d
 REC_SIZES = tuple((n, d) for n in (2, 8, 32, 128, 512) for d in (1, 4, 16, 64))
 W_TOL = tolerances.Roundoff(condition="n + 2d + 16: the n-term normalising sum and the d-term squared "
                                       "distances of W_{j*j*} and of d_min²")
+ONSET_TOL = tolerances.Roundoff(condition="the bisection's half interval (relative) plus W's round-off 3n + "
+                                          "16 over the slope (1 − c)/2 of ln W")
 RHO_TOL = tolerances.Roundoff(condition="d + 8: d_min² from d-term direct differences, a few products and a "
                                         "division")
 
@@ -111,28 +121,18 @@ def derivation():
 
 
 # ── retrieval across ρ: the operator's W_{j*j*} on key families ──
-
-
-def _weight(case):
-    """W_{j*j*} for q = k_{j*} at ε = ρ·d_min²/(n−1), and its relative round-off."""
+def weight_sides(case, rho_factor=1.0):
+    """W_{j*j*} for q = k_{j*} at ε = ρ·d_min²/(n−1) against the worst-case weight at ρ' = rho_factor·ρ
+    (tight on simplices and stars), or with rho_factor None against 1/2 (majority retrieval)."""
     k, rho, star = case["k"], case["rho"], case["star"]
     n, d = k.shape[-2], k.shape[-1]
     q = (k * star[..., None]).sum(dim=-2, keepdim=True)  # k_{j*}, exactly (one nonzero term)
     w = operators.ida_weights(q, k, eps=rho * sampling.min_pairwise_squared_distance(k) / (n - 1))[:, 0]
-    return w.masked_fill(star == 0, 0.0).sum(dim=-1), rho, n, W_TOL(n + 2 * d + 16)
-
-
-def lower_bound_sides(case, rho_factor=1.0):
-    """W_{j*j*} against the worst-case weight at ρ' = rho_factor·ρ (tight on simplices and stars)."""
-    w, rho, n, rel = _weight(case)
+    w, rel = w.masked_fill(star == 0, 0.0).sum(dim=-1), W_TOL(n + 2 * d + 16)
+    if rho_factor is None:
+        return w, w.new_full(w.shape, 0.5), rel
     bound = worst_weight(rho_factor * rho, n)
     return w, bound, rel * bound
-
-
-def majority_sides(case):
-    """W_{j*j*} against 1/2 (majority retrieval)."""
-    w, rho, n, rel = _weight(case)
-    return w, w.new_full(w.shape, 0.5), rel * w.new_ones(())
 
 
 def _regular_simplex(ctx, gen, batch, n):
@@ -141,8 +141,8 @@ def _regular_simplex(ctx, gen, batch, n):
     side = sampling.log_uniform(ctx, gen, batch, 1, 1, low=1e-3, high=1e3)
     basis = torch.eye(n, dtype=ctx.dtype, device=ctx.device) * side / 2**0.5
     v = sampling.unit_vectors(ctx, gen, batch, 1, n)
-    return basis - 2 * (basis * v).sum(dim=-1, keepdim=True) * v + sampling.gaussian(ctx, gen, batch, 1, n,
-                                                                                     scale=10.0)
+    offset = sampling.gaussian(ctx, gen, batch, 1, n, scale=10.0)
+    return basis - 2 * (basis * v).sum(dim=-1, keepdim=True) * v + offset
 
 
 def _key_families(ctx, gen, batch):
@@ -175,8 +175,8 @@ def _key_families(ctx, gen, batch):
 def _sampler(rho_low, rho_high):
     def sample(ctx, gen):
         for k, star in _key_families(ctx, gen, ctx.pick(quick=200, full=2000)):
-            yield {"k": k, "star": star, "rho": sampling.log_uniform(ctx, gen, len(k), low=rho_low,
-                                                                     high=rho_high)}
+            rho = sampling.log_uniform(ctx, gen, len(k), low=rho_low, high=rho_high)
+            yield {"k": k, "star": star, "rho": rho}
     return sample
 
 
@@ -198,8 +198,6 @@ def _strategy(rho_low, rho_high):
 
 
 # ── where the worst case degrades: the onset of each criterion, bisected on the operator ──
-
-
 def onset_sides(case, formula=worst_onset):
     """The ρ at which W_11 of a regular simplex falls to c (bisection on the operator) against the closed form
     ρ_c(n) = x(n−1)/(n−1−x), x = (1−c)/c (or ``formula``, for the control)."""
@@ -219,11 +217,16 @@ def onset_sides(case, formula=worst_onset):
     return ((lo + hi) / 2).exp(), expected, (resolution + W_TOL(3 * n + 16) * 2 / (1 - c)) * expected
 
 
+def _sample_onset(ctx, gen):
+    """regular simplices n = d ∈ (3, 4, 8, 16, 64, 128), random side, reflection and offset; criteria c ∈
+    {1/2, 2/3, 0.9, 0.99}"""
+    for n in ONSET_N:
+        yield {"k": _regular_simplex(ctx, gen, 4 * ctx.pick(quick=4, full=40), n),
+               "c": ctx.tensor(CRITERIA).repeat(ctx.pick(quick=4, full=40))}
+
+
 # ── how it degrades: 1 − W_{j*j*} across small ρ ──
-
-
 def _worst_deficit(ctx, grid):
-    """1 − W_11 (the other weights' sum) on one regular simplex n = d = 64, all ρ in one call."""
     n = 64
     k = _regular_simplex(ctx, ctx.generator("worst-deficit"), 1, n)
     eps = ctx.tensor(grid) * sampling.min_pairwise_squared_distance(k) / (n - 1)
@@ -231,12 +234,7 @@ def _worst_deficit(ctx, grid):
     return w[:, 0, 1:].sum(dim=-1)
 
 
-DEFICIT_REPLICATES = 4
-
-
 def _gaussian_deficit(ctx, grid):
-    """Mean over 8 (full 40) key sets of the per-set mean 1 − W_{j*j*} (every key a target); one of
-    DEFICIT_REPLICATES replicates."""
     n, d = LAW_GAUSSIAN
     k = sampling.gaussian(ctx, ctx.generator("gaussian-deficit"), ctx.pick(quick=8, full=40), n, d)
     eps = ctx.tensor(grid)[:, None] * sampling.min_pairwise_squared_distance(k) / (n - 1)
@@ -247,30 +245,23 @@ def _gaussian_deficit(ctx, grid):
 DEFICIT_GRID = grids.log_grid(1e-5, 1e-2, quick=7, full=31)
 
 
-def _deficit_bias():
-    """The fit bias of the worst case's exact deficit ρ'/(1+ρ'), ρ' = 63ρ/(63+ρ), on either profile's grid."""
-    def deficit(grid):
-        rho = grid * 63 / (63 + grid)
-        return closed_form_bias(grid, rho / (1 + rho), 1.0)
-
-    return max((deficit(grid) for grid in DEFICIT_GRID.profiles), key=abs)
-
-
 def _deficit_law(name, quantity, measure, family, what, **kw):
+    """1 − W = Θ(ρ) as ρ → 0, within the fit bias of the worst case's exact deficit ρ'/(1+ρ'),
+    ρ' = 63ρ/(63+ρ), on either profile's grid."""
+    def bias():
+        rhos = [(g, g * 63 / (63 + g)) for g in DEFICIT_GRID.profiles]
+        return max((closed_form_bias(g, r / (1 + r), 1.0) for g, r in rhos), key=abs)
+
     return ScalingLaw(
-        name=name, quantity=quantity, variable="ρ", exponent=1.0, order="Θ",
-        grid=DEFICIT_GRID, measure=measure,
-        family=f"{family}; ρ log-spaced in [1e-5, 1e-2]", reading="onset",
-        tolerance=tolerances.FitBias(_deficit_bias, f"{what}: the worst case's exact deficit ρ'/(1+ρ') "
-                                                    "(ρ' <= ρ <= 1e-2) on the grid"),
+        name=name, quantity=quantity, variable="ρ", exponent=1.0, order="Θ", grid=DEFICIT_GRID,
+        measure=measure, family=f"{family}; ρ log-spaced in [1e-5, 1e-2]", reading="onset",
+        tolerance=tolerances.FitBias(bias, f"{what}: the worst case's exact deficit ρ'/(1+ρ') (ρ' <= ρ <= "
+                                           "1e-2) on the grid"),
         controls=(control("a quadratic onset (exponent 2)", exponent=2.0),), **kw)
 
 
 # ── the recommendation ε = 0.01·E‖q−k‖² = 0.02·d·σ² on Gaussian keys ──
-
-
 def recommendation_sides(case):
-    """ρ = ε(n−1)/d_min² at the recommended ε = 0.01·2dσ² (E‖q−k‖² for N(0, σ²I_d)) against 1/2."""
     k, sigma = case["k"], case["sigma"]
     n, d = k.shape[-2], k.shape[-1]
     rho = FRACTION * 2 * d * sigma**2 * (n - 1) / sampling.min_pairwise_squared_distance(k)
@@ -278,23 +269,18 @@ def recommendation_sides(case):
 
 
 def _sample_recommendation(ctx, gen):
-    """Gaussian keys N(0, σ²I_d) (see the relation's sampler)."""
+    """Gaussian keys N(0, σ²I_d), σ log-uniform in [1e-3, 1e3], (n, d) ∈ {2, 8, 32, 128, 512} × {1, 4, 16,
+    64}"""
     for n, d in REC_SIZES:
         batch = ctx.pick(quick=1, full=10) * max(2, 1024 // n)
         sigma = sampling.log_uniform(ctx, gen, batch, low=1e-3, high=1e3)
         yield {"k": sampling.gaussian(ctx, gen, batch, n, d) * sigma[:, None, None], "sigma": sigma}
 
 
-REC_REPLICATES = 4
-
-
 def _measure_recommendation(ctx, grid):
-    """Median ρ over max(2, 1024/n) Gaussian key sets (d = 64) at each n; one of REC_REPLICATES
-    replicates."""
     gen, medians = ctx.generator("recommendation-law"), []
     for n in grid:
-        sets = ctx.pick(quick=1, full=4) * max(2, int(1024 // n))
-        k = sampling.gaussian(ctx, gen, sets, int(n), REC_D)
+        k = sampling.gaussian(ctx, gen, ctx.pick(quick=1, full=4) * max(2, int(1024 // n)), int(n), REC_D)
         # d_min² by the Gram expansion (one GEMM; it errs by ~u·‖k‖², far below d_min² of these sets)
         d2 = (sq := k.square().sum(-1))[:, :, None] + sq[:, None, :] - 2 * k @ k.mT
         d2.diagonal(dim1=-2, dim2=-1).fill_(math.inf)
@@ -316,105 +302,53 @@ FAMILIES = ("Gaussian keys (n, d) ∈ {(2,1), (8,2), (32,3), (128,16)}; clustere
 CLAIMS = (
     Claim(
         id="georesolver/section-2.8/degradation",
-        label="§2.8 Implications for practice (degradation regime and ε recommendation)",
-        section="§2.8",
-        statement=STATEMENT,
-        clauses=CLAUSES,
-        reading=READING,
+        label="§2.8 Implications for practice (degradation regime and ε recommendation)", section="§2.8",
+        statement=STATEMENT, clauses=CLAUSES, reading=READING, alternatives=ALTERNATIVES,
         reading_why="the literal recommendation: it names ε and the regime it avoids",
-        alternatives=(
-            Reading("below-half-retrieves", "Outside the regime retrieval holds: for every key set and "
-                    "target, ρ < 1/2 gives W_{j*j*} >= 1/2 (majority, hence argmax), and W_{j*j*} >= "
-                    "1/(1+ρ(n−1)/(n−1+ρ)) for every ρ, attained when every other key sits at d_min.",
-                    "calling ρ >= 1/2 the degradation regime says retrieval holds below it"),
-            Reading("onset", "ρ = 1/2 is where degradation sets in: the worst case (every other key at "
-                    "d_min) falls to W_{j*j*} = c at ρ_c = x(n−1)/(n−1−x), x = (1−c)/c (for c = 2/3 this "
-                    "tends to 1/2; majority is lost only at (n−1)/(n−2)), and below it the loss is gradual: "
-                    "1 − W_{j*j*} = Θ(ρ) as ρ → 0, in the worst case and on Gaussian keys.",
-                    "the text does not say what degrades; the operator shows where and how"),
-        ),
         proof_absent="§2.8 states the recommendation without argument ('based on the theoretical analysis')",
-        kind=Kind.INEQUALITY,
-        derivation=derivation,
+        kind="inequality", derivation=derivation, correction=correction, time_limit_s=30.0,
         checks=(
-            Relation(
-                name="recommended-eps-below-half",
-                lhs="ρ = ε(n−1)/d_min² at ε = 0.01·2dσ²", rel="<=", rhs="1/2",
-                evaluate=recommendation_sides,
-                sample=_sample_recommendation,
-                tolerance=RHO_TOL,
-                sampler="Gaussian keys N(0, σ²I_d), σ log-uniform in [1e-3, 1e3], (n, d) ∈ {2, 8, 32, 128, "
-                        "512} × {1, 4, 16, 64}",
-            ),
+            Relation(name="recommended-eps-below-half", lhs="ρ = ε(n−1)/d_min² at ε = 0.01·2dσ²", rel="<=",
+                     rhs="1/2", evaluate=recommendation_sides, sample=_sample_recommendation,
+                     tolerance=RHO_TOL),
             ScalingLaw(
-                name="rho-at-recommended-eps-vs-n",
-                quantity=f"median ρ at ε = 0.01·2dσ² (Gaussian keys, d = {REC_D})",
-                variable="n", exponent=0.0, order="O",
+                name="rho-at-recommended-eps-vs-n", quantity=f"median ρ at ε = 0.01·2dσ² (Gaussian keys, d = "
+                f"{REC_D})", variable="n", exponent=0.0, order="O", measure=_measure_recommendation,
                 grid=grids.per_profile(quick=grids.geometric(2, 2, 11),
                                        full=[2 * 2 ** (k / 2) for k in range(21)]),
-                measure=_measure_recommendation,
                 family=(f"Gaussian key sets N(0, I_d), d = {REC_D}, max(2, 1024/n) sets per n (full ×4), "
                         "n = 2 … 2048 doubling (full ×√2)"),
                 tolerance=tolerances.Systematic(0.05, "the drift of a bounded but not constant median over "
                                                       "the grid; the replicates' spread enters"),
-                replicates=REC_REPLICATES,
-                predicted="ρ < 1/2 for all n: bounded, O(n⁰)",
-            ),
-            Relation(
-                name="majority-retrieval-below-half",
-                lhs="W_{j*j*}", rel=">=", rhs="1/2",
-                evaluate=majority_sides,
-                sample=_sampler(1e-6, THRESHOLD),
-                strategy=_strategy(1e-6, THRESHOLD),
-                tolerance=W_TOL,
-                sampler=f"{FAMILIES}; ρ log-uniform in [1e-6, 1/2)",
-                reading="below-half-retrieves",
-                max_examples=60,
-                controls=(control("ρ drawn from [1/2, 4) instead (the hypothesis moved)",
-                                  contrast="hypothesis", hypothesis="ρ = ε(n−1)/d_min² < 1/2",
-                                  sample=_sampler(THRESHOLD, 4.0)),),
-            ),
-            Relation(
-                name="weight-lower-bound-in-rho",
-                lhs="W_{j*j*}", rel=">=", rhs="1/(1 + ρ(n−1)/(n−1+ρ))",
-                evaluate=lower_bound_sides,
-                sample=_sampler(1e-4, 1e3),
-                strategy=_strategy(1e-4, 1e3),
-                tolerance=W_TOL,
-                sampler=f"{FAMILIES}; ρ log-uniform in [1e-4, 1e3]",
-                reading="below-half-retrieves",
-                max_examples=30,
-                controls=(control("the bound at ρ/2 (its constant moved)", contrast="prediction",
-                                  evaluate=lambda case: lower_bound_sides(case, 0.5)),),
-            ),
-            Relation(
-                name="worst-case-onset",
-                lhs="ρ where W_11 of a regular simplex falls to c (bisection on the operator)",
-                rel="==", rhs="x(n−1)/(n−1−x), x = (1−c)/c",
-                evaluate=onset_sides,
-                sample=lambda ctx, gen: ({"k": _regular_simplex(ctx, gen, 4 * ctx.pick(quick=4, full=40), n),
-                                          "c": ctx.tensor(CRITERIA).repeat(ctx.pick(quick=4, full=40))}
-                                         for n in ONSET_N),
-                tolerance=tolerances.Roundoff(condition="the bisection's half interval (relative) plus W's "
-                                                        "round-off 3n + 16 over the slope (1 − c)/2 of ln W"),
-                sampler=f"regular simplices n = d ∈ {ONSET_N}, random side, reflection and offset; criteria "
-                        "c ∈ {1/2, 2/3, 0.9, 0.99}",
-                reading="onset",
-                controls=(control("the paper's 1/2 as the onset of every criterion", contrast="prediction",
-                                  evaluate=lambda case: onset_sides(case, lambda c, n: c * 0 + 0.5)),),
-            ),
+                replicates=4, predicted="ρ < 1/2 for all n: bounded, O(n⁰)"),
+            Relation(name="majority-retrieval-below-half", lhs="W_{j*j*}", rel=">=", rhs="1/2",
+                     evaluate=lambda case: weight_sides(case, None), sample=_sampler(1e-6, THRESHOLD),
+                     strategy=_strategy(1e-6, THRESHOLD), tolerance=W_TOL, reading="below-half-retrieves",
+                     sampler=f"{FAMILIES}; ρ log-uniform in [1e-6, 1/2)", max_examples=60,
+                     controls=(control("ρ drawn from [1/2, 4) instead (the hypothesis moved)",
+                                       contrast="hypothesis", hypothesis="ρ = ε(n−1)/d_min² < 1/2",
+                                       sample=_sampler(THRESHOLD, 4.0)),)),
+            Relation(name="weight-lower-bound-in-rho", lhs="W_{j*j*}", rel=">=", rhs="1/(1 + ρ(n−1)/(n−1+ρ))",
+                     evaluate=weight_sides, sample=_sampler(1e-4, 1e3), strategy=_strategy(1e-4, 1e3),
+                     tolerance=W_TOL, sampler=f"{FAMILIES}; ρ log-uniform in [1e-4, 1e3]",
+                     reading="below-half-retrieves", max_examples=30,
+                     controls=(control("the bound at ρ/2 (its constant moved)", contrast="prediction",
+                                       evaluate=lambda case: weight_sides(case, 0.5)),)),
+            Relation(name="worst-case-onset", lhs="ρ where W_11 of a regular simplex falls to c (bisection "
+                     "on the operator)", rel="==", rhs="x(n−1)/(n−1−x), x = (1−c)/c", reading="onset",
+                     evaluate=onset_sides, sample=_sample_onset, tolerance=ONSET_TOL,
+                     controls=(control("the paper's 1/2 as the onset of every criterion",
+                                       contrast="prediction",
+                                       evaluate=lambda case: onset_sides(case, lambda c, n: c * 0 + 0.5)),)),
             _deficit_law("deficit-vs-rho-worst-case", "1 − W_{j*j*} (regular simplex, n = 64)",
                          _worst_deficit, "worst case: regular simplex n = d = 64 (all other keys at d_min)",
-                         "worst case",
-                         predicted="1 − W = Θ(ρ) as ρ → 0: no threshold at ρ = 1/2"),
+                         "worst case", predicted="1 − W = Θ(ρ) as ρ → 0: no threshold at ρ = 1/2"),
             _deficit_law("deficit-vs-rho-gaussian", "mean 1 − W_{j*j*} (Gaussian keys, every target)",
                          _gaussian_deficit, f"typical: Gaussian key sets n = {LAW_GAUSSIAN[0]}, d = "
                          f"{LAW_GAUSSIAN[1]} (8 sets, full 40, per replicate), every key as target",
                          "1 − W = εS/(1+εS), S = Σ_m (a_m+ε)⁻¹, εS <= ρ", predicted="1 − W = Θ(ρ) as ρ → 0",
-                         replicates=DEFICIT_REPLICATES),
+                         replicates=4),
         ),
-        correction=correction,
-        time_limit_s=30.0,
         notes=("The recommendation contradicts the threshold it is meant to respect: d_min² <= E‖q−k‖², so "
                "ε = 0.01·E‖q−k‖² gives ρ >= 0.01(n−1), >= 1/2 for n >= 51 whatever the keys; for Gaussian "
                "keys d_min shrinks with n. The threshold itself is a sound sufficient condition (ρ < 1/2 ⇒ "

@@ -11,13 +11,21 @@ import sympy as sp
 import torch
 
 from attnaudit import operators
-from attnaudit.checks import Claim, Clause, Kind, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Relation, control, sampling, symbolic, tolerances
 from attnaudit.claims.georesolver import _geometric as G
 
-X, Y, s_, a1, a2, w1 = sp.symbols("x y s a_1 a_2 w_1", real=True)
+STATEMENT = r"\text{The Karcher mean exists uniquely in CAT(0) spaces.}"
+CLAUSES = (Clause("unique", "The Karcher mean exists uniquely in CAT(0) spaces."),)
 STOP = 1e-10  # the stopping tolerance of the descent (operators.poincare_karcher_mean's rule)
 STARTS = 8
 MAX_ITER = 2000
+READING = ("For every finite set x_1..x_n of the Poincaré ball (curvature −1) with uniform weights, F(μ) = "
+           "Σ_i d_H(μ, x_i)² has exactly one minimiser: Riemannian gradient descent started from "
+           f"{STARTS} independent points ends, for every start, within the stopping tolerance of one point "
+           f"(tol = {STOP:g}·(1 + max_i d(μ, x_i)) on ½‖grad F‖, so any two end points lie within twice that "
+           "of each other, by strong convexity), and at operators.poincare_karcher_mean's point.")
+
+X, Y, s_, a1, a2, w1 = sp.symbols("x y s a_1 a_2 w_1", real=True)
 SHAPES = ((2, 2), (5, 3), (16, 8))
 TOL = tolerances.Roundoff(condition="d + 16 (double-double d_H between nearly equal points)",
                           scale="1 + max_i d(μ, x_i)")
@@ -40,19 +48,9 @@ def derivation():
 
 
 # ── descent, batched over sets (B) and starts (S) ──
-
-
 def _ball_ops():
-    def log(mu, x):
-        return operators.poincare_logmap(mu, x)
-
-    def norm_factor(mu):
-        return operators.poincare_conformal_factor(mu)
-
-    def dist_matrix(a, b):
-        return operators.poincare_distance_matrix(a, b)
-
-    return dict(exp=operators.poincare_expmap, log=log, lam=norm_factor, dist=dist_matrix,
+    return dict(exp=operators.poincare_expmap, log=operators.poincare_logmap,
+                lam=operators.poincare_conformal_factor, dist=operators.poincare_distance_matrix,
                 curv=lambda t: torch.where(t > 0, t / torch.tanh(torch.where(t > 0, t, 1.0)), 1.0))
 
 
@@ -70,8 +68,7 @@ def _sphere_ops():
         return u * torch.where(nu > 0, theta / torch.where(nu > 0, nu, 1.0), 1.0)
 
     return dict(exp=exp, log=log, lam=lambda mu: torch.ones(mu.shape[:-1], dtype=mu.dtype, device=mu.device),
-                dist=lambda a, b: operators.sphere_sqdist(a, b).sqrt(),
-                curv=lambda t: torch.ones_like(t))
+                dist=lambda a, b: operators.sphere_sqdist(a, b).sqrt(), curv=lambda t: torch.ones_like(t))
 
 
 def descend(x, starts, ops, tol=STOP, max_iter=MAX_ITER):
@@ -107,39 +104,31 @@ def descend(x, starts, ops, tol=STOP, max_iter=MAX_ITER):
     return mu, dist.amax(-1)
 
 
-def _spread(ops_name):
+def _spread(ball):
     def evaluate(case):
         """max over pairs of starts of d(μ_s, μ_s′) against 2·tol·(1 + max_i d(μ, x_i)): Hessian(F/2) ≥ 1
         puts each end point within tol·(1 + max_i d) of the minimiser."""
-        ball = ops_name == "ball"  # the sphere's end points split ~π apart: 200 steps show it
-        mu, far = descend(case["x"], case["starts"], _ball_ops() if ball else _sphere_ops(),
-                          max_iter=MAX_ITER if ball else 200)
-        spread = (_ball_ops() if ball else _sphere_ops())["dist"](mu, mu).amax(dim=(-1, -2))
+        ops = _ball_ops() if ball else _sphere_ops()
+        # the sphere's end points split ~π apart: 200 steps show it
+        mu, far = descend(case["x"], case["starts"], ops, max_iter=MAX_ITER if ball else 200)
         scale = 1 + far.amax(-1)
-        return spread, 2 * STOP * scale, TOL(case["x"].shape[-1] + 16) * scale
+        return ops["dist"](mu, mu).amax(dim=(-1, -2)), 2 * STOP * scale, TOL(case["x"].shape[-1] + 16) * scale
 
     return evaluate
 
 
 def operator_gap(case):
-    """d_H(μ from the first start, operators.poincare_karcher_mean(x, tol)) against 2·tol·(1 + max d)."""
     mu, far = descend(case["x"], case["starts"][:, :1], _ball_ops())
     ref = operators.poincare_karcher_mean(case["x"], tol=STOP, max_iter=MAX_ITER)
-    gap = operators.poincare_distance(mu[:, 0], ref)
     scale = 1 + far[:, 0]
-    return gap, 2 * STOP * scale, TOL(case["x"].shape[-1] + 16) * scale
-
-
-def _radii(ctx, gen, batch, high=2.0):
-    s = 0.3 + (high - 0.3) * torch.rand(batch, generator=gen, dtype=ctx.dtype, device=ctx.device)
-    return -torch.expm1(-s * math.log(10.0))
+    return operators.poincare_distance(mu[:, 0], ref), 2 * STOP * scale, TOL(case["x"].shape[-1] + 16) * scale
 
 
 def sample_ball(ctx, gen):
     batch = ctx.pick(quick=24, full=200)
     for count, dim in SHAPES:
-        x = G.ball_points(ctx, gen, batch, count, dim, _radii(ctx, gen, batch))
-        starts = G.ball_points(ctx, gen, batch, STARTS, dim, _radii(ctx, gen, batch))
+        x = G.ball_points(ctx, gen, batch, count, dim, G.radii(ctx, gen, batch, 2.0))
+        starts = G.ball_points(ctx, gen, batch, STARTS, dim, G.radii(ctx, gen, batch, 2.0))
         yield {"x": x, "starts": starts}
 
 
@@ -166,25 +155,17 @@ SPHERE = ("the sphere S^d in place of the ball (points spread round a great circ
 CLAIMS = (
     Claim(
         id="georesolver/section-4/karcher-mean", label="§4 (Hyperbolic Geometry Setup), Karcher mean",
-        section="§4",
-        statement=r"\text{The Karcher mean exists uniquely in CAT(0) spaces.}",
-        clauses=(Clause("unique", "The Karcher mean exists uniquely in CAT(0) spaces."),),
+        section="§4", statement=STATEMENT, clauses=CLAUSES,
         proof_absent=("a cited fact (Cartan; Karcher 1977; Sturm 2003 for CAT(0)): the paper gives no "
                       "argument; the steps shown are the suite's own"),
-        reading=("For every finite set x_1..x_n of the Poincaré ball (curvature −1) with uniform weights, "
-                 "F(μ) = Σ_i d_H(μ, x_i)² has exactly one minimiser: Riemannian gradient descent "
-                 f"started from {STARTS} independent points ends, for every start, within the stopping "
-                 f"tolerance of one point (tol = {STOP:g}·(1 + max_i d(μ, x_i)) on ½‖grad F‖, so any two "
-                 "end points lie within twice that of each other, by strong convexity), and at "
-                 "operators.poincare_karcher_mean's point."),
+        reading=READING, kind="construction", derivation=derivation,
         reading_why="the statement applied to the space §4 uses it for (the Poincaré ball is CAT(−1))",
-        kind=Kind.CONSTRUCTION, derivation=derivation,
         checks=(
             Relation(name="starts-agree", lhs="max_{s,s′} d_H(μ_s, μ_s′)", rel="<=",
-                     rhs="2·tol·(1 + max_i d_H(μ, x_i))", evaluate=_spread("ball"), sample=sample_ball,
+                     rhs="2·tol·(1 + max_i d_H(μ, x_i))", evaluate=_spread(True), sample=sample_ball,
                      tolerance=TOL, sampler=SAMPLER,
                      controls=(control(SPHERE, contrast="hypothesis", hypothesis="CAT(0): curvature ≤ 0",
-                                       evaluate=_spread("sphere"), sample=sample_sphere),)),
+                                       evaluate=_spread(False), sample=sample_sphere),)),
             Relation(name="operator-agrees", lhs="d_H(μ, operators.poincare_karcher_mean(x))", rel="<=",
                      rhs="2·tol·(1 + max_i d_H(μ, x_i))", evaluate=operator_gap, sample=sample_ball,
                      tolerance=TOL, sampler=SAMPLER + "; the first start only"),

@@ -1,9 +1,7 @@
-"""GeoResolver §2.7, Theorem 2.10 (IDA Noise Robustness).
-
-The proof's model: x_i ~ N(0, I_{d_h}), random labels y_i = ±1 flipped w.p. η, IDA over the n
-training keys with the noisy labels as values, exact-match queries q_i = x_i, E_test = the proof's
-E[(y_i − ŷ_i)²] against the clean label, ε = c·d_min²/n (εn/d_min² = c ≪ 1, as the proof needs).
-"""
+"""GeoResolver §2.7, Theorem 2.10 (IDA Noise Robustness). The proof's model: x_i ~ N(0, I_{d_h}), random
+labels y_i = ±1 flipped w.p. η, IDA over the n training keys with the noisy labels as values, exact-match
+queries q_i = x_i, E_test = the proof's E[(y_i − ŷ_i)²] against the clean label, ε = c·d_min²/n
+(εn/d_min² = c ≪ 1, as the proof needs)."""
 
 from __future__ import annotations
 
@@ -15,7 +13,6 @@ from attnaudit import operators
 from attnaudit.checks import (
     Claim,
     Clause,
-    Kind,
     ProofStep,
     Reading,
     Relation,
@@ -28,23 +25,18 @@ from attnaudit.checks import (
 )
 
 # ══ the statement, as the paper gives it, and the reading tested ══
-
-STATEMENT = (
-    r"\text{For IDA, test error under symmetric noise rate } \eta \text{ satisfies } "
-    r"\mathcal{E}_{\text{test}}^{\text{IDA}}\le C\eta^2+O(1/\sqrt{n}), \text{ independent of } d_h."
-)
+STATEMENT = (r"\text{For IDA, test error under symmetric noise rate } \eta \text{ satisfies } "
+             r"\mathcal{E}_{\text{test}}^{\text{IDA}}\le C\eta^2+O(1/\sqrt{n}), \text{ independent of } d_h.")
 CLAUSES = (
     Clause("noise-bound", "ℰtestIDA≤Cη2+(1/n)"),
     Clause("width-free", "Cη^2+O(1/ n), independent of dhd_h"),
 )
-READING = (
-    "The proof's setting: x_1..x_n ~ N(0, I_{d_h}), random clean labels y_i = ±1, each flipped "
-    "w.p. η; IDA over the n training keys with the noisy labels as values; ε in the proof's "
-    "regime εn/d_min² = c ≪ 1 (ε = c·d_min²/n); E_test = mean_i E[(y_i − ŷ_i)²] against the clean "
-    "label at an exact match q_i = x_i. Claimed: E_test ≤ Cη² + O(1/√n) for all η and n, "
-    "independently of d_h; so the η-dependent part of E_test is O(η²) as η → 0 (the O(1/√n) "
-    "term vanishes as n → ∞), and E_test does not grow with d_h."
-)
+READING = ("The proof's setting: x_1..x_n ~ N(0, I_{d_h}), random clean labels y_i = ±1, each flipped "
+           "w.p. η; IDA over the n training keys with the noisy labels as values; ε in the proof's "
+           "regime εn/d_min² = c ≪ 1 (ε = c·d_min²/n); E_test = mean_i E[(y_i − ŷ_i)²] against the clean "
+           "label at an exact match q_i = x_i. Claimed: E_test ≤ Cη² + O(1/√n) for all η and n, "
+           "independently of d_h; so the η-dependent part of E_test is O(η²) as η → 0 (the O(1/√n) "
+           "term vanishes as n → ∞), and E_test does not grow with d_h.")
 READING_WHY = ("the statement leaves E_test, C and ε undefined; the proof fixes them: exact-match "
                "queries, squared error against clean labels, εn/d_min² ≪ 1")
 PROOF = (
@@ -56,9 +48,16 @@ PROOF = (
     ProofStep("summing", "Summing over i and using αi≤εn/dmin2"),
     ProofStep("width", "The bound is independent of dhd_h"),
 )
+ALTERNATIVES = (
+    Reading("zero-one", "E_test is the 0-1 error of sign ŷ_i against the clean label (the proof's setting "
+            "otherwise); its η-dependent part is O(η²).",
+            "'test error' commonly means the misclassification rate"),
+    Reading("fresh-queries", "The test queries are fresh points x_i + √ε·u near the training inputs; the "
+            "squared error's η-dependent part is O(η²).",
+            "a test input need not be a training input; the proof's exact match is a limit"),
+)
 
 # ══ the mathematics ══
-
 C_EPS = 0.01  # εn/d_min² = c: the proof's regime εn/d_min² ≪ 1
 ETA_GRID = (3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1)  # 3 decades of small η
 ETA_LAW_N, ETA_LAW_DH = 128, 64
@@ -230,6 +229,7 @@ def simulate(count, width, trials, reps, seed, device, dtype, etas=ETA_GRID, ext
 
 
 REPLICATES = 4  # engine replicates of every law: their spread is each point's error bar
+LOG_GRID = grids.log_integer_grid(2, 2048, quick=11, full=21)  # powers of 2 (quick), 2 per octave (full)
 
 
 def _eta_run(ctx):
@@ -242,27 +242,18 @@ def _eta_run(ctx):
 
 def measure_vs_eta(figure: str):
     def measure(ctx, grid):  # noqa: ARG001 - the grid is ETA_GRID, run once for all figures
-        """The mean over one replicate's geometries of ``figure`` at each η."""
         return _eta_run(ctx)[figure].mean(dim=0).cpu().numpy()
 
     return measure
 
 
-def _log_grid(ctx):  # 2 … 2048: powers of 2 (quick), two points per octave (full)
-    return np.unique(np.round(2.0 ** np.linspace(1, 11, 10 * ctx.pick(quick=1, full=2) + 1)))
-
-
 def measure_vs_dh(ctx, grid):
-    """E_test (squared, exact match) at η = DH_LAW_ETA, n = DH_LAW_N: the mean over 16 (full 64)
-    geometries × 64 noise draws per d_h (one replicate)."""
     return np.array([float(simulate(DH_LAW_N, int(width), ctx.pick(quick=16, full=64), 64,
                                     ctx.seed_for(f"dh-law:{width}"), ctx.device, ctx.dtype,
                                     (DH_LAW_ETA,), False)["sq"][:, 0].mean()) for width in grid])
 
 
 def measure_vs_n(ctx, grid):
-    """E_test at η = 0 per n, d_h = N_LAW_DH: the mean over 512/n (full 4096/n, at least 2)
-    geometries, up to N_LAW_QUERIES queries each (one replicate)."""
     return np.array([float(simulate(k, N_LAW_DH, max(2, ctx.pick(quick=512, full=4096) // k), 1,
                                     ctx.seed_for(f"n-law:{k}"), ctx.device, ctx.dtype, (0.0,), False,
                                     min(k, N_LAW_QUERIES))["sq"][:, 0].mean()) for k in map(int, grid)])
@@ -318,16 +309,9 @@ def correction(evidence):
 CLAIMS = (
     Claim(
         id="georesolver/theorem-2.10", label="Theorem 2.10 (IDA Noise Robustness)", section="§2.7",
-        statement=STATEMENT, clauses=CLAUSES, kind=Kind.INEQUALITY, derivation=derivation,
+        statement=STATEMENT, clauses=CLAUSES, kind="inequality", derivation=derivation,
         correction=correction, reading=READING, reading_why=READING_WHY, proof_steps=PROOF,
-        alternatives=(
-            Reading("zero-one", "E_test is the 0-1 error of sign ŷ_i against the clean label (the "
-                                "proof's setting otherwise); its η-dependent part is O(η²).",
-                    "'test error' commonly means the misclassification rate"),
-            Reading("fresh-queries", "The test queries are fresh points x_i + √ε·u near the training "
-                                     "inputs; the squared error's η-dependent part is O(η²).",
-                    "a test input need not be a training input; the proof's exact match is a limit"),
-        ),
+        alternatives=ALTERNATIVES,
         checks=(
             _eta_law("test-error-vs-eta", "sq_excess", "E_test(η) − E_test(0), squared error, exact match"),
             _eta_law("test-01-error-vs-eta", "zo_excess", "0-1 error of sign ŷ, excess over η = 0, exact "
@@ -335,8 +319,8 @@ CLAIMS = (
             _eta_law("fresh-test-error-vs-eta", "fresh_sq_excess",
                      "E_test(η) − E_test(0), squared error, fresh query x_i + √ε·u", "fresh-queries"),
             ScalingLaw(
-                name="test-error-vs-n", quantity="E_test at η = 0 (squared error, exact match)",
-                variable="n", exponent=-0.5, order="O", grid=_log_grid, measure=measure_vs_n,
+                name="test-error-vs-n", quantity="E_test at η = 0 (squared error, exact match)", variable="n",
+                exponent=-0.5, order="O", grid=LOG_GRID, measure=measure_vs_n,
                 family=(f"typical random instances: d_h = {N_LAW_DH}, x_i ~ N(0, I), random ±1 labels, "
                         f"ε = {C_EPS}·d_min²/n, n = 2 … 2048; 512/n (full 4096/n) geometries, at least 2, "
                         f"{N_LAW_QUERIES} queries each, {REPLICATES} replicates"), tolerance=N_TOL,
@@ -345,7 +329,7 @@ CLAIMS = (
                           "εn/d_min² = c fixed"),
             ScalingLaw(
                 name="test-error-vs-dh", quantity=f"E_test at η = {DH_LAW_ETA} (squared error, exact match)",
-                variable="d_h", exponent=0.0, order="O", grid=_log_grid, measure=measure_vs_dh,
+                variable="d_h", exponent=0.0, order="O", grid=LOG_GRID, measure=measure_vs_dh,
                 family=(f"typical random instances: n = {DH_LAW_N}, x_i ~ N(0, I_{{d_h}}), random ±1 labels, "
                         f"ε = {C_EPS}·d_min²/n, d_h = 2 … 2048; 16 (full 64) geometries × 64 noise draws, "
                         f"{REPLICATES} replicates"),
@@ -363,14 +347,13 @@ CLAIMS = (
                                   rhs="mean_i 4α_i²η² (the proof's)"),)),
         ),
         time_limit_s=60.0,
-        notes=(
-            "The proof's W_ij = α_i/(n−1) + O(ε²n/d_min⁴) holds only for equidistant keys: its first "
-            "false step. Its ŷ_i = (1−α_i)y_i + α_iȳ_{−i} puts the clean label on the matched key; with "
-            "the noisy labels as values the matched key returns ỹ_i and E[(y_i − ŷ_i)²] = 4η + O(α), "
-            "not the proof's 4α_i²η² + …. Its final step drops the O(ε²n²/d_min⁴) term, Θ(c²) at "
-            "εn/d_min² = c (measured: E_test(η = 0) does not fall like n^(−1/2)); that decides the "
-            "proof, not the statement, whose ε is free (ε → 0 gives E_test(0) = 0). In the regime the "
-            "proof requires (W ≈ I), IDA memorises label noise as Theorem 2.9's softmax construction does."
-        ),
+        notes=("The proof's W_ij = α_i/(n−1) + O(ε²n/d_min⁴) holds only for equidistant keys: its first "
+               "false step. Its ŷ_i = (1−α_i)y_i + α_iȳ_{−i} puts the clean label on the matched key; with "
+               "the noisy labels as values the matched key returns ỹ_i and E[(y_i − ŷ_i)²] = 4η + O(α), "
+               "not the proof's 4α_i²η² + …. Its final step drops the O(ε²n²/d_min⁴) term, Θ(c²) at "
+               "εn/d_min² = c (measured: E_test(η = 0) does not fall like n^(−1/2)); that decides the "
+               "proof, not the statement, whose ε is free (ε → 0 gives E_test(0) = 0). In the regime the "
+               "proof requires (W ≈ I), IDA memorises label noise as Theorem 2.9's softmax construction "
+               "does."),
     ),
 )

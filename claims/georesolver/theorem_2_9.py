@@ -1,9 +1,7 @@
-"""GeoResolver §2.7, Theorem 2.9 (Softmax Width Catastrophe).
-
-The proof's construction (inputs e_1..e_n, q_i = √d_h e_i, k_j = α√d_h e_j, random values, readout
-w·v_i = ỹ_i) run on many random tasks with symmetric label noise: zero training error located by a
-bracket search on α, test errors compared with 2η by Monte-Carlo intervals.
-"""
+"""GeoResolver §2.7, Theorem 2.9 (Softmax Width Catastrophe). The proof's construction (inputs e_1..e_n,
+q_i = √d_h e_i, k_j = α√d_h e_j, random values, readout w·v_i = ỹ_i) run on many random tasks with symmetric
+label noise: zero training error located by a bracket search on α, test errors compared with 2η by
+Monte-Carlo intervals."""
 
 from __future__ import annotations
 
@@ -17,12 +15,12 @@ from attnaudit import operators
 from attnaudit.checks import (
     Claim,
     Clause,
-    Kind,
     ProofStep,
     Reading,
     Relation,
     ScalingLaw,
     control,
+    grids,
     montecarlo,
     symbolic,
     tolerances,
@@ -31,22 +29,17 @@ from attnaudit.checks.bisection import bisect_monotone
 from attnaudit.checks.fitting import closed_form_bias
 
 # ══ the statement, as the paper gives it, and the reading tested ══
-
-STATEMENT = (
-    r"\text{When } d_h\ge n, \text{ softmax can achieve zero training error on arbitrary labels, "
-    r"with test error } \to 2\eta \text{ under symmetric noise rate } \eta."
-)
+STATEMENT = (r"\text{When } d_h\ge n, \text{ softmax can achieve zero training error on arbitrary labels, "
+             r"with test error } \to 2\eta \text{ under symmetric noise rate } \eta.")
 CLAUSES = (
     Clause("zero-training-error", "softmax can achieve zero training error on arbitrary labels"),
     Clause("test-error", "with test error →2η"),
 )
-READING = (
-    "The proof's construction (q_i = √d_h e_i, k_j = α√d_h e_j, random values v_j ∈ R^n, linear "
-    "readout w·v_i = ỹ_i, softmax of the raw scores as the proof's W states), d_h ≥ n: (1) it "
-    "reaches zero training error on every labelling, at every α above a finite threshold; (2) "
-    "its test error — the proof's 'expected error on clean labels' of the memorised predictor, "
-    "at the training inputs — tends to 2η under symmetric noise η, binary and multi-class."
-)
+READING = ("The proof's construction (q_i = √d_h e_i, k_j = α√d_h e_j, random values v_j ∈ R^n, linear "
+           "readout w·v_i = ỹ_i, softmax of the raw scores as the proof's W states), d_h ≥ n: (1) it "
+           "reaches zero training error on every labelling, at every α above a finite threshold; (2) "
+           "its test error — the proof's 'expected error on clean labels' of the memorised predictor, "
+           "at the training inputs — tends to 2η under symmetric noise η, binary and multi-class.")
 READING_WHY = ("the statement leaves 'test error' undefined; the proof defines it as the expected "
                "error on clean labels of its construction, binary or multi-class")
 PROOF = (
@@ -60,9 +53,18 @@ PROOF = (
                               "classification"),
     ProofStep("bayes-multiclass", "or 2η2η for balanced multi-class classification"),
 )
+ALTERNATIVES = (
+    Reading("noisy-test-labels", "The test error is measured on fresh inputs e_c + σu near the training "
+            "inputs against labels that carry the same symmetric noise; it tends to 2η.",
+            "empirical test error is usually measured on noisy held-out labels"),
+    Reading("first-order", "With noisy test labels the test error is 2η to first order in η: 2η + O(η²) "
+            "as η → 0.", "'→ 2η' read loosely as the small-η value"),
+    Reading("unbounded-rank", "At the least α that fits every labelling, eff-rank(W) grows like n (§3's "
+            "table: softmax effective rank 'Unbounded').",
+            "the summary table lists this theorem's softmax effective rank as unbounded"),
+)
 
 # ══ the mathematics ══
-
 ETAS = (0.02, 0.05, 0.1, 0.2, 0.3, 0.4)
 CONFIGS = ((8, 8), (8, 64), (32, 32), (32, 128), (128, 128), (128, 256))  # (n, d_h), d_h ≥ n
 MULTI_CLASSES = 10  # the balanced multi-class case of the proof
@@ -74,19 +76,9 @@ MC = tolerances.MonteCarlo("the mean error rate over independent random tasks", 
 SEARCH_TOL = tolerances.Roundoff(
     condition="n² (the margin (e^a − m)/(e^a + n − 1) is formed to u·n and moves at rate ≥ 1/n in "
               "a = αd_h), plus the search's resolution (bracket span)/(K+1)^R, both divided by d_h")
-RANK_POINTS = {"quick": 1, "full": 4}  # points per octave of n = 2 … 2048
-
-
-def _rank_grid_of(per_octave):
-    return np.unique(np.round(2.0 ** np.linspace(1, 11, 10 * per_octave + 1)))
-
-
-def _rank_bias():
-    """The fit bias of the exact eff-rank n − 1 against Θ(n), the larger of the two profiles' grids."""
-    return max((closed_form_bias(g, g - 1, 1.0) for g in map(_rank_grid_of, RANK_POINTS.values())), key=abs)
-
-
-RANK_TOL = tolerances.FitBias(_rank_bias, "the exact eff-rank n − 1 at α* on the n-grid")
+RANK_GRID = grids.log_integer_grid(2, 2048, quick=11, full=41)  # powers of 2 (quick), 4 per octave (full)
+RANK_TOL = tolerances.FitBias(lambda: max((closed_form_bias(g, g - 1, 1.0) for g in RANK_GRID.profiles),
+                                          key=abs), "the exact eff-rank n − 1 at α* on the n-grid")
 
 
 n, d_h, alpha, eta, a, m = sp.symbols("n d_h alpha eta a m", positive=True)
@@ -216,11 +208,6 @@ def error_gap(figure: str, prediction):
     return evaluate
 
 
-def train_error_count(case):
-    """Training errors of the fitted construction, counted over all tasks and inputs."""
-    return case["train"], 0 * case["train"], 0 * case["train"]
-
-
 TWO_ETA = lambda e, k: 2 * e  # noqa: E731
 ETA = lambda e, k: e  # noqa: E731
 NOISY = lambda e, k: 2 * e - k * e**2 / (k - 1)  # noqa: E731 - 2η(1−η) for k = 2
@@ -263,8 +250,7 @@ def threshold_gap(case, moved=False):
                                what="threshold of zero training error", **SEARCH)
     worst = (-(labels * (labels.sum(-1, keepdim=True) - labels))).amax(dim=-1) + float(moved)
     resolution = (math.log(count) + 2.0) / (SEARCH["candidates"] + 1) ** SEARCH["rounds"]
-    tol = (resolution + SEARCH_TOL(count**2, labels.dtype)) / width
-    return found / width, torch.log(worst) / width, torch.full_like(found, tol)
+    return found / width, torch.log(worst) / width, (resolution + SEARCH_TOL(count**2, labels.dtype)) / width
 
 
 def sample_labellings(ctx, gen):
@@ -276,10 +262,6 @@ def sample_labellings(ctx, gen):
         labels[:, :2] = torch.tensor([1, -1])
         labels[0, 2:] = -1
         yield {"labels": labels.to(ctx.dtype), "d_h": width}
-
-
-def _rank_grid(ctx):  # n = 2 … 2048: powers of 2 (quick), four points per octave (full)
-    return _rank_grid_of(ctx.pick(**RANK_POINTS))
 
 
 def eff_rank_at_threshold(ctx, grid):
@@ -295,33 +277,21 @@ def eff_rank_at_threshold(ctx, grid):
     return np.array(out)
 
 
-def correction(evidence):  # noqa: ARG001 - the corrected statement follows from the derivation
-    return ("With d_h ≥ n the construction fits every labelling once e^{αd_h} > n−1 (raw scores). It "
-            "memorises the noisy labels, so its test error against clean labels is η, binary and "
-            "multi-class alike (the Bayes error); against noisy test labels it is 2η(1−η) (binary) "
-            "or 2η − Kη²/(K−1) (K classes): '2η' only to first order in η.")
-
-
 CLAIMS = (
     Claim(
         id="georesolver/theorem-2.9", label="Theorem 2.9 (Softmax Width Catastrophe)", section="§2.7",
-        statement=STATEMENT, clauses=CLAUSES, kind=Kind.CONSTRUCTION, derivation=derivation,
-        correction=correction, reading=READING, reading_why=READING_WHY, proof_steps=PROOF,
-        alternatives=(
-            Reading("noisy-test-labels", "The test error is measured on fresh inputs e_c + σu near the "
-                    "training inputs against labels that carry the same symmetric noise; it tends to 2η.",
-                    "empirical test error is usually measured on noisy held-out labels"),
-            Reading("first-order", "With noisy test labels the test error is 2η to first order in η: "
-                    "2η + O(η²) as η → 0.", "'→ 2η' read loosely as the small-η value"),
-            Reading("unbounded-rank", "At the least α that fits every labelling, eff-rank(W) grows "
-                    "like n (§3's table: softmax effective rank 'Unbounded').",
-                    "the summary table lists this theorem's softmax effective rank as unbounded"),
-        ),
+        statement=STATEMENT, clauses=CLAUSES, kind="construction", derivation=derivation,
+        reading=READING, reading_why=READING_WHY, proof_steps=PROOF, alternatives=ALTERNATIVES,
+        correction=lambda evidence: (
+            "With d_h ≥ n the construction fits every labelling once e^{αd_h} > n−1 (raw scores). It "
+            "memorises the noisy labels, so its test error against clean labels is η, binary and "
+            "multi-class alike (the Bayes error); against noisy test labels it is 2η(1−η) (binary) "
+            "or 2η − Kη²/(K−1) (K classes): '2η' only to first order in η."),
         checks=(
             Relation(
-                name="train-error-threshold", lhs="α̂ (search: least α with zero training error)",
-                rel="==", rhs="ln(max_i −y_iΣ_{j≠i}y_j)/d_h", evaluate=threshold_gap,
-                sample=sample_labellings, tolerance=SEARCH_TOL,
+                name="train-error-threshold", lhs="α̂ (search: least α with zero training error)", rel="==",
+                rhs="ln(max_i −y_iΣ_{j≠i}y_j)/d_h", evaluate=threshold_gap, sample=sample_labellings,
+                tolerance=SEARCH_TOL,
                 sampler=(f"(n, d_h) ∈ {THRESHOLD_CONFIGS}; per pair the worst labelling "
                          "(+1,−1,…,−1) and 15 (full 127) random ±1 ones starting (+1, −1)"),
                 clause="zero-training-error",
@@ -329,7 +299,8 @@ CLAIMS = (
                                   evaluate=lambda case: threshold_gap(case, moved=True)),)),
             Relation(
                 name="train-error-zero-random-labels", lhs="training errors (count over tasks and "
-                "inputs)", rel="==", rhs="0", evaluate=train_error_count, sample=sample_tasks(2),
+                "inputs)", rel="==", rhs="0", sample=sample_tasks(2),
+                evaluate=lambda case: (case["train"], 0 * case["train"], 0.0),
                 tolerance=tolerances.Exact("a count; the margin ≥ 1/3 dwarfs the readout's round-off"),
                 sampler=_sampler(2), clause="zero-training-error"),
             _error("clean-error-vs-2eta", "clean", 2, TWO_ETA, "2η", clause="test-error"),
@@ -349,20 +320,18 @@ CLAIMS = (
                    "2η − Kη²/(K−1)", reading="first-order", controls=(CLEAN_CONTROL,)),
             ScalingLaw(
                 name="softmax-eff-rank-vs-n", quantity="eff-rank(W) at α*", variable="n", exponent=1.0,
-                order="Θ", grid=_rank_grid, measure=eff_rank_at_threshold, tolerance=RANK_TOL,
+                order="Θ", grid=RANK_GRID, measure=eff_rank_at_threshold, tolerance=RANK_TOL,
                 family="the proof's construction (deterministic), d_h = n, at α* = ln(n−1)/d_h (the "
                        "least α with zero training error on every labelling)",
                 predicted="Θ(n) (derived; the table: 'unbounded')", reading="unbounded-rank",
                 controls=(control("a bounded rank (exponent 0) predicted", exponent=0.0),)),
         ),
         time_limit_s=60.0,
-        notes=(
-            "The proof ends with 'η for binary classification or 2η for balanced multi-class', the "
-            "Bayes error. A memoriser's clean-label error is η for any number of classes, and so is "
-            "the Bayes error: the multi-class value is the proof's first false step, and its binary "
-            "value η contradicts the statement. The proof's raw scores q·k (the paper divides by √d_h "
-            "elsewhere) are a convention: W → I either way. Zero training error holds at finite "
-            "α > ln(n−1)/d_h, where W has effective rank n − 1."
-        ),
+        notes=("The proof ends with 'η for binary classification or 2η for balanced multi-class', the "
+               "Bayes error. A memoriser's clean-label error is η for any number of classes, and so is "
+               "the Bayes error: the multi-class value is the proof's first false step, and its binary "
+               "value η contradicts the statement. The proof's raw scores q·k (the paper divides by √d_h "
+               "elsewhere) are a convention: W → I either way. Zero training error holds at finite "
+               "α > ln(n−1)/d_h, where W has effective rank n − 1."),
     ),
 )

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 import mpmath
-import numpy as np
 import sympy as sp
 import torch
 
@@ -15,51 +14,72 @@ from attnaudit import operators
 from attnaudit.checks import (
     Claim,
     Clause,
-    Kind,
     Limit,
     ProofStep,
     Reading,
     Relation,
     Use,
     control,
-    grids,
     sampling,
     symbolic,
     tolerances,
 )
 from attnaudit.claims.georesolver import _geometric as G
 
-eps, t, u, w = sp.symbols("epsilon t u w", positive=True)
 LABEL = "Theorem 5.2 (Circuit Separation and Rank Bound), "
+
+# ══ (1) retrieval ══
+CLAUSES_RETRIEVAL = (Clause("retrieval", "(1) limε→0Wj∗=1 _ → 0W_j^*=1 for exact retrieval"),)
+PROOF_RETRIEVAL = (ProofStep("lemma-a", "Claim (1) follows directly from Lemma 0 Part (a) with d=dℍd=d_H."),)
+READING_RETRIEVAL = (
+    "For n pairwise-distinct keys k_1..k_n in the Poincaré ball with ‖k_j‖ ≤ ρ < 1 and the query q = "
+    "k_{j*}: the Dense-HIDA weight W_{j*}(ε) → 1 as ε → 0⁺. Tested through its rate: the suite derives "
+    "1 − W_{j*} = ε·Σ_{j≠j*} d_H(q,k_j)⁻² + O(ε²), so the worst gap over random key sets must close like "
+    "ε¹, ε measured in units of d_min,H² = min_{j≠j*} d_H(q, k_j)²; and 0 ≤ W_j ≤ ε/(d_H(q,k_j)² + ε) for "
+    "every ε > 0.")
+
+# ══ (2) rank ══
+CLAUSES_RANK = (
+    Clause("rank", "(2) eff-rank(ℍ)≤1+nε2dmin4eff -rank(K^H)≤ 1+ n ^2d_ ^4"),
+    Clause("separation", "with dmin≥2δ/(1−ρ2)d_ ≥ 2δ/(1-ρ^2)"),
+)
+PROOF_RANK = (
+    ProofStep("lemma-b", "Claim (2) follows from Lemma 0 Part (b)."),
+    ProofStep("distance", "The lower bound on dmind_ follows from the hyperbolic distance lower bound: "
+                          "dℍ(,)≥‖−‖21−ρ2."),
+)
+READING_RANK = (
+    "For n ≥ 2 pairwise-distinct points of the Poincaré ball with ‖x_i‖ ≤ ρ < 1, K_ij = (d_H(x_i,x_j)² + "
+    "ε)⁻¹, d_min = min_{i≠j} d_H(x_i,x_j), and ε within Lemma 5.1 (b)'s hypothesis ε(n−1)/d_min² ≤ 1/2 (the "
+    "proof invokes it): (tr K)²/tr(K²) ≤ 1 + nε²/d_min⁴; and d_min ≥ 2δ/(1−ρ²) with δ half the minimum "
+    "Euclidean separation and ρ = max ‖x_i‖ (δ is undefined in the text; this is the value the proof's "
+    "distance bound would give).")
+
+# ══ the proof's distance lower bound ══
+CLAUSE_DISTANCE = Clause("bound", "dℍ(,)≥‖−‖21−ρ2.d_H(x,y)≥ \\|x-y\\|_21-ρ^2. This inequality holds for any "
+                                  ",∈dhx,y ^d_h with ‖,‖≤ρ\\|x\\|,\\|y\\|≤ρ.")
+READING_DISTANCE = (
+    "For every ρ ∈ [0, 1) and all x, y in R^d with ‖x‖, ‖y‖ ≤ ρ: d_H(x, y) ≥ ‖x − y‖/(1 − ρ²), d_H the "
+    "Poincaré distance of §4 (curvature −1), evaluated with operators.poincare_distance (double-double, "
+    "checked against mpmath at 50 digits).")
+ALTERNATIVES_DISTANCE = (
+    Reading("tight-radius", "The same with ρ = max(‖x‖, ‖y‖) (the most favourable ρ).",
+            "ρ is the radius of the key set; the tightest value makes the bound weakest"),
+    Reading("conformal-floor", "d_H(x, y) ≥ 2‖x − y‖ for all x, y in the ball (the suite's form).",
+            "the bound the conformal factor λ ≥ 2 does give; so that the correction rests on a check"),
+    Reading("small-radius", "The paper's bound for ρ ≤ 1/√2 only.", "the range of ρ where the suite's form "
+            "implies it"),
+)
+
+eps, t, u, w = sp.symbols("epsilon t u w", positive=True)
 RHO9 = sp.Rational(9, 10)
 
 
-def _le(lhs, rhs):
-    """``lhs ≤ rhs`` as the sign of one factored fraction, which SymPy can decide."""
-    return sp.GreaterThan(sp.factor(sp.together(rhs - lhs)), 0, evaluate=False)
-
-
 # ══ (1) retrieval ══
-
 SHAPES = ((2, 2), (8, 2), (32, 3), (64, 16))
-T_GRID = tuple(10.0 ** -e for e in range(4, 15))
-CLAUSES_RETRIEVAL = (Clause("retrieval", "(1) limε→0Wj∗=1 _ → 0W_j^*=1 for exact retrieval"),)
-PROOF_RETRIEVAL = (ProofStep("lemma-a", "Claim (1) follows directly from Lemma 0 Part (a) with d=dℍd=d_H."),)
-
-
-def _rate_bias() -> float:
-    """The fitted rate's bias on the grid of the closed-form worst case: n − 1 = 63 keys at d_min,H
-    from q, gap (n − 1)t/(1 + nt) (t = ε/d_min,H²), against the asymptotic rate 1."""
-    from attnaudit.checks.fitting import closed_form_bias
-
-    grid = np.array(T_GRID)
-    count = max(c for c, _ in SHAPES)
-    return closed_form_bias(grid, (count - 1) * grid / (1 + count * grid), 1.0)
-
-
-RATE_TOL = tolerances.FitBias(_rate_bias, "the gap (n − 1)t/(1 + nt) of n − 1 = 63 keys at d_min,H (the "
-                                          "largest shape, every other key at the minimum distance) on "
-                                          "t = 1e-4 … 1e-14")
+RATE_TOL = G.worst_rate_tol(max(c for c, _ in SHAPES), "the gap (n − 1)t/(1 + nt) of n − 1 = 63 keys at "
+                            "d_min,H (the largest shape, every other key at the minimum distance) on t = "
+                            "1e-4 … 1e-14")
 BOUND_TOL = tolerances.Roundoff(condition="n + 2d + 16 (n-term sum, double-double d_H², a few "
                                           "divisions), relative to the ratio ≤ 1")
 
@@ -67,8 +87,7 @@ BOUND_TOL = tolerances.Roundoff(condition="n + 2d + 16 (n-term sum, double-doubl
 def retrieval_derivation():
     a, b, c = sp.symbols("a b c", positive=True)  # ‖x−y‖², 1−‖x‖², 1−‖y‖²
     d = sp.symbols("d1:3", positive=True)  # hyperbolic distances from q = k_{j*} to two other keys
-    inv_d = [1 / (dj**2 + eps) for dj in d]
-    w_star = eps**-1 / (eps**-1 + sum(inv_d))
+    w_star = eps**-1 / (eps**-1 + sum(1 / (dj**2 + eps) for dj in d))
     return [
         symbolic.exact("d_H(x, x) = arcosh(1 + 0) = 0 (hypothesis (i) of Lemma 5.1)", sp.Integer(0),
                        sp.acosh(1 + 2 * 0 / (b * c)), role="proof", step="lemma-a"),
@@ -85,7 +104,6 @@ def retrieval_derivation():
 
 
 def _hida_weights(q, k, e):
-    """Dense-HIDA's weight matrix through ``operators.hida_attention`` with V = I (the exact path)."""
     eye = torch.eye(k.shape[-2], dtype=k.dtype, device=k.device).expand(*k.shape[:-1], k.shape[-2])
     return operators.hida_attention(q, k, eye, eps=e, path="exact")
 
@@ -94,32 +112,14 @@ def _softmax_weights(q, k, e):
     return operators.softmax_weights(q, k).expand(*e.shape, *q.shape[-2:-1], k.shape[-2])
 
 
-def _radii(ctx, gen, batch):
-    """ρ = 1 − 10^{−s}, s uniform in [0.3, 6]: from ρ ≈ 0.5 to within 1e-6 of the boundary."""
-    s = 0.3 + 5.7 * torch.rand(batch, generator=gen, dtype=ctx.dtype, device=ctx.device)
-    return -torch.expm1(-s * math.log(10.0))
+def _keys(ctx, gen, batch, n, d):
+    """Keys ‖x‖ ≤ ρ = 1 − 10^{−s}, s uniform in [0.3, 6]: from ρ ≈ 0.5 to within 1e-6 of the boundary."""
+    return G.ball_points(ctx, gen, batch, n, d, G.radii(ctx, gen, batch, 6.0))
 
 
-def _retrieval_instances(ctx, gen, batch, n, d):
-    k = G.ball_points(ctx, gen, batch, n, d, _radii(ctx, gen, batch))
-    j = torch.randint(n, (batch,), generator=gen, device=k.device)
-    q = k[torch.arange(batch, device=k.device), j][:, None, :]
-    star = torch.nn.functional.one_hot(j, n).bool()
-    return q, k, star, operators.poincare_sqdist(q, k)[:, 0, :]
-
-
-def retrieval_gap(ctx, grid, weights=_hida_weights):
-    """Worst case over the key sets of 1 − W_{j*} = Σ_{j≠j*} W_j at ε = t·d_min,H², per t in grid."""
-    tt = ctx.tensor(grid)
-    batch = ctx.pick(quick=400, full=4000)
-    worst = torch.zeros_like(tt)
-    for n, d in SHAPES:
-        q, k, star, d2 = ctx.cached(("instances", n, d), lambda n=n, d=d: _retrieval_instances(
-            ctx, ctx.generator(f"retrieval:{n}x{d}"), batch, n, d))
-        e = tt[:, None] * d2.masked_fill(star, math.inf).amin(dim=-1)[None, :]
-        wts = weights(q[None], k[None], e)[..., 0, :]
-        worst = torch.maximum(worst, wts.masked_fill(star, 0.0).sum(dim=-1).amax(dim=-1))
-    return worst
+def retrieval_gap(weights):
+    return G.retrieval_gap("retrieval", "hyperbolic", SHAPES, (400, 4000), _keys,
+                           lambda q, k, e: weights(q[None], k[None], e)[..., 0, :])
 
 
 def bound_ratio(case, weights=_hida_weights):
@@ -129,20 +129,19 @@ def bound_ratio(case, weights=_hida_weights):
     d2 = operators.poincare_sqdist(q, k)[:, 0, :]
     ratio = (wts / (e[:, None] / (d2 + e[:, None]))).masked_fill(star, 0.0).amax(dim=-1)
     n, d = k.shape[-2], k.shape[-1]
-    return ratio, torch.ones_like(ratio), torch.full_like(ratio, BOUND_TOL(n + 2 * d + 16, q.dtype))
+    return ratio, torch.ones_like(ratio), BOUND_TOL(n + 2 * d + 16, q.dtype)
 
 
 def _sample_bound(ctx, gen):
     batch = ctx.pick(quick=500, full=5000)
     for n, d in SHAPES:
-        q, k, star, _ = _retrieval_instances(ctx, gen, batch, n, d)
+        q, k, star, _ = G.matched(_keys(ctx, gen, batch, n, d), gen, "hyperbolic")
         yield {"q": q, "k": k, "eps": sampling.log_uniform(ctx, gen, batch, low=1e-14, high=1e2),
                "star": star.to(ctx.dtype)}
 
 
-SHAPE_TEXT = "(n, d) ∈ {(2,2), (8,2), (32,3), (64,16)}"
 KEYS_TEXT = ("keys x = ρ·tanh(‖z‖)z/‖z‖, z ~ N(0, σ²I) with σ log-uniform in [0.05, 20] and ρ = 1 − "
-             "10^{−s}, s uniform in [0.3, 6] (‖x‖ ≤ ρ < 1), " + SHAPE_TEXT)
+             "10^{−s}, s uniform in [0.3, 6] (‖x‖ ≤ ρ < 1), (n, d) ∈ {(2,2), (8,2), (32,3), (64,16)}")
 SOFTMAX = "softmax attention on the ball coordinates (no ε) in place of Dense-HIDA"
 
 RETRIEVAL = Claim(
@@ -150,24 +149,16 @@ RETRIEVAL = Claim(
     statement=(r"\text{For pairwise distinct keys in a compact subset with } \|x\|\le\rho<1,\ "
                r"\text{Dense-HIDA satisfies (1) } \lim_{\varepsilon\to 0} W_{j^*}=1 "
                r"\text{ for exact retrieval.}"),
-    reading=("For n pairwise-distinct keys k_1..k_n in the Poincaré ball with ‖k_j‖ ≤ ρ < 1 and the "
-             "query q = k_{j*}: the Dense-HIDA weight W_{j*}(ε) → 1 as ε → 0⁺. Tested through its "
-             "rate: the suite derives 1 − W_{j*} = ε·Σ_{j≠j*} d_H(q,k_j)⁻² + O(ε²), so the worst gap "
-             "over random key sets must close like ε¹, ε measured in units of d_min,H² = "
-             "min_{j≠j*} d_H(q, k_j)²; and 0 ≤ W_j ≤ ε/(d_H(q,k_j)² + ε) for every ε > 0."),
-    reading_why="the literal statement (exact retrieval at the query q = k_{j*})",
-    kind=Kind.LIMIT, derivation=retrieval_derivation, clauses=CLAUSES_RETRIEVAL, proof_steps=PROOF_RETRIEVAL,
-    uses=(
-        Use("georesolver/lemma-5.1/a", "Claim (1) follows directly from Lemma 0 Part (a)"),
-    ),
+    reading=READING_RETRIEVAL, reading_why="the literal statement (exact retrieval at the query q = k_{j*})",
+    kind="limit", derivation=retrieval_derivation, clauses=CLAUSES_RETRIEVAL, proof_steps=PROOF_RETRIEVAL,
+    uses=(Use("georesolver/lemma-5.1/a", "Claim (1) follows directly from Lemma 0 Part (a)"),),
     checks=(
         Limit(name="matched-weight-to-one", quantity="W_{j*} (Dense-HIDA)", variable="ε/d_min,H²",
-              value="1", point="0", rate=1.0, grid=grids.fixed(T_GRID), gap=retrieval_gap,
+              value="1", point="0", rate=1.0, grid=G.T_GRID, gap=retrieval_gap(_hida_weights),
               family=f"worst case over 400 (full 4000) key sets per shape, {KEYS_TEXT}; random j*, "
                      "q = k_{j*} exactly, ε = t·d_min,H² for t = 1e-4 … 1e-14",
               tolerance=RATE_TOL,
-              controls=(control(SOFTMAX, contrast="operator",
-                                gap=lambda ctx, grid: retrieval_gap(ctx, grid, _softmax_weights)),)),
+              controls=(control(SOFTMAX, contrast="operator", gap=retrieval_gap(_softmax_weights)),)),
         Relation(name="other-weights-bound", lhs="max_{j≠j*} W_j·(d_H²+ε)/ε", rel="<=", rhs="1",
                  evaluate=bound_ratio, sample=_sample_bound, tolerance=BOUND_TOL,
                  sampler=f"{KEYS_TEXT}; random j*, q = k_{{j*}}; ε log-uniform in [1e-14, 1e2]",
@@ -181,38 +172,20 @@ RETRIEVAL = Claim(
 
 
 # ══ (2) rank ══
-
-HYPOTHESIS = 0.5
-RANK_TOL = tolerances.Roundoff(condition="n² (tr K² is a sum of n² squares)", scale="eff-rank(K)")
 SEP_TOL = tolerances.Roundoff(condition="d + 16 (double-double d_H, the norms, one division)",
                               scale="max(d_min,H, 2δ/(1−ρ²))")
-RANK_SHAPES = ((2, 2), (3, 2), (8, 3), (32, 8))
-CLAUSES_RANK = (
-    Clause("rank", "(2) eff-rank(ℍ)≤1+nε2dmin4eff -rank(K^H)≤ 1+ n ^2d_ ^4"),
-    Clause("separation", "with dmin≥2δ/(1−ρ2)d_ ≥ 2δ/(1-ρ^2)"),
-)
-PROOF_RANK = (
-    ProofStep("lemma-b", "Claim (2) follows from Lemma 0 Part (b)."),
-    ProofStep("distance", "The lower bound on dmind_ follows from the hyperbolic distance lower bound: "
-                          "dℍ(,)≥‖−‖21−ρ2."),
-)
-
-
-def _two_point_rank(a):
-    """eff-rank of the 2×2 kernel with off-diagonal squared distance a."""
-    return 2 / (1 + eps**2 / (a + eps) ** 2)
 
 
 def rank_derivation():
     a = eps * (2 + t)  # d_min² ≥ 2ε(n−1) with n = 2: the hypothesis ε(n−1)/d_min² ≤ 1/2
+    two_point_rank = lambda a: 2 / (1 + eps**2 / (a + eps) ** 2)  # noqa: E731 - eff-rank of two keys
     return [
         symbolic.exact("eff-rank of two keys: (2/ε)²/(2/ε² + 2/(a+ε)²) = 2/(1 + ε²/(a+ε)²)",
-                       _two_point_rank(u), (2 / eps) ** 2 / (2 / eps**2 + 2 / (u + eps) ** 2),
+                       two_point_rank(u), (2 / eps) ** 2 / (2 / eps**2 + 2 / (u + eps) ** 2),
                        role="derivation"),
         symbolic.holds("n = 2 under the hypothesis (d_min² = ε(2+t)): 2/(1+ε²/(d_min²+ε)²) ≤ 1 + "
-                       "2ε²/d_min⁴", _le(_two_point_rank(a), 1 + 2 * eps**2 / a**2), role="statement",
-                       clause="rank",
-                       note="false for every t > 0: two keys already break the bound"),
+                       "2ε²/d_min⁴", G.le(two_point_rank(a), 1 + 2 * eps**2 / a**2), role="statement",
+                       clause="rank", note="false for every t > 0: two keys already break the bound"),
         symbolic.holds("the proof's distance bound at ρ = 9/10 for x = 0, y = e₁/10: d_H ≥ ‖x−y‖/(1−ρ²)",
                        sp.GreaterThan(2 * sp.atanh(sp.Rational(1, 10)), sp.Rational(1, 10) / (1 - RHO9**2)),
                        role="proof", step="distance", note="see theorem-5.2/distance-lower-bound"),
@@ -222,47 +195,6 @@ def rank_derivation():
     ]
 
 
-def _rank_gap(geometry):
-    def evaluate(case):
-        x, frac = case["x"], case["c"]
-        count = x.shape[-2]
-        d2 = G.sqdist(geometry)(x, x)
-        dmin2 = G.min_offdiagonal(d2)
-        e = frac * dmin2 / (count - 1)
-        value = G.effective_rank(d2, e)
-        return value, 1 + count * e.square() / dmin2.square(), RANK_TOL(count**2 * value.abs())
-
-    return evaluate
-
-
-def _rank_sampler(geometry, c_high=HYPOTHESIS, c_low=1e-6):
-    def sample(ctx, gen):
-        batch = ctx.pick(quick=200, full=2000)
-        for count, dim in RANK_SHAPES:
-            yield {"x": G.points(geometry, ctx, gen, batch, count, dim),
-                   "c": sampling.log_uniform(ctx, gen, batch, low=c_low, high=c_high)}
-
-    return sample
-
-
-def _rank_strategy(geometry, c_high=HYPOTHESIS):
-    def strategy(ctx):
-        return G.point_set_strategy(ctx, geometry, c_high)
-
-    return strategy
-
-
-def rank_relation(name, geometry, what, **extra):
-    return Relation(
-        name=name, lhs="eff-rank(K)", rel="<=", rhs="1 + nε²/d_min⁴", evaluate=_rank_gap(geometry),
-        sample=_rank_sampler(geometry), strategy=_rank_strategy(geometry), tolerance=RANK_TOL,
-        max_examples=60, clause="rank", **extra,
-        sampler=(f"{what}, (n, d) ∈ {{(2,2), (3,2), (8,3), (32,8)}}, spread σ log-uniform in "
-                 "[0.05, 20]; d_min = the minimum off-diagonal geodesic distance, ε = c·d_min²/(n−1), "
-                 "c log-uniform in [1e-6, 1/2] (the hypothesis); Hypothesis: n ∈ [2, 5] points with "
-                 "coordinates in [−1/2, 1/2]" + (" lifted to the sphere" if geometry == "spherical" else "")))
-
-
 def separation_gap(rhs="paper"):
     def evaluate(case):
         """d_min,H against 2δ/(1−ρ²) ("paper") or 2·(2δ) ("floor"), 2δ = min_{i≠j}‖k_i − k_j‖,
@@ -270,57 +202,53 @@ def separation_gap(rhs="paper"):
         x = case["x"]
         dmin = G.min_offdiagonal(operators.poincare_sqdist(x, x)).sqrt()
         sep = sampling.min_pairwise_distance(x)
-        if rhs == "paper":
-            right = sep / (2.0 / operators.poincare_conformal_factor(x).amax(dim=-1))
-        else:
-            right = 2 * sep
+        right = (sep / (2.0 / operators.poincare_conformal_factor(x).amax(dim=-1)) if rhs == "paper"
+                 else 2 * sep)
         return dmin, right, SEP_TOL(x.shape[-1] + 16) * dmin.maximum(right)
-
-    return evaluate
-
-
-def _lower_gap(power=1.0):
-    def evaluate(case):
-        """eff-rank of (d_H² + ε)^{−power} against the suite's n/(1 + ε²(n−1)/(d_min²+ε)²)."""
-        x, frac = case["x"], case["c"]
-        count = x.shape[-2]
-        d2 = operators.poincare_sqdist(x, x)
-        dmin2 = G.min_offdiagonal(d2)
-        e = frac * dmin2 / (count - 1)
-        value = operators.effective_rank(G.kernel(d2, e) ** power)
-        rhs = count / (1 + e.square() * (count - 1) / (dmin2 + e).square())
-        return value, rhs, RANK_TOL(count**2 * value.abs())
 
     return evaluate
 
 
 def _separation_sampler(ctx, gen):
     batch = ctx.pick(quick=300, full=3000)
-    for count, dim in RANK_SHAPES:
-        yield {"x": G.ball_points(ctx, gen, batch, count, dim, _radii(ctx, gen, batch))}
+    for count, dim in G.RANK_SHAPES:
+        yield {"x": _keys(ctx, gen, batch, count, dim)}
+
+
+def _witness(evidence, name, pair=False):
+    """`` (name: the witness's two sides)``, or nothing when the check left no witness."""
+    w = next((e for e in evidence if e["name"] == name), {}).get("witness")
+    if not w:
+        return ""
+    if pair:
+        return f" ({name}: d_H = {w['lhs']:.6g} < {w['rhs']:.6g})"
+    return f" ({name}: {w['lhs']:.6g} vs {w['rhs']:.6g}, n = {w['inputs']['x']['shape'][-2]})"
 
 
 RANK = Claim(
     id="georesolver/theorem-5.2/rank", label=LABEL + "(2) rank bound", section="§5.3",
     statement=(r"\text{(2) } \operatorname{eff-rank}(\mathbf K^{\mathbb H})\le 1+\frac{n\varepsilon^2}"
                r"{d_{\min}^4}, \text{ with } d_{\min}\ge 2\delta/(1-\rho^2) \quad (\|x\|\le\rho<1)."),
-    reading=("For n ≥ 2 pairwise-distinct points of the Poincaré ball with ‖x_i‖ ≤ ρ < 1, K_ij = "
-             "(d_H(x_i,x_j)² + ε)⁻¹, d_min = min_{i≠j} d_H(x_i,x_j), and ε within Lemma 5.1 (b)'s "
-             "hypothesis ε(n−1)/d_min² ≤ 1/2 (the proof invokes it): (tr K)²/tr(K²) ≤ 1 + nε²/d_min⁴; "
-             "and d_min ≥ 2δ/(1−ρ²) with δ half the minimum Euclidean separation and ρ = max ‖x_i‖ "
-             "(δ is undefined in the text; this is the value the proof's distance bound would give)."),
+    reading=READING_RANK,
     reading_why="the literal statement with Lemma 5.1 (b)'s hypothesis, which its proof cites",
     alternatives=(Reading("suite-corrected", "eff-rank(K^H) ≥ n/(1 + ε²(n−1)/(d_min²+ε)²) and d_min,H ≥ "
                           "2·(2δ) = 4δ (the suite's forms)", "so that the correction rests on checks"),),
-    kind=Kind.INEQUALITY, derivation=rank_derivation, clauses=CLAUSES_RANK, proof_steps=PROOF_RANK,
+    kind="inequality", derivation=rank_derivation, clauses=CLAUSES_RANK, proof_steps=PROOF_RANK,
     uses=(
         Use("georesolver/lemma-5.1/b", "Claim (2) follows from Lemma 0 Part (b)"),
         Use("georesolver/theorem-5.2/distance-lower-bound",
             "follows from the hyperbolic distance lower bound"),
     ),
     checks=(
-        rank_relation("paper-bound", "hyperbolic", "points of the ball x = 0.9·tanh(‖z‖)z/‖z‖ "
-                      "(the paper's projection)"),
+        Relation(name="paper-bound", lhs="eff-rank(K)", rel="<=", rhs="1 + nε²/d_min⁴",
+                 evaluate=G.rank_gap("hyperbolic", "small"), sample=G.rank_sampler("hyperbolic", 0.5),
+                 strategy=G.rank_strategy("hyperbolic", 0.5), tolerance=G.RANK_TOL, max_examples=60,
+                 clause="rank",
+                 sampler=("points of the ball x = 0.9·tanh(‖z‖)z/‖z‖ (the paper's projection), (n, d) ∈ "
+                          "{(2,2), (3,2), (8,3), (32,8)}, spread σ log-uniform in [0.05, 20]; d_min = the "
+                          "minimum off-diagonal geodesic distance, ε = c·d_min²/(n−1), c log-uniform in "
+                          "[1e-6, 1/2] (the hypothesis); Hypothesis: n ∈ [2, 5] points with coordinates in "
+                          "[−1/2, 1/2]")),
         Relation(name="dmin-separation-bound", lhs="d_min,H", rel=">=", rhs="2δ/(1−ρ²)",
                  evaluate=separation_gap(), sample=_separation_sampler, tolerance=SEP_TOL,
                  sampler=("points of the ball x = ρ·tanh(‖z‖)z/‖z‖, ρ = 1 − 10^{−s}, s uniform in "
@@ -328,11 +256,11 @@ RANK = Claim(
                           "Euclidean separation, ρ = the largest norm of the set"),
                  max_examples=60, clause="separation"),
         Relation(name="corrected-lower-bound", lhs="eff-rank(K^H)", rel=">=",
-                 rhs="n/(1 + ε²(n−1)/(d_min²+ε)²)", evaluate=_lower_gap(), sample=_rank_sampler("hyperbolic"),
-                 tolerance=RANK_TOL, reading="suite-corrected", sampler="as paper-bound",
+                 rhs="n/(1 + ε²(n−1)/(d_min²+ε)²)", evaluate=G.rank_gap("hyperbolic", "lower"),
+                 sample=G.rank_sampler("hyperbolic", 0.5), tolerance=G.RANK_TOL, reading="suite-corrected",
+                 sampler="as paper-bound",
                  controls=(control("the kernel (d_H² + ε)^{−1/4} in place of (d_H² + ε)^{−1}",
-                                   contrast="operator",
-                                   evaluate=_lower_gap(0.25)),)),
+                                   contrast="operator", evaluate=G.rank_gap("hyperbolic", "lower", 0.25)),)),
         Relation(name="corrected-separation", lhs="d_min,H", rel=">=", rhs="2·(2δ)",
                  evaluate=separation_gap("floor"), sample=_separation_sampler, tolerance=SEP_TOL,
                  reading="suite-corrected", sampler="as dmin-separation-bound",
@@ -353,34 +281,20 @@ RANK = Claim(
 )
 
 
-def _witness(evidence, name):
-    ev = next((e for e in evidence if e["name"] == name), None)
-    if not ev or not ev.get("witness"):
-        return ""
-    w = ev["witness"]
-    return f" ({name}: {w['lhs']:.6g} vs {w['rhs']:.6g}, n = {w['inputs']['x']['shape'][-2]})"
-
-
 # ══ the proof's distance lower bound ══
-
 DIST_TOL = tolerances.Roundoff(condition="d + 16 (double-double d_H, ‖x − y‖, 1 − ρ² = s(2 − s))",
                                scale="max(lhs, rhs)")
-MP_TOL = tolerances.Roundoff(condition="d + 16 (poincare_distance's stated few-ulp accuracy)",
-                             scale="d_H")
+MP_TOL = tolerances.Roundoff(condition="d + 16 (poincare_distance's stated few-ulp accuracy)", scale="d_H")
 DIMS = (2, 3, 16)
-SMALL_RHO = 1 / math.sqrt(2.0)
-
-
-def _pair(x, y, s, rhs):
-    lhs = operators.poincare_distance(x, y)
-    sep = torch.linalg.vector_norm(x - y, dim=-1)
-    right = sep / (s * (2 - s)) if rhs == "paper" else 2 * sep
-    return lhs, right, DIST_TOL(x.shape[-1] + 16) * lhs.maximum(right)
 
 
 def distance_gap(rhs="paper"):
     def evaluate(case):
-        return _pair(case["x"], case["y"], case["s"], rhs)
+        x, y, s = case["x"], case["y"], case["s"]
+        lhs = operators.poincare_distance(x, y)
+        sep = torch.linalg.vector_norm(x - y, dim=-1)
+        right = sep / (s * (2 - s)) if rhs == "paper" else 2 * sep
+        return lhs, right, DIST_TOL(x.shape[-1] + 16) * lhs.maximum(right)
 
     return evaluate
 
@@ -400,34 +314,32 @@ def _in_ball(ctx, gen, batch, dim, s, tight=False, central=False):
     return (rho * t1)[:, None] * ux, (rho * t2)[:, None] * uy
 
 
-def _distance_sampler(s_low, s_high, tight=False):
+def _distance_sampler(s_low, s_high, tight=False, dims=DIMS, batch=(1000, 10000)):
     def sample(ctx, gen):
-        batch = ctx.pick(quick=1000, full=10000)
-        for dim in DIMS:
+        sets = ctx.pick(quick=batch[0], full=batch[1])
+        for dim in dims:
             for central in ((False,) if tight else (False, True)):
-                s = sampling.log_uniform(ctx, gen, batch, low=s_low, high=s_high)
-                x, y = _in_ball(ctx, gen, batch, dim, s, tight, central)
+                s = sampling.log_uniform(ctx, gen, sets, low=s_low, high=s_high)
+                x, y = _in_ball(ctx, gen, sets, dim, s, tight, central)
                 yield {"x": x, "y": y, "s": s}
 
     return sample
 
 
-def _distance_strategy(s_low, s_high, tight=False):
+def _distance_strategy(tight=False):
     def strategy(ctx):
         from hypothesis import strategies as st
 
-        unit = st.floats(0.0, 1.0, allow_nan=False)
-        angle = st.floats(0.0, 2 * math.pi, allow_nan=False)
+        unit, angle = st.floats(0.0, 1.0, allow_nan=False), st.floats(0.0, 2 * math.pi, allow_nan=False)
 
         def build(drawn):
             t1, t2, a1, a2, s = drawn
-            rho = 1 - s
-            t1 = 1.0 if tight else t1
+            rho, t1 = 1 - s, 1.0 if tight else t1
             x = ctx.tensor([[rho * t1 * math.cos(a1), rho * t1 * math.sin(a1)]])
             y = ctx.tensor([[rho * t2 * math.cos(a2), rho * t2 * math.sin(a2)]])
             return {"x": x, "y": y, "s": ctx.tensor([s])}
 
-        return st.tuples(unit, unit, angle, angle, sampling.log_uniform_floats(s_low, s_high)).map(build)
+        return st.tuples(unit, unit, angle, angle, sampling.log_uniform_floats(1e-12, 1.0)).map(build)
 
     return strategy
 
@@ -448,20 +360,8 @@ def mpmath_gap(case, naive=False):
             n2 = sum((a - b) ** 2 for a, b in zip(xs, ys, strict=True))
             ax, ay = 1 - sum(a * a for a in xs), 1 - sum(b * b for b in ys)
             ref.append(float(mpmath.acosh(1 + 2 * n2 / (ax * ay))))
-    rhs = ctx_tensor(ref, x)
+    rhs = torch.tensor(ref, dtype=x.dtype, device=x.device)
     return lhs, rhs, MP_TOL(x.shape[-1] + 16) * rhs.abs()
-
-
-def ctx_tensor(values, like):
-    return torch.tensor(values, dtype=like.dtype, device=like.device)
-
-
-def _mpmath_sampler(ctx, gen):
-    batch = ctx.pick(quick=150, full=1500)
-    for dim in (2, 16):
-        s = sampling.log_uniform(ctx, gen, batch, low=1e-12, high=1.0)
-        x, y = _in_ball(ctx, gen, batch, dim, s, tight=True)
-        yield {"x": x, "y": y}
 
 
 def distance_derivation():
@@ -480,7 +380,7 @@ def distance_derivation():
                        "least twice as long hyperbolically, so d_H ≥ 2‖x − y‖", sp.GreaterThan(lam, 2),
                        role="statement", reading="conformal-floor"),
         symbolic.holds("for ρ² ≤ 1/2: 2 ≥ 1/(1 − ρ²), so d_H ≥ 2‖x−y‖ ≥ ‖x−y‖/(1−ρ²)",
-                       _le(1 / (1 - r2), sp.Integer(2)), role="statement", reading="small-radius"),
+                       G.le(1 / (1 - r2), sp.Integer(2)), role="statement", reading="small-radius"),
     ]
 
 
@@ -491,32 +391,20 @@ DISTANCE = Claim(
     section="§5.3",
     statement=(r"d_{\mathbb H}(x,y)\ge \frac{\|x-y\|_2}{1-\rho^2} \quad\text{``This inequality holds for "
                r"any } x,y\in\mathbb R^{d_h} \text{ with } \|x\|,\|y\|\le\rho\text{.''}"),
-    reading=("For every ρ ∈ [0, 1) and all x, y in R^d with ‖x‖, ‖y‖ ≤ ρ: d_H(x, y) ≥ ‖x − y‖/(1 − ρ²), "
-             "d_H the Poincaré distance of §4 (curvature −1), evaluated with operators.poincare_distance "
-             "(double-double, checked against mpmath at 50 digits)."),
+    reading=READING_DISTANCE,
     reading_why="the literal statement, with its quantifier ('for any x, y with ‖x‖, ‖y‖ ≤ ρ')",
-    alternatives=(
-        Reading("tight-radius", "The same with ρ = max(‖x‖, ‖y‖) (the most favourable ρ).",
-                "ρ is the radius of the key set; the tightest value makes the bound weakest"),
-        Reading("conformal-floor", "d_H(x, y) ≥ 2‖x − y‖ for all x, y in the ball (the suite's form).",
-                "the bound the conformal factor λ ≥ 2 does give; so that the correction rests on a check"),
-        Reading("small-radius", "The paper's bound for ρ ≤ 1/√2 only.",
-                "the range of ρ where the suite's form implies it"),
-    ),
-    kind=Kind.INEQUALITY, derivation=distance_derivation,
-    clauses=(Clause("bound", "dℍ(,)≥‖−‖21−ρ2.d_H(x,y)≥ \\|x-y\\|_21-ρ^2. This inequality holds for any "
-                             ",∈dhx,y ^d_h with ‖,‖≤ρ\\|x\\|,\\|y\\|≤ρ."),),
-    proof_absent="asserted without argument inside the proof of Theorem 5.2",
+    alternatives=ALTERNATIVES_DISTANCE, kind="inequality", derivation=distance_derivation,
+    clauses=(CLAUSE_DISTANCE,), proof_absent="asserted without argument inside the proof of Theorem 5.2",
     checks=(
         Relation(name="paper-bound", lhs="d_H(x, y)", rel=">=", rhs="‖x − y‖/(1 − ρ²)",
                  evaluate=distance_gap(), sample=_distance_sampler(1e-12, 1.0),
-                 strategy=_distance_strategy(1e-12, 1.0), tolerance=DIST_TOL, max_examples=100,
+                 strategy=_distance_strategy(), tolerance=DIST_TOL, max_examples=100,
                  sampler=f"{PAIRS_TEXT}; ρ = 1 − s, s log-uniform in [1e-12, 1]; Hypothesis: d = 2, "
                          "radii ρ·t, angles, s shrunk"),
         Relation(name="paper-bound-tight-radius", lhs="d_H(x, y)", rel=">=", rhs="‖x − y‖/(1 − ρ²)",
                  evaluate=distance_gap(), sample=_distance_sampler(1e-12, 1.0, tight=True),
-                 strategy=_distance_strategy(1e-12, 1.0, tight=True), tolerance=DIST_TOL,
-                 reading="tight-radius", max_examples=100,
+                 strategy=_distance_strategy(tight=True), tolerance=DIST_TOL, reading="tight-radius",
+                 max_examples=100,
                  sampler="as paper-bound with ‖x‖ = ρ exactly (x on the sphere of radius ρ)"),
         Relation(name="conformal-floor", lhs="d_H(x, y)", rel=">=", rhs="2‖x − y‖",
                  evaluate=distance_gap("floor"), sample=_distance_sampler(1e-12, 1.0),
@@ -524,18 +412,16 @@ DISTANCE = Claim(
                  controls=(control("the paper's ‖x − y‖/(1 − ρ²) in place of 2‖x − y‖", contrast="prediction",
                                    evaluate=distance_gap()),)),
         Relation(name="paper-bound-small-radius", lhs="d_H(x, y)", rel=">=", rhs="‖x − y‖/(1 − ρ²)",
-                 evaluate=distance_gap(), sample=_distance_sampler(1 - SMALL_RHO, 1.0),
+                 evaluate=distance_gap(), sample=_distance_sampler(1 - 1 / math.sqrt(2.0), 1.0),
                  tolerance=DIST_TOL, reading="small-radius",
                  sampler=f"{PAIRS_TEXT}; ρ = 1 − s, s log-uniform in [1 − 1/√2, 1]",
                  controls=(control("ρ beyond 1/√2 (s log-uniform in [1e-12, 0.25])", contrast="hypothesis",
-                                   hypothesis="ρ ≤ 1/√2",
-                                   sample=_distance_sampler(1e-12, 0.25)),)),
+                                   hypothesis="ρ ≤ 1/√2", sample=_distance_sampler(1e-12, 0.25)),)),
         Relation(name="distance-matches-mpmath", lhs="operators.poincare_distance(x, y)", rel="==",
                  rhs="arcosh(1 + 2‖x−y‖²/((1−‖x‖²)(1−‖y‖²))) at 50 digits (mpmath)", evaluate=mpmath_gap,
-                 sample=_mpmath_sampler, tolerance=MP_TOL,
+                 sample=_distance_sampler(1e-12, 1.0, True, (2, 16), (150, 1500)), tolerance=MP_TOL,
                  sampler="150 (full 1500) pairs per d ∈ {2, 16}, ‖x‖ = ρ, ‖y‖ = ρ·t, ρ = 1 − s with s "
-                         "log-uniform "
-                         "in [1e-12, 1] (down to 1e-12 from the boundary)",
+                         "log-uniform in [1e-12, 1] (down to 1e-12 from the boundary)",
                  controls=(control("the naive float64 arcosh formula in place of the double-double one",
                                    contrast="operator",
                                    evaluate=lambda case: mpmath_gap(case, naive=True)),)),
@@ -545,19 +431,10 @@ DISTANCE = Claim(
         "2), sharp for short pairs at the origin; hence ‖x − y‖/(1 − ρ²) is a lower bound exactly when "
         "ρ ≤ 1/√2, and fails for every ρ > 1/√2 (pairs near the origin), also with ρ = max(‖x‖, ‖y‖) "
         "near the boundary, where d_H grows like ln(1/(1−ρ)) but the bound like 1/(1−ρ)."
-        + _pair_witness(evidence, "paper-bound") + _pair_witness(evidence, "paper-bound-tight-radius")),
+        + _witness(evidence, "paper-bound", True) + _witness(evidence, "paper-bound-tight-radius", True)),
     time_limit_s=30.0,
     notes=("The bound replaces the conformal factor 2/(1 − ‖x‖²), which ranges over [2, 2/(1 − ρ²)] "
            "on the ρ-ball, by its largest value without the 2: a lower bound needs the smallest."),
 )
-
-
-def _pair_witness(evidence, name):
-    ev = next((e for e in evidence if e["name"] == name), None)
-    if not ev or not ev.get("witness"):
-        return ""
-    w = ev["witness"]
-    return f" ({name}: d_H = {w['lhs']:.6g} < {w['rhs']:.6g})"
-
 
 CLAIMS = (RETRIEVAL, RANK, DISTANCE)

@@ -83,7 +83,7 @@ def test_effective_rank_at_the_threshold_is_n_minus_one(record):
     assert law["status"] == "agrees" and [c["failed"] for c in law["controls"]] == [True]
     assert law["points"]["y"] == pytest.approx(np.array(law["points"]["x"]) - 1, rel=1e-9)
     for profile in ("quick", "full"):
-        grid = spec._rank_grid(Context("x", seed=0, profile=profile))
+        grid = spec.RANK_GRID(Context("x", seed=0, profile=profile))
         assert math.log10(grid.max() / grid.min()) >= 3
         assert 2 * abs(closed_form_bias(grid, grid - 1, 1.0)) <= spec.RANK_TOL.value
 
