@@ -36,11 +36,14 @@ def margins(rel: str, lhs: torch.Tensor, rhs: torch.Tensor, tol: torch.Tensor) -
 
 def evaluate_case(relation: Relation, case: dict[str, Any]) -> dict[str, np.ndarray]:
     lhs, rhs, tol = relation.evaluate(case)
-    lhs, rhs = torch.as_tensor(lhs), torch.as_tensor(rhs)
+    lhs = torch.as_tensor(lhs)
+    rhs = torch.as_tensor(rhs, dtype=lhs.dtype if not torch.is_tensor(rhs) else None, device=lhs.device)
+    if rhs.ndim == 0 and lhs.ndim == 1:
+        rhs = rhs.expand_as(lhs)  # a constant right-hand side (a fixed bound) holds for every case
     if lhs.shape != rhs.shape or lhs.ndim != 1:
         raise ValueError(
-            f"relation {relation.name!r}: evaluate must return 1-d lhs and rhs of one shape, "
-            f"got {tuple(lhs.shape)} and {tuple(rhs.shape)}"
+            f"relation {relation.name!r}: evaluate must return a 1-d lhs and an rhs of its shape "
+            f"(or a scalar), got {tuple(lhs.shape)} and {tuple(rhs.shape)}"
         )
     tol = torch.as_tensor(tol, dtype=lhs.dtype, device=lhs.device)
     if tol.ndim == 0 or tol.numel() == 1:

@@ -261,7 +261,21 @@ def claim_group(root: Path, nodeid: str) -> str | None:
     return None
 
 
-def pytest_xdist_make_scheduler(config, log):
+class _ClaimScheduling:
+    """Registered only where pytest-xdist is (its hook is unknown to pytest otherwise, and
+    ``-p no:xdist`` runs the suite serially)."""
+
+    @staticmethod
+    def pytest_xdist_make_scheduler(config, log):
+        return _claim_scheduler(config, log)
+
+
+def pytest_configure(config):
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_ClaimScheduling(), "attnaudit-claim-scheduling")
+
+
+def _claim_scheduler(config, log):
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling

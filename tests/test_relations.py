@@ -122,7 +122,7 @@ def test_relative_margin_uses_the_bound_or_the_tolerance():
 
 
 def test_evaluate_case_checks_shapes_and_finiteness():
-    with pytest.raises(ValueError, match=r"1-d lhs and rhs of one shape, got \(2,\) and \(3,\)"):
+    with pytest.raises(ValueError, match=r"an rhs of its shape \(or a scalar\), got \(2,\) and \(3,\)"):
         evaluate_case(relation(plain, values()), {"l": torch.ones(2), "r": torch.ones(3)})
     with pytest.raises(ValueError, match="1-d lhs"):
         evaluate_case(relation(plain, values()), {"l": torch.ones(2, 2), "r": torch.ones(2, 2)})
@@ -137,6 +137,11 @@ def test_evaluate_case_checks_shapes_and_finiteness():
                         {"l": torch.tensor([1.0, 2.0]), "r": torch.tensor([1.0, 1.0])})
     assert out["tol"].tolist() == [0.25, 0.25] and out["margin"].tolist() == [-0.25, 0.75]
     assert set(out) == {"lhs", "rhs", "tol", "margin"} and out["lhs"].dtype == np.float64
+    # and so is a constant right-hand side, a number or a 0-d tensor
+    for bound in (1.5, torch.tensor(1.5, dtype=torch.float64)):
+        out = evaluate_case(relation(lambda c, b=bound: (c["l"], b, 0.0), values()),
+                            {"l": torch.tensor([1.0, 2.0], dtype=torch.float64)})
+        assert out["rhs"].tolist() == [1.5, 1.5] and out["margin"].tolist() == [-0.5, 0.5]
 
 
 def test_a_sampler_without_cases_is_an_error():
