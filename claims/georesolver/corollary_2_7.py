@@ -10,18 +10,8 @@ import math
 import sympy as sp
 import torch
 
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    ProofStep,
-    Reading,
-    Relation,
-    Use,
-    control,
-    sampling,
-    symbolic,
-    tolerances,
-)
+from attnaudit import sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Reading, Relation, Use, control
 from attnaudit.claims.georesolver import _two_key as tk
 
 # ══ the statement, as the paper gives it, and the readings tested ══
@@ -45,10 +35,7 @@ READING_LINEAR = (
     "of 1/η); μ = μ_IDA > 0 of Theorem 2.6 on the segment, 8r²Δ²ε²/(Δ²+2ε)⁴: L(q_K) − L* ≤ "
     "e^{−μηK}(L(q₀) − L*).")
 # The corollary's argument: the premise (Theorem 2.6's constant) and the PL inequality it invokes.
-PROOF = (
-    ProofStep("premise", "Since μIDA>0"),
-    ProofStep("pl-implies", "the PL inequality implies"),
-)
+PROOF = (ProofStep("premise", "Since μIDA>0"), ProofStep("pl-implies", "the PL inequality implies"))
 
 # ══ the mathematics ══
 

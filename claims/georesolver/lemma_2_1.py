@@ -6,19 +6,8 @@ import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Limit,
-    ProofStep,
-    Relation,
-    control,
-    grids,
-    sampling,
-    symbolic,
-    tolerances,
-)
+from attnaudit import operators, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Limit, ProofStep, Relation, control, grids
 from attnaudit.checks.fitting import closed_form_bias
 
 STATEMENT = (

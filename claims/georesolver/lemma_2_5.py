@@ -9,20 +9,8 @@ import math
 import sympy as sp
 import torch
 
-from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    ProofStep,
-    Reading,
-    Relation,
-    ScalingLaw,
-    control,
-    grids,
-    sampling,
-    symbolic,
-    tolerances,
-)
+from attnaudit import operators, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Reading, Relation, ScalingLaw, control, grids
 
 # ══ the statements, as the paper gives them, and the readings tested ══
 

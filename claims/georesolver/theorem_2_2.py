@@ -10,21 +10,8 @@ import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    ProofStep,
-    Reading,
-    Relation,
-    ScalingLaw,
-    Use,
-    control,
-    grids,
-    sampling,
-    symbolic,
-    tolerances,
-)
+from attnaudit import operators, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Reading, Relation, ScalingLaw, Use, control, grids
 from attnaudit.checks.bisection import bisect_monotone
 from attnaudit.checks.fitting import closed_form_bias
 

@@ -10,20 +10,8 @@ import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    ProofStep,
-    Reading,
-    Relation,
-    ScalingLaw,
-    Use,
-    control,
-    grids,
-    sampling,
-    symbolic,
-    tolerances,
-)
+from attnaudit import sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Reading, Relation, ScalingLaw, Use, control, grids
 from attnaudit.checks.fitting import closed_form_bias
 from attnaudit.claims.georesolver import _two_key as tk
 

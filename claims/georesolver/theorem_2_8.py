@@ -10,20 +10,8 @@ import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    ProofStep,
-    Reading,
-    Relation,
-    ScalingLaw,
-    control,
-    grids,
-    sampling,
-    symbolic,
-    tolerances,
-)
+from attnaudit import operators, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Reading, Relation, ScalingLaw, control, grids
 
 # ══ the statement, as the paper gives it, and the readings tested ══
 
@@ -57,10 +45,8 @@ READING_WIDTH = ("Random embeddings as §2.8 describes them: n points i.i.d. N(0
 
 # The proof of Theorem 2.8, in source order; the general case adds Lemma 0's two sentences (§5).
 PROOF_STEPS = (
-    ProofStep("diagonal", "The diagonal entries are Kii=1/ε"),
-    ProofStep("e-entries", "Eij=1‖i−j‖22+ε−1ε"),
-    ProofStep("e-algebra", "=−‖i−j‖22ε(‖i−j‖22+ε)"),
-    ProofStep("e-bound", "|Eij|≤1‖i−j‖22+ε≤1dmin2+ε≤1dmin2"),
+    ProofStep("diagonal", "The diagonal entries are Kii=1/ε"), ProofStep("e-entries", "Eij=1‖i−j‖22+ε−1ε"),
+    ProofStep("e-algebra", "=−‖i−j‖22ε(‖i−j‖22+ε)"), ProofStep("e-bound", "|Eij|≤1‖i−j‖22+ε≤1dmin2+ε≤1dmin2"),
     ProofStep("gershgorin", "|λm()|≤maxi∑j≠i|Eij|≤n−1dmin2"),
     ProofStep("spectrum", "λm()∈[1ε−n−1dmin2,1ε+n−1dmin2]"),
     ProofStep("rank-formula", "eff-rank()=(tr)2tr(2)=n2/ε2n/ε2+‖F2"),
