@@ -295,8 +295,7 @@ def _sample_gd(line: bool):
     return sample
 
 
-def linear_derivation():
-    """The premise on the segment (the primary), then why the real line is no reading for any kernel."""
+def linear_derivation():  # the premise on the segment (the primary), then why ℝ is no reading for any kernel
     dim = sp.Symbol("d", positive=True)
     soft = (1 / (1 + sp.exp(delta * q / sp.sqrt(dim))) - sp.Rational(1, 2)) ** 2  # w* = 1/2: L* = 0
     return [

@@ -418,10 +418,8 @@ def _loss(kernel, keys, e):
 
 def _hessian(kernel, keys, eps_):
     """∂²L/∂q² at q = 0 for keys ``(B, n, d)``, ε ``(B,)``, by ``torch.func.hessian``."""
-    def one(q, k, e):
-        return torch.func.hessian(_loss(kernel, k, e))(q)
-
-    return torch.func.vmap(one)(keys.new_zeros(keys.shape[0], keys.shape[-1]), keys, eps_)
+    return torch.func.vmap(lambda q, k, e: torch.func.hessian(_loss(kernel, k, e))(q))(
+        keys.new_zeros(keys.shape[0], keys.shape[-1]), keys, eps_)
 
 
 def _spread(hessian):
@@ -528,7 +526,6 @@ CLOSED_TOL = tolerances.Roundoff(condition="n·(n·max|H| + n·max|H(|keys|)|): 
 
 def _hessian_gap(kernel):
     def evaluate(case):
-        """max-entry gap between autograd and the closed form."""
         keys, e = case["keys"], case["eps"]
         closed, count = _general_hessian(kernel, keys, e), keys.shape[-2]
         gap = (_hessian(kernel, keys, e) - closed).abs().amax(dim=(-2, -1))

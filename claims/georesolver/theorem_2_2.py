@@ -224,8 +224,7 @@ def _bias_delta():
     return max((closed_form_bias(g, eps_star(SWEEP_N, g, 1.0), 1.0) for g in DELTA_GRID.profiles), key=abs)
 
 
-def _eps_law(variable, exponent, grid, measure, family, tolerance):
-    """A law of the proof's ε = O(δR²/n) (a proof check)."""
+def _eps_law(variable, exponent, grid, measure, family, tolerance):  # a law of the proof's ε = O(δR²/n)
     return ScalingLaw(name=f"eps-star-vs-{'delta' if variable == 'δ' else variable.lower()}", quantity="ε*",
                       variable=variable, exponent=exponent, order="Θ", grid=grid, measure=measure,
                       family=f"the instance, {family}", role="proof", step="eps-order", tolerance=tolerance,
@@ -382,8 +381,7 @@ def split_weight_sides(case):
     return _row1(case)[..., 0].mean(dim=-1), (one + (heads - 1) / n) / heads, tol
 
 
-def _retrieval(case):
-    """(R, δ, n, d, 1 − W₁₁, its round-off) on the width-d instance."""
+def _retrieval(case):  # (R, δ, n, d, 1 − W₁₁, its round-off) on the width-d instance
     r, delta, n, d = case["R"], case["delta"], int(case["n"]), int(case["d"])
     deficit = _row1(case)[..., 1:].sum(-1)[:, 0]
     return r, delta, n, d, deficit, SOFT_TOL(n + 8 + 2 * r**2 / d**0.5 * deficit)

@@ -100,8 +100,7 @@ def _ida_theta_fails(role, **tags):
 # ── IDA ──
 
 
-def ida_derivation():
-    """The proof's steps in source order, then the suite's own steps and the statement's."""
+def ida_derivation():  # the proof's steps in source order, then the suite's own steps and the statement's
     dw1 = sp.diff(W1, q)
     dw1_0 = sp.factor(dw1.subs(q, 0))
     loss = (W1 * v1 + (1 - W1) * v2 - y) ** 2
@@ -242,8 +241,8 @@ def slope_gap(case):
     if "eps" in case:
         e = case["eps"]
         size = 2 * qs.abs() / (qs.square() + e) + 2 * (qs - delta_).abs() / ((qs - delta_).square() + e)
-        return tk.operator_slope("IDA", qs, e, delta_) - tk.ida_dw1(qs, e, delta_), 0 * qs, IDA_SLOPE_TOL(
-            size, qs.dtype)
+        return (tk.operator_slope("IDA", qs, e, delta_) - tk.ida_dw1(qs, e, delta_), 0 * qs,
+                IDA_SLOPE_TOL(size, qs.dtype))
     d = case["d"]
     scale = delta_ / torch.sqrt(d)
     size = (1 + (scale * qs).abs()) * scale * tk.soft_w1(qs, d, delta_)
@@ -271,8 +270,7 @@ def _fits(evidence):
 # ── softmax ──
 
 
-def soft_derivation():
-    """The proof's steps in source order, then the suite's exact μ_soft and the statement."""
+def soft_derivation():  # the proof's steps in source order, then the suite's exact μ_soft and the statement
     dw1 = sp.diff(W1_SOFT, q)
     loss_t2 = r**2 * (W1_SOFT - sp.Rational(1, 2)) ** 2  # y = (v₁+v₂)/2: L(0) = L* = 0
     w = sp.Symbol("w", positive=True)
@@ -353,8 +351,7 @@ def sample_soft_queries(ctx, gen):
 # ── ratio ──
 
 
-def ratio_derivation():
-    """The ratio's argument: its two premises, then the quotient."""
+def ratio_derivation():  # the ratio's argument: its two premises, then the quotient
     return [
         _ida_theta_fails("proof", step="premise-ida")[1],
         symbolic.leading_order("premise: μ_soft = Θ(e^{−Δ²/√d}ε²/Δ²) as Δ → ∞", MU_SOFT, delta,
