@@ -316,8 +316,7 @@ IDA = Claim(
         ScalingLaw(
             name="proof-regime", quantity="|∂²L/∂δ²|_(δ=0)|", variable="n", exponent=1.0, order="Θ",
             grid=grids.fixed(N_GRID), measure=_curvature_at_zero("ida", lambda m: C_PROOF / m), role="proof",
-            step="theta-n",
-            family="ρ = 1, ε = 0.01·ρ²/n (the proof's regime ε ≪ ρ²/n)",
+            step="theta-n", family="ρ = 1, ε = 0.01·ρ²/n (the proof's regime ε ≪ ρ²/n)",
             predicted="Θ(n) (the proof, for ε ≪ ρ²/n)",
             tolerance=_bias("4ερ²(n−1)²/(nε+ρ²)³ at the check's ρ and ε = cρ²/n, on its grid", 0.002153)),
     ),

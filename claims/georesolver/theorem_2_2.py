@@ -417,7 +417,8 @@ def _retrieval_strategy(ctx):
 
 
 def _boundary(ctx, grid, bracket, beyond, what):
-    """Per n, the x where ``beyond(n, ln x)`` turns true (false at the bracket's low end), bisected."""
+    """Per n, the x where ``beyond(n, ln x)`` turns true (false at the bracket's low end), bisected: the
+    midpoint (lo + hi)/2 of the final bracket in ln x."""
     lo, hi = ctx.tensor([bracket[0]]), ctx.tensor([bracket[1]])
     return [math.exp(float(sum(bisect_monotone(lambda lx, n=int(n): ~beyond(n, lx[0])[None], lo, hi, **SPLIT,
                                                what=f"{what} at n = {int(n)}")) / 2)) for n in grid]
