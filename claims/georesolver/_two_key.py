@@ -8,14 +8,10 @@ checked (SymPy, autograd through ``operators``); loops run over iterations, neve
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import torch
 
 from attnaudit import operators
 from attnaudit.checks import search
-
-# ── IDA weight and its derivatives ──
 
 
 def ida_w1(q, eps, delta):
@@ -54,59 +50,25 @@ def ida_stationary_points(eps, delta):
     return -eps / q_plus, q_plus
 
 
-# ── softmax weight and its derivatives (s = −Δq/√d) ──
-
-
-def soft_w1(q, dim, delta):
+def soft_w1(q, dim, delta):  # σ(s), s = −Δq/√d; W₂ = σ(−s)
     return torch.sigmoid(-delta * q / torch.sqrt(dim))
-
-
-def soft_w2(q, dim, delta):
-    return torch.sigmoid(delta * q / torch.sqrt(dim))
 
 
 def soft_dw1(q, dim, delta):
     """W₁′ = −(Δ/√d) W₁W₂."""
-    return -(delta / torch.sqrt(dim)) * soft_w1(q, dim, delta) * soft_w2(q, dim, delta)
-
-
-def soft_w1_difference(a, b, dim, delta):
-    """σ(s_a) − σ(s_b) = (tanh(s_a/2) − tanh(s_b/2))/2: exact where b = 0 (every use here)."""
-    scale = delta / (2 * torch.sqrt(dim))
-    return (torch.tanh(-scale * a) - torch.tanh(-scale * b)) / 2
-
-
-# W₁, W₂, W₁′ and stable W₁(a) − W₁(b) of one attention rule; ``scale`` is ε or d.
-IDA = SimpleNamespace(w1=ida_w1, w2=ida_w2, dw1=ida_dw1, difference=ida_w1_difference)
-SOFTMAX = SimpleNamespace(w1=soft_w1, w2=soft_w2, dw1=soft_dw1, difference=soft_w1_difference)
+    return -(delta / torch.sqrt(dim)) * soft_w1(q, dim, delta) * torch.sigmoid(delta * q / torch.sqrt(dim))
 
 
 def operator_slope(mech, q, scale, delta):
-    """W₁′ through ``operators.ida_weights`` / ``softmax_weights`` and autograd; q, scale, delta (B,)."""
+    """W₁′ through ``operators.ida_weights`` (mech "IDA", scale ε) or ``softmax_weights`` ("SOFTMAX",
+    scale d) and autograd; q, scale, delta (B,)."""
     q_var = q.detach().clone().requires_grad_(True)
     keys = torch.stack([torch.zeros_like(delta), delta], dim=-1)[..., None]  # (B, 2, 1)
-    if mech is IDA:
+    if mech == "IDA":
         weights = operators.ida_weights(q_var[:, None, None], keys, eps=scale)
     else:  # logits q·k/√d: feed q/√d with unit scale (the operator's scale is one float per call)
         weights = operators.softmax_weights((q_var / torch.sqrt(scale))[:, None, None], keys, scale=1.0)
     return torch.autograd.grad(weights[:, 0, 0].sum(), q_var)[0]
-
-
-# ── the two-key loss L = r²(W₁ − w*)² ──
-
-
-def residual(mech, q, scale, delta, v1, v2, y):
-    """e(q) = W₁(v₁ − y) + W₂(v₂ − y) (exact where y = v₁ or y = v₂)."""
-    return mech.w1(q, scale, delta) * (v1 - y) + mech.w2(q, scale, delta) * (v2 - y)
-
-
-def pl_ratio(mech, q, q_min, scale, delta, v1, v2, y):
-    """|L′(q)|²/(2(L(q) − L(q_min))), with e = e_min + r(W₁(q) − W₁(q_min)) accurate near q_min."""
-    r = v1 - v2
-    step = r * mech.difference(q, q_min, scale, delta)
-    e_min = residual(mech, q_min, scale, delta, v1, v2, y)
-    slope = 2 * (e_min + step) * r * mech.dw1(q, scale, delta)
-    return slope.square() / (2 * step * (2 * e_min + step))
 
 
 def unit_grid(points: int, like: torch.Tensor, depth: int = 12) -> torch.Tensor:
@@ -116,23 +78,21 @@ def unit_grid(points: int, like: torch.Tensor, depth: int = 12) -> torch.Tensor:
     return torch.unique(torch.cat([uniform, ends, 1 - ends]).clamp(min=ends[0], max=1.0))
 
 
-def segment_infimum(fn, lo, hi, points: int):
-    """(inf, argmin) over q ∈ [lo + (hi−lo)·10^-12, hi] of fn (q (B, G) → values (B, G)) per instance:
-    a dense grid, then the engine's bracketed refinement (checks.search) beside each grid minimum."""
-    found = search.minimise(fn, lo[:, None] + (hi - lo)[:, None] * unit_grid(points, lo)[None, :])
-    return found.value, found.x
-
-
 def mu_key1(mech, scale, delta, points):
-    """μ = inf over q ∈ [0, Δ] of |L′|²/(2(L − L*)) for y = v₁ = 1, v₂ = 0 (L* = L(0)); ``mech`` "IDA"
-    (scale ε) or "SOFTMAX" (scale d); scale, delta (B,)."""
-    one = torch.ones_like(delta)[:, None]
-    rule = IDA if mech == "IDA" else SOFTMAX
+    """μ = inf over q ∈ [0, Δ] of |L′|²/(2(L − L*)) for y = v₁ = 1, v₂ = 0 (L* = L(0), r = 1) per
+    instance, ``mech`` "IDA" (scale ε) or "SOFTMAX" (scale d), scale, delta (B,): a grid over [10^-12Δ, Δ]
+    then checks.search's refinement. With e = e(0) + W₁(q) − W₁(0), e(0) = −W₂(0), accurate near 0."""
+    scale, d = scale[:, None], delta[:, None]
+    e_min = -ida_w2(0 * d, scale, d) if mech == "IDA" else torch.full_like(d, -0.5)
 
     def ratio(qs):
-        return pl_ratio(rule, qs, torch.zeros_like(qs), scale[:, None], delta[:, None], one, 0 * one, one)
+        if mech == "IDA":
+            step, dw1 = ida_w1_difference(qs, 0 * qs, scale, d), ida_dw1(qs, scale, d)
+        else:  # σ(s) − σ(0) = tanh(s/2)/2, without cancellation
+            step, dw1 = torch.tanh(-d / (2 * torch.sqrt(scale)) * qs) / 2, soft_dw1(qs, scale, d)
+        return (2 * (e_min + step) * dw1).square() / (2 * step * (2 * e_min + step))
 
-    return segment_infimum(ratio, torch.zeros_like(delta), delta, points)[0]
+    return search.minimise(ratio, d * unit_grid(points, delta)[None, :]).value
 
 
 # ── n keys on a line: the loss (Σ_j W_j v_j − y)², its stationary points ──
@@ -166,13 +126,12 @@ def stationary_points(case):
     span = keys.amax(1) - keys.amin(1)
     t = torch.logspace(-10, 8, int(case["points"]), dtype=keys.dtype, device=keys.device)
     around = keys[:, :, None] + span[:, None, None] * torch.cat([-t, t])
-    across = keys.amin(1)[:, None] + span[:, None] * torch.linspace(0, 1, t.numel() // 2,
-                                                                     dtype=t.dtype, device=t.device)
+    across = keys.amin(1)[:, None] + span[:, None] * torch.linspace(0, 1, t.numel() // 2, dtype=t.dtype,
+                                                                     device=t.device)
     grid = torch.cat([around.flatten(1), across], 1).sort(1).values
 
     def sign(qs, i):
-        e, s = line_terms(qs, keys[i], values[i], y[i], eps[i])
-        return torch.sign(e * s)
+        return torch.sign(torch.mul(*line_terms(qs, keys[i], values[i], y[i], eps[i])))
 
     inst, lo, hi, s_lo = search.sign_changes(sign, grid, candidates=15, rounds=14, what="sign change of L′")
     return inst, (lo + hi) / 2, s_lo < 0

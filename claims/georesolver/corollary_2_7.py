@@ -10,19 +10,8 @@ import math
 import sympy as sp
 import torch
 
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    Reading,
-    Relation,
-    Use,
-    control,
-    sampling,
-    symbolic,
-    tolerances,
-)
+from attnaudit import sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Reading, Relation, Use, control
 from attnaudit.claims.georesolver import _two_key as tk
 
 # ══ the statement, as the paper gives it, and the readings tested ══
@@ -46,10 +35,7 @@ READING_LINEAR = (
     "of 1/η); μ = μ_IDA > 0 of Theorem 2.6 on the segment, 8r²Δ²ε²/(Δ²+2ε)⁴: L(q_K) − L* ≤ "
     "e^{−μηK}(L(q₀) − L*).")
 # The corollary's argument: the premise (Theorem 2.6's constant) and the PL inequality it invokes.
-PROOF = (
-    ProofStep("premise", "Since μIDA>0"),
-    ProofStep("pl-implies", "the PL inequality implies"),
-)
+PROOF = (ProofStep("premise", "Since μIDA>0"), ProofStep("pl-implies", "the PL inequality implies"))
 
 # ══ the mathematics ══
 
@@ -167,7 +153,7 @@ def non_minima_are_strict_maxima(case):
     return lhs, rhs, 0 * lhs
 
 
-def _sample(n_keys: int):
+def _sample(n_keys: int):  # the two-key family of the reading, or with more keys, spaced Δ
     def sample(ctx, gen):
         """Δ log-uniform in [0.1, 10], ε/Δ² log-uniform in [1e-6, 1], keys {keys}, values and y
         i.i.d. N(0, 1); stationary points: sign changes of L′ on a grid (uniform across the keys
@@ -178,7 +164,7 @@ def _sample(n_keys: int):
                 "values": sampling.gaussian(ctx, gen, batch, 2), "y": sampling.gaussian(ctx, gen, batch),
                 "points": ctx.pick(quick=400, full=2000) // (n_keys - 1),  # coarser: hides violations only
                 "keys": d[:, None] * torch.arange(n_keys, dtype=d.dtype, device=d.device)}
-        if n_keys > 2:  # the same two-key family with more keys, spaced Δ, and their values
+        if n_keys > 2:
             case["values"] = torch.cat([case["values"], sampling.gaussian(ctx, gen, batch, n_keys - 2)], 1)
         yield case
 
@@ -188,39 +174,29 @@ def _sample(n_keys: int):
 
 def _relation(name, lhs, rhs, evaluate, tolerance, n_keys=2, **extra):
     return Relation(name=name, lhs=lhs, rel="<=", rhs=rhs, evaluate=evaluate, sample=_sample(n_keys),
-                    tolerance=tolerance, sampler=_sample(n_keys).__doc__, **extra)
+                    tolerance=tolerance, **extra)
 
 
 NO_SPURIOUS = Claim(
-    id="georesolver/corollary-2.7/no-spurious-minima",
-    label="Corollary 2.7, no spurious minima",
-    section="§2.6",
-    statement=STATEMENT,
-    clauses=CLAUSES_SPURIOUS,
-    reading=READING_SPURIOUS,
+    id="georesolver/corollary-2.7/no-spurious-minima", label="Corollary 2.7, no spurious minima",
+    section="§2.6", statement=STATEMENT, clauses=CLAUSES_SPURIOUS, reading=READING_SPURIOUS,
     reading_why=("the setting of the paper's argument: Theorem 2.6's two-key loss; stationary points "
                  "are those of the loss on its domain ℝ"),
     alternatives=(Reading("n-keys", "The same for n ≥ 3 keys on a line (tested: keys 0, Δ, 2Δ): "
                                     "every local minimum of L(q) = (Σ_j W_j(q)v_j − y)² is global.",
                           "the corollary's next sentence speaks of n keys (softmax's O(n²) escape)"),),
-    kind=Kind.INEQUALITY,
-    derivation=spurious_derivation,
-    proof_steps=PROOF,
-    uses=(
-        Use("georesolver/theorem-2.6/ida", "the PL inequality implies that every stationary point of the "
-            "IDA loss is either a global minimum or a strict saddle"),
-    ),
+    kind="inequality", derivation=spurious_derivation, proof_steps=PROOF,
+    uses=(Use("georesolver/theorem-2.6/ida", "the PL inequality implies that every stationary point of the "
+              "IDA loss is either a global minimum or a strict saddle"),),
     checks=(
-        _relation("local-minima-are-global", "max over local minima q of L(q) − L*", "0",
-                  local_minima_gap, LOSS_TOL,
-                  controls=(control("a third key at 2Δ with its own value (n = 3)", contrast="hypothesis",
-                                    hypothesis="two fixed keys (the loss of Theorem 2.6)",
-                                    sample=_sample(3)),)),
+        _relation("local-minima-are-global", "max over local minima q of L(q) − L*", "0", local_minima_gap,
+                  LOSS_TOL, controls=(control("a third key at 2Δ with its own value (n = 3)",
+                                              contrast="hypothesis", sample=_sample(3),
+                                              hypothesis="two fixed keys (the loss of Theorem 2.6)"),)),
         _relation("global-minimum-found", "min over local minima q of |L(q) − L*(closed form)|", "0",
                   global_minimum_found, LOSS_TOL),
         _relation("non-minima-are-strict-maxima", "max over stationary points with L − L* > tol of "
-                  "L″(q)", "−(round-off bound of L″ there)", non_minima_are_strict_maxima,
-                  CURVATURE_TOL),
+                  "L″(q)", "−(round-off bound of L″ there)", non_minima_are_strict_maxima, CURVATURE_TOL),
         _relation("local-minima-are-global-n-keys", "max over local minima q of L(q) − L*", "0",
                   local_minima_gap, LOSS_TOL, n_keys=3, reading="n-keys"),
     ),
@@ -287,16 +263,12 @@ RATE_TOL = tolerances.Roundoff(
               "relative error ≲ u(|q| + Δ)/|q − q*|, and the ratio divides two of them")
 
 
-def _gd_bound(line: bool, rate: float = 1.0):
+def _gd_bound(case, line: bool, rate: float = 1.0):
     """L_K against e^{−rate·μηK}L₀ (rate 1: the statement; μ = 8r²Δ²ε²/(Δ²+2ε)⁴ of the segment), or
     against the loss floor of floating-point GD where the bound lies below it (GD cannot go lower)."""
-
-    def evaluate(case):
-        eta, mu_, l0, lk, _, floor = run_gradient_descent(case, line=line)
-        bound = (-rate * mu_ * eta * case["steps"]).exp() * l0
-        return lk, torch.maximum(bound, floor), GD_TOL(lk, lk.dtype)
-
-    return evaluate
+    eta, mu_, l0, lk, _, floor = run_gradient_descent(case, line=line)
+    bound = (-rate * mu_ * eta * case["steps"]).exp() * l0
+    return lk, torch.maximum(bound, floor), GD_TOL(lk, lk.dtype)
 
 
 def per_step_rate(case):
@@ -323,8 +295,7 @@ def _sample_gd(line: bool):
     return sample
 
 
-def linear_derivation():
-    """The premise on the segment (the primary), then why the real line is no reading for any kernel."""
+def linear_derivation():  # the premise on the segment (the primary), then why ℝ is no reading for any kernel
     dim = sp.Symbol("d", positive=True)
     soft = (1 / (1 + sp.exp(delta * q / sp.sqrt(dim))) - sp.Rational(1, 2)) ** 2  # w* = 1/2: L* = 0
     return [
@@ -340,41 +311,30 @@ def linear_derivation():
     ]
 
 
+GD_BOUND = {"lhs": "L(q_K) − L*", "rel": "<=", "tolerance": GD_TOL,
+            "rhs": "e^{−μηK}(L(q₀) − L*) (or the floating-point floor of GD, where larger)"}
 LINEAR = Claim(
-    id="georesolver/corollary-2.7/linear-convergence",
-    label="Corollary 2.7, linear convergence",
-    section="§2.6",
-    statement=STATEMENT,
-    clauses=CLAUSES_LINEAR,
-    reading=READING_LINEAR,
+    id="georesolver/corollary-2.7/linear-convergence", label="Corollary 2.7, linear convergence",
+    section="§2.6", statement=STATEMENT, clauses=CLAUSES_LINEAR, reading=READING_LINEAR,
     reading_why=("the statement does not say where gradient descent starts; the μ_IDA > 0 it invokes is "
                  "Theorem 2.6's, on the segment between the keys (on ℝ no kernel has μ > 0)"),
     alternatives=(Reading("real-line", "The same from any start q₀ ∈ ℝ (tested: [−2Δ, 3Δ]), the loss "
                                        "being defined on ℝ.",
                           "the statement puts no restriction on where gradient descent starts"),),
-    kind=Kind.INEQUALITY,
-    derivation=linear_derivation,
-    proof_steps=PROOF,
-    uses=(
-        Use("georesolver/theorem-2.6/ida", "Gradient descent converges linearly as ℒ(t)−ℒ∗≤e−μt(ℒ(0)−ℒ∗)"),
-    ),
+    kind="inequality", derivation=linear_derivation, proof_steps=PROOF,
+    uses=(Use("georesolver/theorem-2.6/ida",
+              "Gradient descent converges linearly as ℒ(t)−ℒ∗≤e−μt(ℒ(0)−ℒ∗)"),),
     proof_gap=("the rate is stated, not derived: that GD with η ≤ 1/sup|L″| contracts L − L* by "
                "1 − ημ per step under PL (t = ηk) is the standard argument, not given"),
     checks=(
-        Relation(name="gd-bound-line", lhs="L(q_K) − L*", rel="<=", rhs="e^{−μηK}(L(q₀) − L*) (or the "
-                 "floating-point floor of GD, where larger)",
-                 evaluate=_gd_bound(line=True), sample=_sample_gd(line=True), tolerance=GD_TOL,
-                 sampler=_sample_gd(line=True).__doc__, reading="real-line"),
-        Relation(name="gd-bound-time", lhs="L(q_K) − L*", rel="<=", rhs="e^{−μηK}(L(q₀) − L*) (or the "
-                 "floating-point floor of GD, where larger)",
-                 evaluate=_gd_bound(line=False), sample=_sample_gd(line=False), tolerance=GD_TOL,
-                 sampler=_sample_gd(line=False).__doc__,
+        Relation(name="gd-bound-line", evaluate=lambda case: _gd_bound(case, True), sample=_sample_gd(True),
+                 reading="real-line", **GD_BOUND),
+        Relation(name="gd-bound-time", evaluate=lambda case: _gd_bound(case, False), sample=_sample_gd(False),
                  controls=(control("rate 3μ in place of μ", contrast="prediction",
-                                   evaluate=_gd_bound(False, rate=3.0)),)),
+                                   evaluate=lambda case: _gd_bound(case, False, rate=3.0)),), **GD_BOUND),
         Relation(name="gd-per-step-rate", lhs="max_k (L_{k+1} − L*)/(L_k − L*) (while |q_k − q*| is "
                  "above the floor)", rel="<=", rhs="1 − ημ", evaluate=per_step_rate,
-                 sample=_sample_gd(line=False), tolerance=RATE_TOL, role="proof", step="pl-implies",
-                 sampler=_sample_gd(line=False).__doc__),
+                 sample=_sample_gd(line=False), tolerance=RATE_TOL, role="proof", step="pl-implies"),
     ),
     time_limit_s=30.0,
     notes=("On the segment the argument is valid and the bound holds with room (near q* the step "

@@ -6,25 +6,27 @@ import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    Limit,
-    ProofStep,
-    Relation,
-    control,
-    grids,
-    sampling,
-    symbolic,
-    tolerances,
-)
+from attnaudit import operators, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Limit, ProofStep, Relation, control, grids
 from attnaudit.checks.fitting import closed_form_bias
 
 STATEMENT = (
     r"\text{For pairwise distinct keys and } q=k_{j^*},\quad "
     r"\lim_{\varepsilon\to 0}W_{j^*}=1,\qquad \lim_{\varepsilon\to 0}W_j=0\ (j\neq j^*)."
+)
+CLAUSES = (Clause("matched", "For pairwise distinct keys and =j∗q=k_j^*, limε→0Wj∗=1"),
+           Clause("others", "limε→0Wj=0(j≠j∗)"))
+PROOF = (
+    ProofStep("matched-distance", "When i=j∗q_i=k_j^*, we have d(i,j∗)=0d(q_i,k_j^*)=0, so ij∗=εD_ij^*= ."),
+    ProofStep("other-distances", "Therefore ij>εD_ij> for j≠j∗j≠ j^*, which implies ij−1<ε−1D_ij^-1< ^-1."),
+    ProofStep("limit", "The limit follows immediately: limε→0ε−1ε−1+∑j≠j∗ij−1=1."),
+)
+READING = (
+    "For n pairwise-distinct keys k_1..k_n in R^d and the query q = k_{j*}: W_{j*}(ε) → 1 and W_j(ε) → 0 for "
+    "every j ≠ j* as ε → 0⁺. The limit is tested through its rate: the suite derives 1 − W_{j*} = ε·Σ_{j≠j*} "
+    "d_j⁻² + O(ε²) (d_j = ‖k_j − k_{j*}‖), so the worst gap over thousands of random key sets must close "
+    "like ε¹; ε is measured per key set in units of d_min² = min_{j≠j*} d_j². W_j → 0 is tested through the "
+    "derived bound 0 ≤ W_j ≤ ε/(d_j² + ε), valid for every ε > 0."
 )
 
 # (n keys, dimension d) of the random key sets; Gaussian keys are pairwise distinct a.s.
@@ -148,42 +150,25 @@ SOFTMAX = "softmax attention (no ε: W_{j*} stays a weighted average) in place o
 CLAIMS = (
     Claim(
         id="georesolver/lemma-2.1", label="Lemma 2.1 (Exact Retrieval Property)", section="§2.3",
-        statement=STATEMENT, kind=Kind.LIMIT, derivation=derivation,
-        reading=(
-            "For n pairwise-distinct keys k_1..k_n in R^d and the query q = k_{j*}: "
-            "W_{j*}(ε) → 1 and W_j(ε) → 0 for every j ≠ j* as ε → 0⁺. The limit is tested "
-            "through its rate: the suite derives 1 − W_{j*} = ε·Σ_{j≠j*} d_j⁻² + O(ε²) (d_j = "
-            "‖k_j − k_{j*}‖), so the worst gap over thousands of random key sets must close like "
-            "ε¹; ε is measured per key set in units of d_min² = min_{j≠j*} d_j². W_j → 0 is tested "
-            "through the derived bound 0 ≤ W_j ≤ ε/(d_j² + ε), valid for every ε > 0."
-        ),
-        reading_why="the literal statement (two limits at the exact match q = k_{j*})",
-        clauses=(Clause("matched", "For pairwise distinct keys and =j∗q=k_j^*, limε→0Wj∗=1"),
-                 Clause("others", "limε→0Wj=0(j≠j∗)")),
-        proof_steps=(
-            ProofStep("matched-distance",
-                      "When i=j∗q_i=k_j^*, we have d(i,j∗)=0d(q_i,k_j^*)=0, so ij∗=εD_ij^*= ."),
-            ProofStep("other-distances",
-                      "Therefore ij>εD_ij> for j≠j∗j≠ j^*, which implies ij−1<ε−1D_ij^-1< ^-1."),
-            ProofStep("limit", "The limit follows immediately: limε→0ε−1ε−1+∑j≠j∗ij−1=1."),
-        ),
+        statement=STATEMENT, kind="limit", derivation=derivation, reading=READING,
+        reading_why="the literal statement (two limits at the exact match q = k_{j*})", clauses=CLAUSES,
+        proof_steps=PROOF,
         identity=("IDA's kernel is built so: D_{ij*} = ε at the exact match and D_{ij} = d_j² + ε > ε "
                   "elsewhere, so its weights concentrate on j* as ε → 0"),
         checks=(
             Limit(
                 name="matched-weight-to-one", quantity="W_{j*}", variable="ε/d_min²", value="1",
                 point="0", rate=1.0, grid=grids.fixed(T_GRID), gap=other_weights_gap,
+                tolerance=RATE_TOL, clause="matched",
                 family=f"worst case over Gaussian key sets, {SHAPE_TEXT}, random j*, q = k_{{j*}} "
                        "exactly, ε = t·d_min² for t = 1e-4 … 1e-14",
-                tolerance=RATE_TOL, clause="matched",
                 controls=(control(SOFTMAX, contrast="operator",
                                   gap=lambda ctx, grid: other_weights_gap(ctx, grid, "softmax")),)),
             Relation(
                 name="other-weights-bound", lhs="max_{j≠j*} W_j·(d_j²+ε)/ε", rel="<=", rhs="1",
                 evaluate=bound_ratio, sample=_sample_bound, strategy=_strategy, tolerance=BOUND_TOL,
-                sampler=f"Gaussian key sets, {SHAPE_TEXT}, random j*, q = k_{{j*}}; ε log-uniform in "
-                        "[1e-14, 1e2]",
-                clause="others",
+                clause="others", sampler=f"Gaussian key sets, {SHAPE_TEXT}, random j*, q = k_{{j*}}; ε "
+                                         "log-uniform in [1e-14, 1e2]",
                 controls=(control(SOFTMAX, contrast="operator",
                                   evaluate=lambda case: bound_ratio(case, "softmax")),)),
         ),

@@ -9,21 +9,86 @@ import math
 import sympy as sp
 import torch
 
-from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    Reading,
-    Relation,
-    ScalingLaw,
-    control,
-    grids,
-    sampling,
-    symbolic,
-    tolerances,
+from attnaudit import operators, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Reading, Relation, ScalingLaw, control, grids
+
+# ══ the statements, as the paper gives them, and the readings tested ══
+
+SOFT_STATEMENT = (r"\text{At equidistant initialization } (q_i=k_j=0) \text{ with keys at radius } "
+                  r"\rho>0, \text{ consider the loss } \mathcal{L}=(W_{11}-1)^2 \text{ driving the first"
+                  r" query to match the first key. For softmax: } \left.\frac{\partial^2\mathcal{L}}"
+                  r"{\partial s^2}\right|_{s=0}=\Theta(n^{-2}).")
+SOFT_READING = ("W₁₁(s) = 1/(1 + (n−1)e^(−s)) (one key with logit gap s over n−1 others), L(s) = "
+                "(W₁₁(s) − 1)²; as n → ∞, |∂²L/∂s²|_(s=0)| = Θ(n⁻²), i.e. bounded above and below by "
+                "constant multiples of n⁻².")
+SOFT_STEPS = (
+    ProofStep("f0", "Then: f(0)=1n."),
+    ProofStep("fp", "The first derivative is: f′(s)=(n−1)e−s(1+(n−1)e−s)2."),
+    ProofStep("fp0", "At s=0s=0: f′(0)=n−1n2."),
+    ProofStep("fpp", "The second derivative is: f′(s)=−(n−1)e−s(1+(n−1)e−s)2+2(n−1)2e−2s(1+(n−1)e−s)"
+                     "(1+(n−1)e−s)4."),
+    ProofStep("fpp0", "f′(0)=−(n−1)n2+2(n−1)2n4"),
+    ProofStep("fpp0-simplified", "=(n−1)n(n−2)n4=(n−1)(n−2)n3."),
+    ProofStep("fpp0-order", "This is Θ(1/n) (1/n) for large n."),
+    ProofStep("l2", "the second derivative is: ℒ′(0)=2(f(0)−1)f′(0)+2(f′(0))2."),
+    ProofStep("l2-substituted", "ℒ′(0)=2(1n−1)(n−1)(n−2)n3+2(n−1n2)2=−2(n−1)2(n−2)n4+2(n−1)2n4"),
+    ProofStep("l2-closed", "=−2(n−1)2(n−3)n4."), ProofStep("l2-order", "For large n, this is Θ(n−2) (n^-2)."),
 )
+
+IDA_STATEMENT = (r"\text{For IDA, for any fixed } \rho>0\text{: } \left.\frac{\partial^2\mathcal{L}}"
+                 r"{\partial\delta^2}\right|_{\delta=0}=\Theta(1), \text{ independent of } n \text{ (up"
+                 r" to the constant factor } (n-1)^2/n^2 \text{ which tends to } 1 \text{ as } "
+                 r"n\to\infty).")
+IDA_CLAUSE = Clause("ida-curvature", "For IDA, for any fixed ρ>0ρ>0: ∂2ℒ∂δ2|δ=0=Θ(1), ∂^2L∂δ^2 |_δ=0= (1), "
+                                     "independent of n (up to the constant factor (n−1)2/n2(n-1)^2/n^2 which "
+                                     "tends to 11 as n→∞n→∞)")
+IDA_READING = ("W₁₁(δ) = (δ²+ε)⁻¹/((δ²+ε)⁻¹ + (n−1)(δ²+ρ²+ε)⁻¹) (query at offset δ from key 1, the "
+               "other n−1 keys at distance √(δ²+ρ²)), L = (W₁₁ − 1)²: for fixed ρ > 0 and fixed ε > 0, "
+               "∂²L/∂δ²|_(δ=0) = Θ(1) as n → ∞.")
+IDA_WHY = ("the literal statement; ε is a fixed constant of the operator, and the proof's "
+           "W₁₁(0) − 1 = Θ(1) is stated 'for fixed ρ, ε and large n'")
+IDA_STEPS = (
+    ProofStep("f0", "First, note that f(0)=ε−1f(0)= ^-1"), ProofStep("g0", "g(0)=(ρ2+ε)−1g(0)=(ρ^2+ )^-1"),
+    ProofStep("fp0", "f′(0)=0f (0)=0"), ProofStep("gp0", "g′(0)=0g (0)=0"),
+    ProofStep("fpp0", "f′(0)=−2ε−2f (0)=-2 ^-2"), ProofStep("gpp0", "g′(0)=−2(ρ2+ε)−2g (0)=-2(ρ^2+ )^-2"),
+    ProofStep("wp0", "The first derivative of W11W_11 at δ=0δ=0 is zero because f′(0)=g′(0)=0"),
+    ProofStep("wpp", "The second derivative is: W11′(0)=f′(0)(f(0)+(n−1)g(0))−f(0)(f′(0)+(n−1)g′(0))"
+                     "(f(0)+(n−1)g(0))2."),
+    ProofStep("wpp-substituted",
+              "Substituting the values: W11′(0)=−2(n−1)ρ2ε2(ρ2+ε)2⋅ε2(1+(n−1)ε/(ρ2+ε))2."),
+    ProofStep("wpp-approx", "For ε≪ρ2/n ρ^2/n, this is approximately: W11′(0)≈−2(n−1)ρ2(ρ2)2=−2(n−1)ρ2."),
+    ProofStep("l2", "Since W11′(0)=0W_11 (0)=0: ℒ′(0)=2(W11(0)−1)W11′(0)."),
+    ProofStep("w0", "With W11(0)=1/(1+ε(n−1)/(ρ2+ε))"),
+    ProofStep("w0-minus-one", "we have W11(0)−1=Θ(1)W_11(0)-1= (1) for fixed ρ,ερ, and large n"),
+    ProofStep("theta-n", "Thus ℒ′(0)=Θ(W11′(0))L (0)= (W_11 (0)), which is Θ(n) (n) in the regime "
+                         "ε≪ρ2/n ρ^2/n."),
+)
+
+SPREAD_STATEMENT = (r"\text{(Lemma 2.5, proof) However, the Hessian spread (ratio of largest to smallest "
+                    r"eigenvalue) is } \Theta(1) \text{ for IDA because the } \Theta(n) \text{ scaling "
+                    r"affects all directions similarly. (Corollary 2.7) Lemma 2 ensures } \Theta(1) "
+                    r"\text{ Hessian spread, enabling } O(1) \text{ escape from saddles, in contrast to "
+                    r"softmax's } O(n^2) \text{ escape time. (Table 3) Hessian spread: softmax } "
+                    r"\Theta(n^{-2}), \text{ IDA } \Theta(1).")
+SPREAD_CLAUSES = (
+    Clause("spread", "However, the Hessian spread (ratio of largest to smallest eigenvalue) is Θ(1) (1) "
+                     "for IDA"),
+    Clause("escape", "Lemma 2 ensures Θ(1) (1) Hessian spread, enabling (1)O(1) escape from saddles, in "
+                     "contrast to softmax’s (n2)O(n^2) escape time"),
+)
+SPREAD_READING = (
+    "The Hessian H = ∂²L/∂q² of L = (W₁₁(q) − 1)² in the query q ∈ R^d, at fixed ρ, ε > 0 as n → ∞. "
+    "Clause spread, in the IDA proof's configuration: q on key 1 (D₁₁ = ε), the other n − 1 keys at "
+    "distance ρ from it and symmetrically distributed (mean k₁, so q is a critical point): "
+    "|λ|max/|λ|min = Θ(1). Clause escape (Corollary 2.7), at a saddle: q at the centre of n keys "
+    "on the sphere of radius ρ (the equidistant initialisation, where the Hessian has a negative "
+    "eigenvalue along k₁): IDA's escape time 1/|λ_min| is O(1), softmax's O(n²).")
+SPREAD_WHY = ("the spread sentence closes the IDA proof, whose W₁₁(δ) puts the query on key 1; escaping "
+              "a saddle needs negative curvature, which the centre has and key 1 (a minimum of L) lacks")
+SPREAD_CENTRE = Reading("centre", "The same spread for IDA at the equidistant initialisation: q at the "
+                        "centre of n keys on the sphere of radius ρ (W₁₁ = 1/n), Θ(1) as n → ∞",
+                        "the lemma's 'equidistant initialization' and its softmax case (W₁₁ = 1/n) put the "
+                        "query at the centre")
 
 n, s = sp.symbols("n s", positive=True)
 delta, eps, rho, c = sp.symbols("delta epsilon rho c", positive=True)
@@ -128,32 +193,11 @@ def logit_strategy(ctx):
 
 
 SOFTMAX = Claim(
-    id="georesolver/lemma-2.5/softmax", section="§2.5",
-    label="Lemma 2.5 (Hessian curvature contrast), softmax case",
-    statement=(r"\text{At equidistant initialization } (q_i=k_j=0) \text{ with keys at radius } "
-               r"\rho>0, \text{ consider the loss } \mathcal{L}=(W_{11}-1)^2 \text{ driving the first"
-               r" query to match the first key. For softmax: } \left.\frac{\partial^2\mathcal{L}}"
-               r"{\partial s^2}\right|_{s=0}=\Theta(n^{-2})."),
-    reading=("W₁₁(s) = 1/(1 + (n−1)e^(−s)) (one key with logit gap s over n−1 others), L(s) = "
-             "(W₁₁(s) − 1)²; as n → ∞, |∂²L/∂s²|_(s=0)| = Θ(n⁻²), i.e. bounded above and below by "
-             "constant multiples of n⁻²."),
+    id="georesolver/lemma-2.5/softmax", label="Lemma 2.5 (Hessian curvature contrast), softmax case",
+    section="§2.5", statement=SOFT_STATEMENT, reading=SOFT_READING,
     reading_why="the literal statement, in the proof's own parametrisation by the logit gap s",
-    clauses=(Clause("softmax-curvature", "For softmax: ∂2ℒ∂s2|s=0=Θ(n−2)"),),
-    proof_steps=(
-        ProofStep("f0", "Then: f(0)=1n."),
-        ProofStep("fp", "The first derivative is: f′(s)=(n−1)e−s(1+(n−1)e−s)2."),
-        ProofStep("fp0", "At s=0s=0: f′(0)=n−1n2."),
-        ProofStep("fpp", "The second derivative is: f′(s)=−(n−1)e−s(1+(n−1)e−s)2+2(n−1)2e−2s(1+(n−1)e−s)"
-                         "(1+(n−1)e−s)4."),
-        ProofStep("fpp0", "f′(0)=−(n−1)n2+2(n−1)2n4"),
-        ProofStep("fpp0-simplified", "=(n−1)n(n−2)n4=(n−1)(n−2)n3."),
-        ProofStep("fpp0-order", "This is Θ(1/n) (1/n) for large n."),
-        ProofStep("l2", "the second derivative is: ℒ′(0)=2(f(0)−1)f′(0)+2(f′(0))2."),
-        ProofStep("l2-substituted", "ℒ′(0)=2(1n−1)(n−1)(n−2)n3+2(n−1n2)2=−2(n−1)2(n−2)n4+2(n−1)2n4"),
-        ProofStep("l2-closed", "=−2(n−1)2(n−3)n4."),
-        ProofStep("l2-order", "For large n, this is Θ(n−2) (n^-2)."),
-    ),
-    kind=Kind.ASYMPTOTIC, derivation=softmax_derivation,
+    clauses=(Clause("softmax-curvature", "For softmax: ∂2ℒ∂s2|s=0=Θ(n−2)"),), proof_steps=SOFT_STEPS,
+    kind="asymptotic", derivation=softmax_derivation,
     checks=(
         Relation(
             name="second-derivative", lhs="∂²L/∂s² (autograd through softmax_attention)", rel="==",
@@ -250,42 +294,12 @@ def radius_strategy(ctx):
 
 
 IDA = Claim(
-    id="georesolver/lemma-2.5/ida", label="Lemma 2.5 (Hessian curvature contrast), IDA case",
-    section="§2.5",
-    statement=(r"\text{For IDA, for any fixed } \rho>0\text{: } \left.\frac{\partial^2\mathcal{L}}"
-               r"{\partial\delta^2}\right|_{\delta=0}=\Theta(1), \text{ independent of } n \text{ (up"
-               r" to the constant factor } (n-1)^2/n^2 \text{ which tends to } 1 \text{ as } "
-               r"n\to\infty)."),
-    reading=("W₁₁(δ) = (δ²+ε)⁻¹/((δ²+ε)⁻¹ + (n−1)(δ²+ρ²+ε)⁻¹) (query at offset δ from key 1, the "
-             "other n−1 keys at distance √(δ²+ρ²)), L = (W₁₁ − 1)²: for fixed ρ > 0 and fixed ε > 0, "
-             "∂²L/∂δ²|_(δ=0) = Θ(1) as n → ∞."),
-    reading_why=("the literal statement; ε is a fixed constant of the operator, and the proof's "
-                 "W₁₁(0) − 1 = Θ(1) is stated 'for fixed ρ, ε and large n'"),
-    clauses=(Clause("ida-curvature", "For IDA, for any fixed ρ>0ρ>0: ∂2ℒ∂δ2|δ=0=Θ(1), ∂^2L∂δ^2 |_δ=0= (1), "
-                                     "independent of n (up to the constant factor (n−1)2/n2(n-1)^2/n^2 which "
-                                     "tends to 11 as n→∞n→∞)"),),
-    proof_steps=(
-        ProofStep("f0", "First, note that f(0)=ε−1f(0)= ^-1"),
-        ProofStep("g0", "g(0)=(ρ2+ε)−1g(0)=(ρ^2+ )^-1"),
-        ProofStep("fp0", "f′(0)=0f (0)=0"),
-        ProofStep("gp0", "g′(0)=0g (0)=0"),
-        ProofStep("fpp0", "f′(0)=−2ε−2f (0)=-2 ^-2"),
-        ProofStep("gpp0", "g′(0)=−2(ρ2+ε)−2g (0)=-2(ρ^2+ )^-2"),
-        ProofStep("wp0", "The first derivative of W11W_11 at δ=0δ=0 is zero because f′(0)=g′(0)=0"),
-        ProofStep("wpp", "The second derivative is: W11′(0)=f′(0)(f(0)+(n−1)g(0))−f(0)(f′(0)+(n−1)g′(0))"
-                         "(f(0)+(n−1)g(0))2."),
-        ProofStep("wpp-substituted",
-                  "Substituting the values: W11′(0)=−2(n−1)ρ2ε2(ρ2+ε)2⋅ε2(1+(n−1)ε/(ρ2+ε))2."),
-        ProofStep("wpp-approx", "For ε≪ρ2/n ρ^2/n, this is approximately: W11′(0)≈−2(n−1)ρ2(ρ2)2=−2(n−1)ρ2."),
-        ProofStep("l2", "Since W11′(0)=0W_11 (0)=0: ℒ′(0)=2(W11(0)−1)W11′(0)."),
-        ProofStep("w0", "With W11(0)=1/(1+ε(n−1)/(ρ2+ε))"),
-        ProofStep("w0-minus-one", "we have W11(0)−1=Θ(1)W_11(0)-1= (1) for fixed ρ,ερ, and large n"),
-        ProofStep("theta-n", "Thus ℒ′(0)=Θ(W11′(0))L (0)= (W_11 (0)), which is Θ(n) (n) in the regime "
-                             "ε≪ρ2/n ρ^2/n."),
-    ),
+    id="georesolver/lemma-2.5/ida", label="Lemma 2.5 (Hessian curvature contrast), IDA case", section="§2.5",
+    statement=IDA_STATEMENT, reading=IDA_READING, reading_why=IDA_WHY, clauses=(IDA_CLAUSE,),
+    proof_steps=IDA_STEPS,
     proof_gap=("the argument ends at Θ(n) in the regime ε ≪ ρ²/n; no step reaches the lemma's Θ(1) at fixed "
                "ρ (nor could one: at fixed ε the curvature is Θ(1/n))"),
-    kind=Kind.ASYMPTOTIC, derivation=ida_derivation,
+    kind="asymptotic", derivation=ida_derivation,
     checks=(
         Relation(
             name="second-derivative", lhs="∂²L/∂δ²|_(δ=0) (autograd through ida_attention)", rel="==",
@@ -302,8 +316,7 @@ IDA = Claim(
         ScalingLaw(
             name="proof-regime", quantity="|∂²L/∂δ²|_(δ=0)|", variable="n", exponent=1.0, order="Θ",
             grid=grids.fixed(N_GRID), measure=_curvature_at_zero("ida", lambda m: C_PROOF / m), role="proof",
-            step="theta-n",
-            family="ρ = 1, ε = 0.01·ρ²/n (the proof's regime ε ≪ ρ²/n)",
+            step="theta-n", family="ρ = 1, ε = 0.01·ρ²/n (the proof's regime ε ≪ ρ²/n)",
             predicted="Θ(n) (the proof, for ε ≪ ρ²/n)",
             tolerance=_bias("4ερ²(n−1)²/(nε+ρ²)³ at the check's ρ and ε = cρ²/n, on its grid", 0.002153)),
     ),
@@ -404,10 +417,8 @@ def _loss(kernel, keys, e):
 
 def _hessian(kernel, keys, eps_):
     """∂²L/∂q² at q = 0 for keys ``(B, n, d)``, ε ``(B,)``, by ``torch.func.hessian``."""
-    def one(q, k, e):
-        return torch.func.hessian(_loss(kernel, k, e))(q)
-
-    return torch.func.vmap(one)(keys.new_zeros(keys.shape[0], keys.shape[-1]), keys, eps_)
+    return torch.func.vmap(lambda q, k, e: torch.func.hessian(_loss(kernel, k, e))(q))(
+        keys.new_zeros(keys.shape[0], keys.shape[-1]), keys, eps_)
 
 
 def _spread(hessian):
@@ -514,7 +525,6 @@ CLOSED_TOL = tolerances.Roundoff(condition="n·(n·max|H| + n·max|H(|keys|)|): 
 
 def _hessian_gap(kernel):
     def evaluate(case):
-        """max-entry gap between autograd and the closed form."""
         keys, e = case["keys"], case["eps"]
         closed, count = _general_hessian(kernel, keys, e), keys.shape[-2]
         gap = (_hessian(kernel, keys, e) - closed).abs().amax(dim=(-2, -1))
@@ -549,35 +559,10 @@ def _closed_form_check(kernel, formula):
 SPREAD = Claim(
     id="georesolver/lemma-2.5/spread", section="§2.5",
     label="Lemma 2.5 (Hessian curvature contrast), last paragraph; Corollary 2.7; Table 3",
-    statement=(r"\text{(Lemma 2.5, proof) However, the Hessian spread (ratio of largest to smallest "
-               r"eigenvalue) is } \Theta(1) \text{ for IDA because the } \Theta(n) \text{ scaling "
-               r"affects all directions similarly. (Corollary 2.7) Lemma 2 ensures } \Theta(1) "
-               r"\text{ Hessian spread, enabling } O(1) \text{ escape from saddles, in contrast to "
-               r"softmax's } O(n^2) \text{ escape time. (Table 3) Hessian spread: softmax } "
-               r"\Theta(n^{-2}), \text{ IDA } \Theta(1)."),
-    clauses=(
-        Clause("spread", "However, the Hessian spread (ratio of largest to smallest eigenvalue) is Θ(1) (1) "
-                         "for IDA"),
-        Clause("escape", "Lemma 2 ensures Θ(1) (1) Hessian spread, enabling (1)O(1) escape from saddles, in "
-                         "contrast to softmax’s (n2)O(n^2) escape time"),
-    ),
+    statement=SPREAD_STATEMENT, clauses=SPREAD_CLAUSES, reading=SPREAD_READING, reading_why=SPREAD_WHY,
     proof_steps=(ProofStep("theta-n-scaling",
                            "because the Θ(n) (n) scaling affects all directions similarly"),),
-    reading=("The Hessian H = ∂²L/∂q² of L = (W₁₁(q) − 1)² in the query q ∈ R^d, at fixed ρ, ε > 0 as n → ∞. "
-             "Clause spread, in the IDA proof's configuration: q on key 1 (D₁₁ = ε), the other n − 1 keys at "
-             "distance ρ from it and symmetrically distributed (mean k₁, so q is a critical point): "
-             "|λ|max/|λ|min = Θ(1). Clause escape (Corollary 2.7), at a saddle: q at the centre of n keys "
-             "on the sphere of radius ρ (the equidistant initialisation, where the Hessian has a negative "
-             "eigenvalue along k₁): IDA's escape time 1/|λ_min| is O(1), softmax's O(n²)."),
-    reading_why=("the spread sentence closes the IDA proof, whose W₁₁(δ) puts the query on key 1; escaping "
-                 "a saddle needs negative curvature, which the centre has and key 1 (a minimum of L) lacks"),
-    alternatives=(
-        Reading("centre", "The same spread for IDA at the equidistant initialisation: q at the "
-                "centre of n keys on the sphere of radius ρ (W₁₁ = 1/n), Θ(1) as n → ∞",
-                "the lemma's 'equidistant initialization' and its softmax case (W₁₁ = 1/n) put the "
-                "query at the centre"),
-    ),
-    kind=Kind.ASYMPTOTIC, derivation=spread_derivation,
+    alternatives=(SPREAD_CENTRE,), kind="asymptotic", derivation=spread_derivation,
     checks=(
         Relation(
             name="spread-bound", lhs="IDA Hessian spread |λ|max/|λ|min at q = k₁", rel="<=",

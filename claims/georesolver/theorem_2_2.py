@@ -10,22 +10,8 @@ import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    Reading,
-    Relation,
-    ScalingLaw,
-    Use,
-    control,
-    grids,
-    sampling,
-    symbolic,
-    tolerances,
-)
+from attnaudit import operators, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Reading, Relation, ScalingLaw, Use, control, grids
 from attnaudit.checks.bisection import bisect_monotone
 from attnaudit.checks.fitting import closed_form_bias
 
@@ -42,12 +28,70 @@ SOFTMAX_STATEMENT = (
     r"(2\delta))}\right)^2=\Omega((\log n)^2). \ldots \text{ Therefore } d_h=\Omega((\log n)^2) \text{ or } "
     r"H=\Omega(\log n)."
 )
+IDA_CLAUSE = Clause("ida-retrieval", "There exists an orthogonal-keys instance where IDA achieves exact "
+                                     "retrieval with (1)O(1) resources")
+IDA_STEPS = (
+    ProofStep("distances", "2R^2,&j≠ 1, cases since ‖1−j‖22=2\\|e_1-e_j\\|_2^2=2 for j≠1j≠ 1"),
+    ProofStep("w11", "Thus: W11IDA=1/ε1/ε+(n−1)/(2R2+ε)=11+ε(n−1)/(2R2+ε)."),
+    ProofStep("limit", "Taking ε→0+ → 0^+, we get: limε→0W11IDA=1."),
+    ProofStep("within-delta", "the weight is within δ of 11 whenever ε(n−1)/(2R2+ε)<δ/(1−δ)"),
+    ProofStep("eps-order", "Thus IDA achieves δ-approximation with ε=(δR2/n) =O(δ R^2/n)."),
+)
+IDA_READING = (
+    "On the orthogonal-keys instance k_j = R e_j (j = 1 … n, width d >= n), q = k_1, with the key radius "
+    "R > 0 and the accuracy δ ∈ (0, 1) fixed as n grows, one IDA head at the instance's own width (O(1) "
+    "resources: H = 1, no width beyond d) reaches W₁₁ >= 1 − δ, with ε the kernel's parameter set as the "
+    "proof sets it (ε = O(δR²/n), here ε = δR²/n; the paper takes ε → 0⁺). 'Exact retrieval' is the "
+    "limit ε → 0⁺ and, at finite ε, the proof's δ-approximation."
+)
+IDA_WHY = ("the paper counts width and heads and takes ε → 0⁺ unless noted; counting R²/ε as a "
+           "resource is a strawman: any normalised kernel of contrast <= B has W₁₁ <= B/(B+n−1) → 0")
+SOFTMAX_CLAUSE = Clause("softmax-requirement", "any softmax-based architecture requires d=Ω((logn)2)d= "
+                                               "(( n)^2) or H=Ω(logn)H= ( n) for ε -approximation")
+SOFTMAX_STEPS = (
+    ProofStep("inner-products", "Since ⊤1=R2q k_1=R^2 and ⊤m=0q k_m=0 for m≠1m≠ 1 (orthogonality)"),
+    ProofStep("w11", "W11soft=eR2/deR2/d+(n−1)e0=11+(n−1)e−R2/d."),
+    ProofStep("condition", "To achieve W11soft≥1−δW_11^soft≥ 1-δ, we need: 1+(n−1)e−R2/d≤11−δ."),
+    ProofStep("two-delta", "For δ≤1/2δ≤ 1/2, we have 1/(1−δ)≤1+2δ1/(1-δ)≤ 1+2δ, so: (n−1)e−R2/d≤2δ."),
+    ProofStep("logarithms", "Taking logarithms: −R2d≤log2δn−1=log(2δ)−log(n−1).- R^2 d≤ 2δn-1= (2δ)- (n-1). "
+                            "Thus: R2d≥logn−12δ."),
+    ProofStep("width-bound", "With bounded radius R≤RmaxR≤ R_ (the maximum norm of keys), we obtain: "
+                             "d≥(Rmax2log((n−1)/(2δ)))2"),
+    ProofStep("bound-order", "(Rmax2log((n−1)/(2δ)))2=Ω((logn)2)"),
+    ProofStep("multi-head", "For multi-head architectures, each head independently must satisfy the same "
+                            "lower bound, so the total width H⋅dhH· d_h must be at least this value."),
+    ProofStep("disjunction", "Therefore any softmax-based architecture requires either dh=Ω((logn)2)d_h= "
+                             "(( n)^2) or H=Ω(logn)H= ( n)."),
+)
+SOFTMAX_READING = (
+    "The proof's setting: the instance k_j = R e_j in R^d (d >= n), q = k_1, keys of norm R <= R_max "
+    "with R_max fixed as n grows, softmax with temperature 1 and scale 1/√d; H heads split the width "
+    "into blocks of d_h (H·d_h = d), weights averaged; δ ∈ (0, 1/2] fixed. Claim: for large n every "
+    "configuration with W₁₁ >= 1 − δ has d >= c(log n)² or H >= c log n. Tested in the form the "
+    "computation shows, which implies it for every c: beyond a threshold N(R_max, δ) no width and no "
+    "split reaches W₁₁ >= 1 − δ at all (relation no-retrieval-at-bounded-radius, at R_max = 8 and "
+    "n >= 256), because the radius a head needs grows without bound (law min-radius-vs-n) and a split "
+    "caps the weight at (n+1)/(2n). The instance itself needs d = H·d_h >= n, so max(H, d_h) >= √n for "
+    "every configuration of every operator, retrieving or not (vacuity steps)."
+)
+SOFTMAX_WHY = ("'any softmax-based architecture' defines no class; the proof's instance, temperature and "
+               "bounded radius are the setting it argues in")
+SOFTMAX_ALTERNATIVES = (
+    Reading("width-threshold", "'requires d = Ω((log n)²)' read as a cost: the width at which a softmax "
+            "head (R = R_max) passes between failing and retrieving grows with n like (log n)².",
+            "a separation names what softmax must pay; width is the resource it names"),
+    Reading("free-scale", "Architectures may scale their query/key projections (not counted, as the "
+            "paper does not count IDA's ε): a head of width d_h (the instance read through a projection, "
+            "logit scale free) still needs d_h = Ω((log n)²) or H = Ω(log n).",
+            "'any softmax-based architecture' includes learned projections"),
+)
 
 DELTA, SWEEP_N = 0.01, 64  # δ of the laws in n and R; n of the laws in R and δ
 N_GRID, LAW_N = tuple(4 * 2**k for k in range(11)), tuple(2 * 2**k for k in range(11))
+DELTA_GRID = grids.log_grid(1e-6, 1e-2, quick=9, full=41)
 # Brackets of ε (ε* ≈ 2R²δ/n lies decades inside), ln d and ln R; each split (K + 1)^rounds ways.
 EPS_BRACKET, LOG_D_BRACKET, LOG_R_BRACKET = (1e-40, 1e20), (0, 27.6), (-6.9, 6.9)
-EPS_SPLIT, SPLIT = (15, 8), (15, 6)
+EPS_SPLIT, SPLIT = {"candidates": 15, "rounds": 8}, {"candidates": 15, "rounds": 6}
 BISECTION = ("the bisection's final bracket in the log of the boundary is far narrower, and the operator's "
              "1 − W₁₁ (the other weights' sum) is exact to ~n·u relative")
 IDA_TOL = tolerances.Roundoff(condition="n + 8: the n-term normalising sum, cdist's square root and square, "
@@ -86,11 +130,6 @@ def _compact(ctx, r, n):
     return k[:, :1], k
 
 
-def _others(w):
-    """1 − W₁₁ as the sum of the other weights (no cancellation)."""
-    return w[..., 1:].sum(dim=-1)
-
-
 def _cases(sizes, batch, **ranges):
     """Instances (n, d) or (n, H, d), each of ``ranges`` (R, δ, ε: (low, high)) log-uniform."""
     def sample(ctx, gen):
@@ -102,27 +141,7 @@ def _cases(sizes, batch, **ranges):
     return sample
 
 
-def _bisect(holds, lo, hi, split, what):
-    """Midpoints of the final brackets of ``holds`` (true at lo, false at hi)."""
-    lo, hi = bisect_monotone(holds, lo, hi, candidates=split[0], rounds=split[1], what=what)
-    return (lo + hi) / 2
-
-
-DELTA_GRID = grids.log_grid(1e-6, 1e-2, quick=9, full=41)
-
-
 # ══ The IDA half ══
-
-
-IDA_CLAUSE = Clause("ida-retrieval", "There exists an orthogonal-keys instance where IDA achieves exact "
-                                     "retrieval with (1)O(1) resources")
-IDA_STEPS = (
-    ProofStep("distances", "2R^2,&j≠ 1, cases since ‖1−j‖22=2\\|e_1-e_j\\|_2^2=2 for j≠1j≠ 1"),
-    ProofStep("w11", "Thus: W11IDA=1/ε1/ε+(n−1)/(2R2+ε)=11+ε(n−1)/(2R2+ε)."),
-    ProofStep("limit", "Taking ε→0+ → 0^+, we get: limε→0W11IDA=1."),
-    ProofStep("within-delta", "the weight is within δ of 11 whenever ε(n−1)/(2R2+ε)<δ/(1−δ)"),
-    ProofStep("eps-order", "Thus IDA achieves δ-approximation with ε=(δR2/n) =O(δ R^2/n)."),
-)
 
 
 def ida_derivation():
@@ -170,9 +189,10 @@ def ida_w11_gap(case):
 
 
 def deficit_sides(case, kernel="softmax"):
-    """Head-averaged 1 − W₁₁ (others' sums, no cancellation) against δ, with its relative round-off; IDA at
-    the proof's choice ε = δR²/n."""
-    deficit, n, x = _others(_row1(case, kernel)).mean(-1), int(case["n"]), case["R"] ** 2 / case["d"] ** 0.5
+    """Head-averaged 1 − W₁₁ (the other weights' sum, no cancellation) against δ, with its relative
+    round-off; IDA at the proof's choice ε = δR²/n."""
+    deficit, n = _row1(case, kernel)[..., 1:].sum(-1).mean(-1), int(case["n"])
+    x = case["R"] ** 2 / case["d"] ** 0.5
     return deficit, case["delta"], (IDA_TOL(n + 8) if kernel == "ida" else SOFT_TOL(n + 8 + 2 * x)) * deficit
 
 
@@ -182,21 +202,21 @@ def bisect_eps_star(ctx, n, delta, r):
     q, k = (t[:, None] for t in _compact(ctx, r, n))  # one ε per candidate
 
     def admissible(log_eps):  # (P, K) → (P, K)
-        return _others(operators.ida_weights(q, k, eps=log_eps.exp())[..., 0, :]) <= delta[:, None]
+        return operators.ida_weights(q, k, eps=log_eps.exp())[..., 0, 1:].sum(-1) <= delta[:, None]
 
-    lo, hi = (delta.new_full(delta.shape, math.log(b)) for b in EPS_BRACKET)
-    return _bisect(admissible, lo, hi, EPS_SPLIT, f"ε* for n = {n}").exp().cpu().numpy()
+    lo, hi = bisect_monotone(admissible, *(delta.new_full(delta.shape, math.log(b)) for b in EPS_BRACKET),
+                             **EPS_SPLIT, what=f"ε* for n = {n}")
+    return ((lo + hi) / 2).exp().cpu().numpy()
 
 
 def _eps_star_n(ctx, grid):
-    return ctx.cached("eps*(n)", lambda: np.array(
-        [bisect_eps_star(ctx, int(n), [DELTA], [1.0])[0] for n in grid]))
+    return ctx.cached("eps*(n)", lambda: np.array([bisect_eps_star(ctx, int(n), [DELTA], [1.0])[0]
+                                                   for n in grid]))
 
 
 def _bias_n():
     """The fit bias of the closed form ε* ∝ 1/((n−1)(1−δ)−δ) on the n grid (R²/ε*: the same, negated)."""
-    grid = np.array(N_GRID, float)
-    return closed_form_bias(grid, eps_star(grid, DELTA, 1.0), -1.0)
+    return closed_form_bias(np.array(N_GRID, float), eps_star(np.array(N_GRID, float), DELTA, 1.0), -1.0)
 
 
 def _bias_delta():
@@ -204,85 +224,57 @@ def _bias_delta():
     return max((closed_form_bias(g, eps_star(SWEEP_N, g, 1.0), 1.0) for g in DELTA_GRID.profiles), key=abs)
 
 
-def _fit_bias(bias, source):
-    return tolerances.FitBias(bias, f"{source}; {BISECTION}")
-
-
-def _eps_law(variable, exponent, grid, measure, family, tolerance):
-    """A law of the proof's ε = O(δR²/n) (a proof check)."""
+def _eps_law(variable, exponent, grid, measure, family, tolerance):  # a law of the proof's ε = O(δR²/n)
     return ScalingLaw(name=f"eps-star-vs-{'delta' if variable == 'δ' else variable.lower()}", quantity="ε*",
                       variable=variable, exponent=exponent, order="Θ", grid=grid, measure=measure,
-                      family=f"the instance, {family}", role="proof", step="eps-order",
-                      tolerance=tolerance,
+                      family=f"the instance, {family}", role="proof", step="eps-order", tolerance=tolerance,
                       predicted=f"the proof's ε = O(δR²/n): exponent {exponent:g} in {variable}")
 
 
 IDA_SIZES = ((2, 2), (3, 7), (8, 8), (64, 100), (512, 512))
 N_BIAS = "ε* = 2R²δ/((n−1)(1−δ)−δ) at δ = 0.01, R = 1, on the n grid"
 IDA_CLAIM = Claim(
-    id="georesolver/theorem-2.2/ida",
-    label="Theorem 2.2 (Theorem 1), IDA analysis",
-    section="§2.3",
-    statement=STATEMENT,
-    clauses=(IDA_CLAUSE,),
-    reading=(
-        "On the orthogonal-keys instance k_j = R e_j (j = 1 … n, width d >= n), q = k_1, with the key radius "
-        "R > 0 and the accuracy δ ∈ (0, 1) fixed as n grows, one IDA head at the instance's own width (O(1) "
-        "resources: H = 1, no width beyond d) reaches W₁₁ >= 1 − δ, with ε the kernel's parameter set as the "
-        "proof sets it (ε = O(δR²/n), here ε = δR²/n; the paper takes ε → 0⁺). 'Exact retrieval' is the "
-        "limit ε → 0⁺ and, at finite ε, the proof's δ-approximation."
-    ),
-    reading_why=("the paper counts width and heads and takes ε → 0⁺ unless noted; counting R²/ε as a "
-                 "resource is a strawman: any normalised kernel of contrast <= B has W₁₁ <= B/(B+n−1) → 0"),
-    kind=Kind.ASYMPTOTIC,
-    derivation=ida_derivation,
-    proof_steps=IDA_STEPS,
-    uses=(
-        Use("georesolver/property-2.2.4", "The proof of Theorem 1 exploits this property."),
-    ),
+    id="georesolver/theorem-2.2/ida", label="Theorem 2.2 (Theorem 1), IDA analysis", section="§2.3",
+    statement=STATEMENT, clauses=(IDA_CLAUSE,), reading=IDA_READING, reading_why=IDA_WHY, kind="asymptotic",
+    derivation=ida_derivation, proof_steps=IDA_STEPS,
+    uses=(Use("georesolver/property-2.2.4", "The proof of Theorem 1 exploits this property."),),
     checks=(
         ScalingLaw(
             name="inverse-temperature-vs-n",
             quantity="R²/ε* (the inverse temperature one head needs for W₁₁ >= 1 − δ)",
-            variable="n", exponent=1.0, order="Θ",
-            grid=grids.fixed(N_GRID),
+            variable="n", exponent=1.0, order="Θ", grid=grids.fixed(N_GRID),
             measure=lambda ctx, grid: 1.0 / _eps_star_n(ctx, grid),
             family=f"the orthogonal-keys instance (the theorem's own witness family), R = 1, δ = {DELTA:g}, "
                    "n = 4 … 4096 doubling; ε* by bisection of the operator's W₁₁",
-            tolerance=_fit_bias(lambda: -_bias_n(), f"R²/ε*: {N_BIAS}"),
+            tolerance=tolerances.FitBias(lambda: -_bias_n(), f"R²/ε*: {N_BIAS}; {BISECTION}"),
             predicted="the suite's derivation: R²/ε* = ((n−1)(1−δ)−δ)/(2δ) grows like n (the free ε's cost)",
             role="derivation",
         ),
         Relation(
-            name="retrieves-at-proof-eps",
-            lhs="1 − W₁₁ (IDA, one head, ε = δR²/n)", rel="<=", rhs="δ",
+            name="retrieves-at-proof-eps", lhs="1 − W₁₁ (IDA, one head, ε = δR²/n)", rel="<=", rhs="δ",
             evaluate=lambda case: deficit_sides(case, "ida"),
-            sample=_cases(IDA_SIZES, 2000, R=(1e-3, 1e2), delta=(1e-6, 0.45)),
-            tolerance=IDA_TOL,
+            sample=_cases(IDA_SIZES, 2000, R=(1e-3, 1e2), delta=(1e-6, 0.45)), tolerance=IDA_TOL,
             sampler=f"the instance at (n, d) ∈ {IDA_SIZES}; R log-uniform in [1e-3, 1e2], δ in [1e-6, 0.45]",
             controls=(control("softmax (temperature 1, scale 1/√d) in place of IDA", contrast="operator",
                               evaluate=deficit_sides),),
         ),
         Relation(
-            name="w11-closed-form",
-            lhs="W₁₁ (operator, on the instance)", rel="==", rhs="1/(1 + ε(n−1)/(2R²+ε))",
-            evaluate=ida_w11_gap,
-            sample=_cases(IDA_SIZES, 2000, R=(1e-3, 1e2), eps=(1e-12, 1e4)),
-            tolerance=IDA_TOL,
+            name="w11-closed-form", lhs="W₁₁ (operator, on the instance)", rel="==",
+            rhs="1/(1 + ε(n−1)/(2R²+ε))",
+            evaluate=ida_w11_gap, sample=_cases(IDA_SIZES, 2000, R=(1e-3, 1e2), eps=(1e-12, 1e4)),
+            tolerance=IDA_TOL, role="proof", step="w11",
             sampler=f"the instance zero-padded to width d, (n, d) ∈ {IDA_SIZES}; R log-uniform in "
                     "[1e-3, 1e2], ε in [1e-12, 1e4]",
-            role="proof", step="w11",
         ),
         _eps_law("n", -1.0, grids.fixed(N_GRID), _eps_star_n, f"δ = {DELTA:g}, R = 1, n = 4 … 4096 doubling",
-                 _fit_bias(_bias_n, N_BIAS)),
+                 tolerances.FitBias(_bias_n, f"{N_BIAS}; {BISECTION}")),
         _eps_law("R", 2.0, grids.log_grid(1e-3, 1e3, quick=13, full=61),
                  lambda ctx, grid: bisect_eps_star(ctx, SWEEP_N, [DELTA] * len(grid), grid),
                  f"n = {SWEEP_N}, δ = {DELTA:g}, R log-spaced in [1e-3, 1e3]",
                  tolerances.Systematic(1e-3, f"ε* ∝ R² exactly; {BISECTION}")),
-        _eps_law("δ", 1.0, DELTA_GRID,
-                 lambda ctx, grid: bisect_eps_star(ctx, SWEEP_N, grid, [1.0] * len(grid)),
-                 f"n = {SWEEP_N}, R = 1, δ log-spaced in [1e-6, 1e-2]",
-                 _fit_bias(_bias_delta, f"ε*(δ) at n = {SWEEP_N}, R = 1, on either profile's δ grid")),
+        _eps_law("δ", 1.0, DELTA_GRID, lambda ctx, g: bisect_eps_star(ctx, SWEEP_N, g, [1.0] * len(g)),
+                 f"n = {SWEEP_N}, R = 1, δ log-spaced in [1e-6, 1e-2]", tolerances.FitBias(
+                     _bias_delta, f"ε*(δ) at n = {SWEEP_N}, R = 1, on either profile's δ grid; {BISECTION}")),
     ),
     time_limit_s=30.0,
     notes=("The proof's algebra is right: W₁₁ = 1/(1+ε(n−1)/(2R²+ε)), and δ-retrieval holds iff ε <= ε* = "
@@ -389,10 +381,9 @@ def split_weight_sides(case):
     return _row1(case)[..., 0].mean(dim=-1), (one + (heads - 1) / n) / heads, tol
 
 
-def _retrieval(case):
-    """(R, δ, n, d, 1 − W₁₁, its round-off) on the width-d instance."""
+def _retrieval(case):  # (R, δ, n, d, 1 − W₁₁, its round-off) on the width-d instance
     r, delta, n, d = case["R"], case["delta"], int(case["n"]), int(case["d"])
-    deficit = _others(_row1(case))[:, 0]
+    deficit = _row1(case)[..., 1:].sum(-1)[:, 0]
     return r, delta, n, d, deficit, SOFT_TOL(n + 8 + 2 * r**2 / d**0.5 * deficit)
 
 
@@ -424,18 +415,20 @@ def _retrieval_strategy(ctx):
                          "R": ctx.tensor([t[2]]), "delta": ctx.tensor([t[3]]), "n": t[0], "d": t[0] + t[1]})
 
 
+
+def _boundary(ctx, grid, bracket, beyond, what):
+    """Per n, the x where ``beyond(n, ln x)`` turns true (false at the bracket's low end), bisected: the
+    midpoint (lo + hi)/2 of the final bracket in ln x."""
+    lo, hi = ctx.tensor([bracket[0]]), ctx.tensor([bracket[1]])
+    return [math.exp(float(sum(bisect_monotone(lambda lx, n=int(n): ~beyond(n, lx[0])[None], lo, hi, **SPLIT,
+                                               what=f"{what} at n = {int(n)}")) / 2)) for n in grid]
+
+
 def _soft_deficit(ctx, n, logit):
     """1 − W₁₁ at the instance's logits (K,) of key 1 (the others 0): the operator with scale 1 on
     q = logit·e₁ against the unit keys of the compact instance."""
     q, k = _compact(ctx, [1.0], n)
-    return _others(operators.softmax_weights(logit[:, None, None] * q[0], k[0], scale=1.0)[:, 0])
-
-
-def _boundary(ctx, grid, bracket, beyond, what):
-    """Per n, the x where ``beyond(n, ln x)`` turns true (false at the bracket's low end), bisected."""
-    lo, hi = ctx.tensor([bracket[0]]), ctx.tensor([bracket[1]])
-    return [math.exp(float(_bisect(lambda lx, n=int(n): ~beyond(n, lx[0])[None], lo, hi, SPLIT,
-                                   f"{what} at n = {int(n)}"))) for n in grid]
+    return operators.softmax_weights(logit[:, None, None] * q[0], k[0], scale=1.0)[:, 0, 1:].sum(-1)
 
 
 def _boundary_d(ctx, grid):
@@ -450,62 +443,16 @@ def _min_radius(ctx, grid, width_scale=True):
         ctx, n, (2 * lr).exp() * n ** -(0.5 * width_scale)) <= DELTA, "R*")
 
 
-SOFTMAX_CLAUSE = Clause("softmax-requirement", "any softmax-based architecture requires d=Ω((logn)2)d= "
-                                               "(( n)^2) or H=Ω(logn)H= ( n) for ε -approximation")
-SOFTMAX_STEPS = (
-    ProofStep("inner-products", "Since ⊤1=R2q k_1=R^2 and ⊤m=0q k_m=0 for m≠1m≠ 1 (orthogonality)"),
-    ProofStep("w11", "W11soft=eR2/deR2/d+(n−1)e0=11+(n−1)e−R2/d."),
-    ProofStep("condition", "To achieve W11soft≥1−δW_11^soft≥ 1-δ, we need: 1+(n−1)e−R2/d≤11−δ."),
-    ProofStep("two-delta", "For δ≤1/2δ≤ 1/2, we have 1/(1−δ)≤1+2δ1/(1-δ)≤ 1+2δ, so: (n−1)e−R2/d≤2δ."),
-    ProofStep("logarithms", "Taking logarithms: −R2d≤log2δn−1=log(2δ)−log(n−1).- R^2 d≤ 2δn-1= (2δ)- (n-1). "
-                            "Thus: R2d≥logn−12δ."),
-    ProofStep("width-bound", "With bounded radius R≤RmaxR≤ R_ (the maximum norm of keys), we obtain: "
-                             "d≥(Rmax2log((n−1)/(2δ)))2"),
-    ProofStep("bound-order", "(Rmax2log((n−1)/(2δ)))2=Ω((logn)2)"),
-    ProofStep("multi-head", "For multi-head architectures, each head independently must satisfy the same "
-                            "lower bound, so the total width H⋅dhH· d_h must be at least this value."),
-    ProofStep("disjunction", "Therefore any softmax-based architecture requires either dh=Ω((logn)2)d_h= "
-                             "(( n)^2) or H=Ω(logn)H= ( n)."),
-)
-
-
+RETRIEVAL_CASES = _cases(RETRIEVAL_SIZES, 400, R=(1e-1, 1e2), delta=(1e-6, 0.45))
 SOFTMAX_CLAIM = Claim(
-    id="georesolver/theorem-2.2/softmax",
-    label="Theorem 2.2 (Theorem 1), softmax analysis",
-    section="§2.3",
-    statement=SOFTMAX_STATEMENT,
-    clauses=(SOFTMAX_CLAUSE,),
-    proof_steps=SOFTMAX_STEPS,
-    reading=(
-        "The proof's setting: the instance k_j = R e_j in R^d (d >= n), q = k_1, keys of norm R <= R_max "
-        "with R_max fixed as n grows, softmax with temperature 1 and scale 1/√d; H heads split the width "
-        "into blocks of d_h (H·d_h = d), weights averaged; δ ∈ (0, 1/2] fixed. Claim: for large n every "
-        "configuration with W₁₁ >= 1 − δ has d >= c(log n)² or H >= c log n. Tested in the form the "
-        "computation shows, which implies it for every c: beyond a threshold N(R_max, δ) no width and no "
-        "split reaches W₁₁ >= 1 − δ at all (relation no-retrieval-at-bounded-radius, at R_max = 8 and "
-        "n >= 256), because the radius a head needs grows without bound (law min-radius-vs-n) and a split "
-        "caps the weight at (n+1)/(2n). The instance itself needs d = H·d_h >= n, so max(H, d_h) >= √n for "
-        "every configuration of every operator, retrieving or not (vacuity steps)."
-    ),
-    reading_why=("'any softmax-based architecture' defines no class; the proof's instance, temperature and "
-                 "bounded radius are the setting it argues in"),
-    alternatives=(
-        Reading("width-threshold", "'requires d = Ω((log n)²)' read as a cost: the width at which a softmax "
-                "head (R = R_max) passes between failing and retrieving grows with n like (log n)².",
-                "a separation names what softmax must pay; width is the resource it names"),
-        Reading("free-scale", "Architectures may scale their query/key projections (not counted, as the "
-                "paper does not count IDA's ε): a head of width d_h (the instance read through a projection, "
-                "logit scale free) still needs d_h = Ω((log n)²) or H = Ω(log n).",
-                "'any softmax-based architecture' includes learned projections"),
-    ),
-    kind=Kind.ASYMPTOTIC,
+    id="georesolver/theorem-2.2/softmax", label="Theorem 2.2 (Theorem 1), softmax analysis", section="§2.3",
+    statement=SOFTMAX_STATEMENT, clauses=(SOFTMAX_CLAUSE,), proof_steps=SOFTMAX_STEPS,
+    reading=SOFTMAX_READING, reading_why=SOFTMAX_WHY, alternatives=SOFTMAX_ALTERNATIVES, kind="asymptotic",
     derivation=softmax_derivation,
     checks=(
         Relation(
-            name="no-retrieval-at-bounded-radius",
-            lhs="head-averaged 1 − W₁₁ (softmax)", rel=">=", rhs="δ",
-            evaluate=deficit_sides,
-            sample=_cases(FAIL_SIZES, 64, R=(0.1, R_MAX), delta=(1e-4, 0.45)),
+            name="no-retrieval-at-bounded-radius", lhs="head-averaged 1 − W₁₁ (softmax)", rel=">=", rhs="δ",
+            evaluate=deficit_sides, sample=_cases(FAIL_SIZES, 64, R=(0.1, R_MAX), delta=(1e-4, 0.45)),
             tolerance=SOFT_TOL,
             sampler=(f"R log-uniform in [0.1, R_max = {R_MAX:g}], δ in [1e-4, 0.45]; (n, H, d_h) ∈ "
                      f"{FAIL_SIZES} (single heads padded to d >= n, and splits)"),
@@ -513,11 +460,8 @@ SOFTMAX_CLAIM = Claim(
                               evaluate=lambda case: deficit_sides(case, "ida")),),
         ),
         ScalingLaw(
-            name="min-radius-vs-n",
-            quantity="R* (smallest R with W₁₁ >= 1 − δ at the instance's width d = n)",
-            variable="n", exponent=0.25, order="Ω",
-            grid=grids.fixed(LAW_N),
-            measure=_min_radius,
+            name="min-radius-vs-n", variable="n", exponent=0.25, order="Ω", grid=grids.fixed(LAW_N),
+            quantity="R* (smallest R with W₁₁ >= 1 − δ at the instance's width d = n)", measure=_min_radius,
             family=(f"the instance at d = n (the best width: W₁₁ falls with d), δ = {DELTA:g}, n = 2 … 2048 "
                     "doubling; bisection of the operator's W₁₁ in ln R"),
             tolerance=tolerances.Systematic(0.02, "the bisection of ln R* (far finer); the factor "
@@ -528,55 +472,39 @@ SOFTMAX_CLAIM = Claim(
                               measure=lambda ctx, grid: _min_radius(ctx, grid, False)),),
         ),
         Relation(
-            name="multihead-split-weight",
-            lhs="head-averaged W₁₁ (H heads of width d_h, scale 1/√d_h)", rel="==",
-            rhs="(1/(1+(n−1)e^{−R²/√d_h}) + (H−1)/n)/H",
-            evaluate=split_weight_sides,
-            sample=_cases(HEAD_SIZES, 200, R=(1e-2, 1e2)),
-            tolerance=SOFT_TOL,
+            name="multihead-split-weight", lhs="head-averaged W₁₁ (H heads of width d_h, scale 1/√d_h)",
+            rel="==", rhs="(1/(1+(n−1)e^{−R²/√d_h}) + (H−1)/n)/H", evaluate=split_weight_sides,
+            sample=_cases(HEAD_SIZES, 200, R=(1e-2, 1e2)), tolerance=SOFT_TOL,
             sampler=f"(n, H, d_h) ∈ {HEAD_SIZES}; R log-uniform in [1e-2, 1e2]",
         ),
         ScalingLaw(
-            name="retrieval-boundary-vs-n",
-            quantity="d* (largest d with W₁₁ >= 1 − δ)",
-            variable="n", exponent=2.0, order="Ω", law="polylog",
-            grid=grids.fixed(LAW_N),
-            measure=_boundary_d,
+            name="retrieval-boundary-vs-n", quantity="d* (largest d with W₁₁ >= 1 − δ)", variable="n",
+            exponent=2.0, order="Ω", law="polylog", grid=grids.fixed(LAW_N), measure=_boundary_d,
             family=(f"the instance, R = R_max = {BOUNDARY_R:g}, δ = {DELTA:g}, n = 2 … 2048 doubling (d* > n "
                     "throughout: each boundary is a valid instance); bisection in ln d"),
             tolerance=tolerances.Systematic(0.05, "the bisection of ln d* and round-off"),
-            predicted="Ω((log n)²): the turning width grows like (log n)²",
-            reading="width-threshold",
+            predicted="Ω((log n)²): the turning width grows like (log n)²", reading="width-threshold",
         ),
         Relation(
-            name="w11-closed-form",
-            lhs="W₁₁ (operator, default scale, width-d instance)", rel="==", rhs="1/(1 + (n−1)e^{−R²/√d})",
-            evaluate=split_weight_sides,
-            sample=_cases(W11_SIZES, 400, R=(1e-2, 1e2)),
-            tolerance=SOFT_TOL,
+            name="w11-closed-form", lhs="W₁₁ (operator, default scale, width-d instance)", rel="==",
+            rhs="1/(1 + (n−1)e^{−R²/√d})", evaluate=split_weight_sides,
+            sample=_cases(W11_SIZES, 400, R=(1e-2, 1e2)), tolerance=SOFT_TOL, role="proof", step="w11",
             sampler=(f"R·eye(n, d), (n, d) ∈ {W11_SIZES} (d < n: the instance read through the projection on "
                      "its first d coordinates); R log-uniform in [1e-2, 1e2]"),
-            role="proof", step="w11",
         ),
         Relation(
-            name="retrieval-region",
-            lhs="d where W₁₁ >= 1−δ, else d*", rel="<=",
-            rhs="d* where W₁₁ >= 1−δ, else d   (d* = (R²/log((n−1)(1−δ)/δ))²)",
-            evaluate=region_sides,
-            sample=_cases(RETRIEVAL_SIZES, 400, R=(1e-1, 1e2), delta=(1e-6, 0.45)),
-            strategy=_retrieval_strategy,
+            name="retrieval-region", lhs="d where W₁₁ >= 1−δ, else d*", rel="<=",
+            rhs="d* where W₁₁ >= 1−δ, else d   (d* = (R²/log((n−1)(1−δ)/δ))²)", evaluate=region_sides,
+            sample=RETRIEVAL_CASES, strategy=_retrieval_strategy, role="derivation",
             tolerance=tolerances.Roundoff(condition="8 + 2·tol_W/(L·δ(1−δ)) relative to d*: near the "
                                                     "boundary a W₁₁ off by its round-off may go either way"),
             sampler=f"width-d instance, (n, d) ∈ {RETRIEVAL_SIZES}; R log-uniform in [1e-1, 1e2], δ in "
                     "[1e-6, 0.45]",
-            role="derivation",
         ),
         Relation(
-            name="paper-necessary-condition",
-            lhs="d", rel=">=", rhs="the proof's bound (R_max²/log((n−1)/(2δ)))² where W₁₁ >= 1 − δ, else 0",
-            evaluate=paper_condition_sides,
-            sample=_cases(RETRIEVAL_SIZES, 400, R=(1e-1, 1e2), delta=(1e-6, 0.45)),
-            strategy=_retrieval_strategy,
+            name="paper-necessary-condition", lhs="d", rel=">=",
+            rhs="the proof's bound (R_max²/log((n−1)/(2δ)))² where W₁₁ >= 1 − δ, else 0",
+            evaluate=paper_condition_sides, sample=RETRIEVAL_CASES, strategy=_retrieval_strategy,
             tolerance=tolerances.Roundoff(condition="8: a logarithm, a square, two divisions"),
             sampler=(f"width-d instance, (n, d) ∈ {RETRIEVAL_SIZES}; R log-uniform in [1e-1, 1e2] (both sides"
                      " of the boundary), δ in [1e-6, 0.45]; R_max = R"),

@@ -10,21 +10,8 @@ import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    Reading,
-    Relation,
-    ScalingLaw,
-    Use,
-    control,
-    grids,
-    sampling,
-    symbolic,
-    tolerances,
-)
+from attnaudit import sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Reading, Relation, ScalingLaw, Use, control, grids
 from attnaudit.checks.fitting import closed_form_bias
 from attnaudit.claims.georesolver import _two_key as tk
 
@@ -41,18 +28,13 @@ READING_IDA = ("Keys 0 and Δ, q ∈ [0, Δ]; for fixed v₁ ≠ v₂ and y, μ 
 SEGMENT = ("the proof's setting: 'the query q lies on the line between two keys' (q ∈ [0, Δ]); "
            "v₁, v₂, y are unstated, so the constants must hold for fixed values")
 PROOF_IDA = (
-    ProofStep("w1-ratio", "Then W1(q)=A(q)/(A(q)+B(q))"),
-    ProofStep("a-expansion", "A(q)=1ε−q2ε2+q4ε3+(q6)"),
-    ProofStep("b-form", "B(q)=1C⋅11−2Δq−q2C"),
-    ProofStep("b-expansion", "=1C+2ΔqC2+(−1C2+4Δ2C3)q2+(q3)"),
-    ProofStep("sum-expansion", "D+2ΔqC2+(−1ε2−1C2+4Δ2C3)q2+(q3)"),
-    ProofStep("slope-zero", "W1′(0)=0"),
+    ProofStep("w1-ratio", "Then W1(q)=A(q)/(A(q)+B(q))"), ProofStep("a-expansion", "A(q)=1ε−q2ε2+q4ε3+(q6)"),
+    ProofStep("b-form", "B(q)=1C⋅11−2Δq−q2C"), ProofStep("b-expansion", "=1C+2ΔqC2+(−1C2+4Δ2C3)q2+(q3)"),
+    ProofStep("sum-expansion", "D+2ΔqC2+(−1ε2−1C2+4Δ2C3)q2+(q3)"), ProofStep("slope-zero", "W1′(0)=0"),
     ProofStep("curvature", "W1′(0)=−4εΔ4+(ε2/Δ6)"),
     ProofStep("gradient", "ℒ′(q)=2(W1(q)v1+(1−W1(q))v2−y)(v1−v2)W1′(q)"),
-    ProofStep("slope-linear", "Since W1′(q)≈W1′(0)q"),
-    ProofStep("gradient-order", "|ℒ′(q)|2≍ε2q2Δ8"),
-    ProofStep("gap-order", "ℒ(q)−ℒ(0)≍q2"),
-    ProofStep("ratio", "|ℒ′(q)|2ℒ(q)−ℒ(0)≍ε2Δ4"),
+    ProofStep("slope-linear", "Since W1′(q)≈W1′(0)q"), ProofStep("gradient-order", "|ℒ′(q)|2≍ε2q2Δ8"),
+    ProofStep("gap-order", "ℒ(q)−ℒ(0)≍q2"), ProofStep("ratio", "|ℒ′(q)|2ℒ(q)−ℒ(0)≍ε2Δ4"),
     ProofStep("conclusion", "This gives μIDA=Θ(ε2/Δ4)"),
 )
 
@@ -80,30 +62,24 @@ READING_RATIO = ("μ_IDA, μ_soft as in theorem-2.6/ida and /softmax (q ∈ [0, 
                  "ε ≪ Δ²); μ_IDA/μ_soft ≥ c·e^{Δ²/√d}/Δ², c > 0 free of Δ, d, ε: exponents along d "
                  "(≥ 1 in z = e^{Δ²/√d}), along Δ at fixed Δ²/√d (≥ −2) and along 1/ε (≥ 0).")
 # The ratio's argument is the statement's own "so": the quotient of the two orders before it.
-PROOF_RATIO = (
-    ProofStep("premise-ida", "μIDA=Θ(ε2Δ4)"),
-    ProofStep("premise-soft", "μsoft=Θ(e−Δ2/dε2Δ2)"),
-    ProofStep("quotient", "so μIDA/μsoft=Ω(eΔ2/d/Δ2)"),
-)
+PROOF_RATIO = (ProofStep("premise-ida", "μIDA=Θ(ε2Δ4)"), ProofStep("premise-soft", "μsoft=Θ(e−Δ2/dε2Δ2)"),
+               ProofStep("quotient", "so μIDA/μsoft=Ω(eΔ2/d/Δ2)"))
 
 # ══ the mathematics ══
 
 q, eps, delta, r, lam, v, a_ = sp.symbols("q epsilon Delta r lambda v a", positive=True)
 dim, s_, z_ = sp.symbols("d s z", positive=True)
 v1, v2, y = sp.symbols("v_1 v_2 y", real=True)
-N_, M_ = q**2 + eps, (q - delta) ** 2 + eps
-C_ = delta**2 + eps
+N_, M_, C_ = q**2 + eps, (q - delta) ** 2 + eps, delta**2 + eps
 W1 = M_ / (N_ + M_)  # = A/(A+B) with A = 1/N, B = 1/M (the first proof step)
 GAP = delta**2 / sp.sqrt(dim)  # x = Δ²/√d, the logit gap between the keys at q = Δ
 W1_SOFT = 1 / (1 + sp.exp(delta * q / sp.sqrt(dim)))  # σ(s), s = −Δq/√d
 # Exact PL constants on [0, Δ] for the targets with L(0) = L* (derived in the derivations):
 MU_SEGMENT = 8 * r**2 * delta**2 * eps**2 / (delta**2 + 2 * eps) ** 4  # IDA, y = W₁(0)v₁ + W₂(0)v₂
 MU_SOFT = 2 * r**2 * (delta**2 / dim) * (sp.exp(-GAP) / (1 + sp.exp(-GAP)) ** 2) ** 2  # y = (v₁+v₂)/2
-PAPER_IDA = eps**2 / delta**4
-PAPER_SOFT = sp.exp(-GAP) * eps**2 / delta**2
+PAPER_IDA, PAPER_SOFT = eps**2 / delta**4, sp.exp(-GAP) * eps**2 / delta**2
 
-LAW_POINTS = {"quick": 13, "full": 31}
-PL_POINTS = {"quick": 1500, "full": 12000}
+LAW_POINTS, PL_POINTS = {"quick": 13, "full": 31}, {"quick": 1500, "full": 12000}
 EPS_FIXED, LINE_CONSTANT = 1e-6, 1e-6  # ε of the Δ sweep; the Θ lower constant tried on ℝ
 SOFT_D, SOFT_DELTA, RATIO_EPS = 16.0, 10.0, 1e-4
 
@@ -124,8 +100,7 @@ def _ida_theta_fails(role, **tags):
 # ── IDA ──
 
 
-def ida_derivation():
-    """The proof's steps in source order, then the suite's own steps and the statement's."""
+def ida_derivation():  # the proof's steps in source order, then the suite's own steps and the statement's
     dw1 = sp.diff(W1, q)
     dw1_0 = sp.factor(dw1.subs(q, 0))
     loss = (W1 * v1 + (1 - W1) * v2 - y) ** 2
@@ -191,45 +166,39 @@ def ida_derivation():
     ]
 
 
-mu_key1 = tk.mu_key1  # μ on [0, Δ] for y = v₁ = 1, v₂ = 0: L* = L(0)
-
-
 EPS_GRID, DELTA_GRID = grids.log_grid(1e-7, 1e-3, **LAW_POINTS), grids.log_grid(0.1, 100.0, **LAW_POINTS)
 
 
-def _ida_measure(proof_local: bool, along_eps: bool):
-    """μ_IDA along ε at Δ = 1 or along Δ at ε = EPS_FIXED; with ``proof_local``, the proof's
-    |L′(q)|²/(L(q) − L(0)) at q = 10⁻⁶ε/Δ for y = W₁(0): exactly 4W₁′(q)², as L′ = 2eW₁′, L − L(0) = e²."""
+def _ida_law(name, along_eps, proof_local, exponent):
+    """μ_IDA (an infimum over q ∈ [0, Δ]) along ε at Δ = 1 or along Δ at ε = EPS_FIXED; with
+    ``proof_local``, the proof's |L′(q)|²/(L(q) − L(0)) at q = 10⁻⁶ε/Δ for y = W₁(0): exactly 4W₁′(q)²,
+    as L′ = 2eW₁′, L − L(0) = e². Its tolerance: the fit bias of the law's exact closed form (the PL
+    ratio at q = Δ, or 4W₁′(0)² as q → 0⁺) against its true exponent (2 in ε; −6 in Δ), both grids."""
 
     def measure(ctx, grid):
         g = ctx.tensor(grid)
         e, d = (g, torch.ones_like(g)) if along_eps else (torch.full_like(g, EPS_FIXED), g)
         if proof_local:
             return (4 * tk.ida_dw1(1e-6 * e / d, e, d).square()).cpu().numpy()
-        return mu_key1("IDA", e, d, ctx.pick(**PL_POINTS)).cpu().numpy()
+        return tk.mu_key1("IDA", e, d, ctx.pick(**PL_POINTS)).cpu().numpy()
 
-    return measure
+    exact = ((lambda e, d: 16 * d**2 * e**2 / (d**2 + 2 * e) ** 4) if proof_local
+             else (lambda e, d: 8 * e**2 * (d**2 + e) ** 2 / (d**2 + 2 * e) ** 5))
+    grid, at = ((EPS_GRID, "Δ = 1, ε ∈ [1e-7, 1e-3]") if along_eps
+                else (DELTA_GRID, f"ε = {EPS_FIXED:g}, Δ ∈ [0.1, 100]"))
+    bias = tolerances.FitBias(lambda: max((closed_form_bias(
+        g, exact(g, 1.0) if along_eps else exact(EPS_FIXED, g), 2.0 if along_eps else -6.0)
+        for g in grid.profiles), key=abs), f"{'4W₁′(0)²' if proof_local else '8ε²(Δ²+ε)²/(Δ²+2ε)⁵'} "
+        f"on the {'ε' if along_eps else 'Δ'} grid", floor=1e-6)
+    return ScalingLaw(
+        name=name, variable="ε" if along_eps else "Δ", exponent=exponent, order="Θ",
+        quantity="|L′(q)|²/(L(q) − L(0)) as q → 0⁺, y = W₁(0)" if proof_local else "μ_IDA on [0, Δ], y = v₁",
+        grid=grid, measure=measure, tolerance=bias,
+        family=f"the single instance v₁ = 1, v₂ = 0, {at}; " + (
+            "evaluated at q = 1e-6·ε/Δ" if proof_local else "μ an infimum over q (grid + refinement)"),
+        **({"role": "proof", "step": "ratio"} if proof_local else {}))
 
 
-def _far_key(e, d):  # the exact μ_IDA on [0, Δ] for y = v₁: the PL ratio at q = Δ
-    return 8 * e**2 * (d**2 + e) ** 2 / (d**2 + 2 * e) ** 5
-
-
-def _at_key(e, d):  # the proof's quantity as q → 0⁺: 4W₁′(0)²
-    return 16 * d**2 * e**2 / (d**2 + 2 * e) ** 4
-
-
-def _ida_fit(along_eps: bool, proof_local: bool):
-    """The fit bias of the law's exact closed form against its true exponent (2 in ε; −6 in Δ),
-    the larger over both profiles' grids."""
-    exact = _at_key if proof_local else _far_key
-    def bias():
-        return max((closed_form_bias(g, exact(g, 1.0) if along_eps else exact(EPS_FIXED, g),
-                                     2.0 if along_eps else -6.0)
-                    for g in (EPS_GRID if along_eps else DELTA_GRID).profiles), key=abs)
-
-    return tolerances.FitBias(bias, f"{'4W₁′(0)²' if proof_local else '8ε²(Δ²+ε)²/(Δ²+2ε)⁵'} "
-                                    f"on the {'ε' if along_eps else 'Δ'} grid", floor=1e-6)
 LINE_TOL = tolerances.Roundoff(condition="(ε + Δq₊ + q₊²) + q₊|Δ − 2q₊| (error of s = ε + Δq − q² "
                                          "at the rounded q₊), propagated through L′ = −4eΔs/S² "
                                          "into an upper bound of the ratio")
@@ -272,12 +241,12 @@ def slope_gap(case):
     if "eps" in case:
         e = case["eps"]
         size = 2 * qs.abs() / (qs.square() + e) + 2 * (qs - delta_).abs() / ((qs - delta_).square() + e)
-        return (tk.operator_slope(tk.IDA, qs, e, delta_) - tk.ida_dw1(qs, e, delta_), 0 * qs,
+        return (tk.operator_slope("IDA", qs, e, delta_) - tk.ida_dw1(qs, e, delta_), 0 * qs,
                 IDA_SLOPE_TOL(size, qs.dtype))
     d = case["d"]
     scale = delta_ / torch.sqrt(d)
     size = (1 + (scale * qs).abs()) * scale * tk.soft_w1(qs, d, delta_)
-    return (tk.operator_slope(tk.SOFTMAX, qs, d, delta_) - tk.soft_dw1(qs, d, delta_), 0 * qs,
+    return (tk.operator_slope("SOFTMAX", qs, d, delta_) - tk.soft_dw1(qs, d, delta_), 0 * qs,
             SOFT_SLOPE_TOL(size, qs.dtype) + 4 * torch.finfo(qs.dtype).tiny * scale)
 
 
@@ -298,23 +267,10 @@ def _fits(evidence):
                      f"{e['fit']['ci'][1]:.4f}]" for e in evidence if e["type"] == "scaling")
 
 
-def _ida_law(name, along_eps, proof_local, exponent):
-    at = "Δ = 1, ε ∈ [1e-7, 1e-3]" if along_eps else f"ε = {EPS_FIXED:g}, Δ ∈ [0.1, 100]"
-    return ScalingLaw(
-        name=name, variable="ε" if along_eps else "Δ", exponent=exponent, order="Θ",
-        quantity="|L′(q)|²/(L(q) − L(0)) as q → 0⁺, y = W₁(0)" if proof_local else "μ_IDA on [0, Δ], y = v₁",
-        grid=EPS_GRID if along_eps else DELTA_GRID,
-        measure=_ida_measure(proof_local, along_eps), tolerance=_ida_fit(along_eps, proof_local),
-        family=f"the single instance v₁ = 1, v₂ = 0, {at}; " + (
-            "evaluated at q = 1e-6·ε/Δ" if proof_local else "μ an infimum over q (grid + refinement)"),
-        **({"role": "proof", "step": "ratio"} if proof_local else {}))
-
-
 # ── softmax ──
 
 
-def soft_derivation():
-    """The proof's steps in source order, then the suite's exact μ_soft and the statement."""
+def soft_derivation():  # the proof's steps in source order, then the suite's exact μ_soft and the statement
     dw1 = sp.diff(W1_SOFT, q)
     loss_t2 = r**2 * (W1_SOFT - sp.Rational(1, 2)) ** 2  # y = (v₁+v₂)/2: L(0) = L* = 0
     w = sp.Symbol("w", positive=True)
@@ -352,47 +308,36 @@ def soft_derivation():
 
 # z = e^{Δ²/√d} for x = Δ²/√d uniform in [4, 20] (the regime 'Δ²/√d large')
 GAP_GRID = grids.per_profile(**{p: np.exp(np.linspace(4.0, 20.0, k)) for p, k in LAW_POINTS.items()})
-
-
-def _soft_measure(along_delta: bool, corrected: bool = False):
-    """μ_soft over the paper's e^{−x}/Δ² (or the corrected (Δ²/d)e^{−2x}), x = ln z, along Δ at
-    d = SOFT_D or along d at Δ = SOFT_DELTA (ε fixed: its ε² is a constant factor)."""
-
-    def measure(ctx, z):
-        x = np.log(z)
-        deltas = np.sqrt(x * np.sqrt(SOFT_D)) if along_delta else np.full_like(z, SOFT_DELTA)
-        dims = np.full_like(z, SOFT_D) if along_delta else (SOFT_DELTA**2 / x) ** 2
-        mu = mu_key1("SOFTMAX", ctx.tensor(dims), ctx.tensor(deltas), ctx.pick(**PL_POINTS)).cpu().numpy()
-        return mu / (deltas**2 / dims) * z**2 if corrected else mu * deltas**2 * z
-
-    return measure
-
-
 THETA_FIT = tolerances.Systematic(0.05, "a bounded, non-constant factor (allowed by Θ and Ω, or "
                                         "pre-asymptotic curvature) varying across the grid")
-
-
-def _corrected_bias():
-    """The fit bias of the exact ratio μ_soft/((Δ²/d)e^{−2x}) = 2/(1 + 1/z)⁴ against Θ(1), both grids."""
-    return max((closed_form_bias(z, 2 / (1 + 1 / z) ** 4, 0.0) for z in GAP_GRID.profiles), key=abs)
-
-
-CORRECTED_FIT = tolerances.FitBias(_corrected_bias, "2/(1 + e^{−x})⁴ (the exact μ_soft over the "
-                                                    "corrected form) on the z grid")
+# The fit bias of the exact ratio μ_soft/((Δ²/d)e^{−2x}) = 2/(1 + 1/z)⁴ against Θ(1), both grids.
+CORRECTED_FIT = tolerances.FitBias(
+    lambda: max((closed_form_bias(z, 2 / (1 + 1 / z) ** 4, 0.0) for z in GAP_GRID.profiles), key=abs),
+    "2/(1 + e^{−x})⁴ (the exact μ_soft over the corrected form) on the z grid")
 
 
 def _soft_law(name, along_delta, corrected=False):
+    """μ_soft over the paper's e^{−x}/Δ² (or the corrected (Δ²/d)e^{−2x}), x = ln z, along Δ at
+    d = SOFT_D or along d at Δ = SOFT_DELTA (ε fixed: its ε² is a constant factor)."""
+
+    def measure(ctx, z, corrected=corrected):
+        x = np.log(z)
+        deltas = np.sqrt(x * np.sqrt(SOFT_D)) if along_delta else np.full_like(z, SOFT_DELTA)
+        dims = np.full_like(z, SOFT_D) if along_delta else (SOFT_DELTA**2 / x) ** 2
+        mu = tk.mu_key1("SOFTMAX", ctx.tensor(dims), ctx.tensor(deltas), ctx.pick(**PL_POINTS)).cpu().numpy()
+        return mu / (deltas**2 / dims) * z**2 if corrected else mu * deltas**2 * z
+
     form = "(Δ²/d)e^{−2Δ²/√d}" if corrected else "e^{−Δ²/√d}/Δ²"
     at = f"d = {SOFT_D:g}, Δ = (√d·ln z)^{{1/2}}" if along_delta else f"Δ = {SOFT_DELTA:g}, d = (Δ²/ln z)²"
     return ScalingLaw(
         name=name, quantity=f"μ_soft / ({form})", variable="e^{Δ²/√d}", exponent=0.0, order="Θ",
-        grid=GAP_GRID, measure=_soft_measure(along_delta, corrected),
-        tolerance=CORRECTED_FIT if corrected else THETA_FIT,
+        grid=GAP_GRID, measure=measure, tolerance=CORRECTED_FIT if corrected else THETA_FIT,
         family=f"the single instance y = v₁ = 1, v₂ = 0, {at}; μ an infimum over q (grid + refinement)",
         predicted=f"Θ(1): μ_soft = Θ({form}{'' if corrected else '·ε²'})",
         reading="suite-corrected" if corrected else None,
         controls=(control("the paper's form e^{−Δ²/√d}/Δ² in place of the corrected one",
-                          contrast="prediction", measure=_soft_measure(along_delta)),) if corrected else ())
+                          contrast="prediction",
+                          measure=lambda ctx, z: measure(ctx, z, False)),) if corrected else ())
 
 
 def sample_soft_queries(ctx, gen):
@@ -406,8 +351,7 @@ def sample_soft_queries(ctx, gen):
 # ── ratio ──
 
 
-def ratio_derivation():
-    """The ratio's argument: its two premises, then the quotient."""
+def ratio_derivation():  # the ratio's argument: its two premises, then the quotient
     return [
         _ida_theta_fails("proof", step="premise-ida")[1],
         symbolic.leading_order("premise: μ_soft = Θ(e^{−Δ²/√d}ε²/Δ²) as Δ → ∞", MU_SOFT, delta,
@@ -417,58 +361,44 @@ def ratio_derivation():
     ]
 
 
-def _ratio_measure(variable):
+def _ratio_law(name, variable, exponent, grid, family, predicted):
     """μ_IDA/μ_soft along d at Δ = SOFT_DELTA, ε = RATIO_EPS (x = Δ²/√d = ln z); along Δ at fixed
     x = 8 (d = Δ⁴/64), ε = RATIO_EPS; or along 1/ε at Δ = d = 4 (x = 8)."""
 
     def measure(ctx, grid):
         one = np.ones_like(grid)
         e, dims, deltas = ((RATIO_EPS * one, (SOFT_DELTA**2 / np.log(grid)) ** 2, SOFT_DELTA * one)
-                           if variable == "x" else (RATIO_EPS * one, grid**4 / 64.0, grid)
-                           if variable == "delta" else (1 / grid, 4.0 * one, 4.0 * one))
+                           if name == "x" else (RATIO_EPS * one, grid**4 / 64.0, grid)
+                           if name == "delta" else (1 / grid, 4.0 * one, 4.0 * one))
         points, dl = ctx.pick(**PL_POINTS), ctx.tensor(deltas)
-        return (mu_key1("IDA", ctx.tensor(e), dl, points)
-                / mu_key1("SOFTMAX", ctx.tensor(dims), dl, points)).cpu().numpy()
+        return (tk.mu_key1("IDA", ctx.tensor(e), dl, points)
+                / tk.mu_key1("SOFTMAX", ctx.tensor(dims), dl, points)).cpu().numpy()
 
-    return measure
-
-
-def _ratio_law(name, variable, exponent, grid, family, predicted):
-    return ScalingLaw(name=f"ratio-vs-{name}", quantity="μ_IDA/μ_soft", variable=variable,
-                      exponent=exponent, order="Ω", grid=grid, measure=_ratio_measure(name.split("-")[-1]),
-                      tolerance=THETA_FIT, predicted=predicted,
+    return ScalingLaw(name=f"ratio-vs-{name}", quantity="μ_IDA/μ_soft", variable=variable, exponent=exponent,
+                      order="Ω", grid=grid, measure=measure, tolerance=THETA_FIT, predicted=predicted,
                       family=f"y = v₁ = 1, v₂ = 0, {family}; μ infima over q ∈ [0, Δ]")
 
 
 # ══ the claims ══
 
 IDA_CLAIM = Claim(
-    id="georesolver/theorem-2.6/ida",
-    label="Theorem 2.6 (Theorem 2: IDA PL constant), IDA analysis",
-    section="§2.6",
-    statement=STATEMENT_IDA,
-    clauses=CLAUSES_IDA,
-    reading=READING_IDA,
-    reading_why=SEGMENT,
+    id="georesolver/theorem-2.6/ida", label="Theorem 2.6 (Theorem 2: IDA PL constant), IDA analysis",
+    section="§2.6", statement=STATEMENT_IDA, clauses=CLAUSES_IDA, reading=READING_IDA, reading_why=SEGMENT,
     alternatives=(Reading("real-line", "The same, with q ranging over ℝ: μ_ℝ ≥ c·ε²/Δ⁴ for a "
                                        f"constant c > 0 (tried: c = {LINE_CONSTANT:g}).",
                           "the theorem itself does not restrict q; the loss is defined on ℝ"),),
-    kind=Kind.ASYMPTOTIC,
-    derivation=ida_derivation,
-    proof_steps=PROOF_IDA,
+    kind="asymptotic", derivation=ida_derivation, proof_steps=PROOF_IDA,
     checks=(
         Relation(name="operator-consistency", lhs="W₁′(q) by autograd through operators.ida_weights "
                  "− −2Δ(ε + Δq − q²)/S² (the closed form every sweep uses)", rel="==", rhs="0",
-                 evaluate=slope_gap, sample=sample_queries, tolerance=IDA_SLOPE_TOL,
-                 sampler=sample_queries.__doc__, role="derivation"),
+                 evaluate=slope_gap, sample=sample_queries, tolerance=IDA_SLOPE_TOL, role="derivation"),
         _ida_law("pl-vs-eps", True, False, 2.0),
         _ida_law("pl-vs-delta", False, False, -4.0),
         _ida_law("proof-local-vs-eps", True, True, 2.0),
         _ida_law("proof-local-vs-delta", False, True, -4.0),
         Relation(name="pl-positive-on-line", lhs="|L′(q₊)|²/(2(L(q₊) − L*)) (≥ μ_ℝ), "
                  "q₊ = (Δ+√(Δ²+4ε))/2", rel=">=", rhs=f"c·ε²/Δ⁴, c = {LINE_CONSTANT:g}",
-                 evaluate=line_ratio_gap, sample=sample_line_cases, tolerance=LINE_TOL,
-                 reading="real-line", sampler=sample_line_cases.__doc__),
+                 evaluate=line_ratio_gap, sample=sample_line_cases, tolerance=LINE_TOL, reading="real-line"),
     ),
     correction=lambda evidence: (
         "On q ∈ [0, Δ], μ_IDA = Θ(ε²/Δ⁶) for ε ≪ Δ², not Θ(ε²/Δ⁴) (≈ 8r²ε²/Δ⁶ for y = v₁, at q = Δ); "
@@ -480,26 +410,19 @@ IDA_CLAIM = Claim(
 )
 
 SOFT_CLAIM = Claim(
-    id="georesolver/theorem-2.6/softmax",
-    label="Theorem 2.6 (Theorem 2: IDA PL constant), softmax analysis",
-    section="§2.6",
-    statement=STATEMENT_SOFT,
-    clauses=CLAUSES_SOFT,
-    reading=READING_SOFT,
+    id="georesolver/theorem-2.6/softmax", label="Theorem 2.6 (Theorem 2: IDA PL constant), softmax analysis",
+    section="§2.6", statement=STATEMENT_SOFT, clauses=CLAUSES_SOFT, reading=READING_SOFT,
     reading_why=SEGMENT + "; the ε² of a kernel without ε can only be a constant factor",
     alternatives=(Reading("suite-corrected", "μ_soft = Θ((Δ²/d)·e^{−2Δ²/√d}), ε-free (the suite's form).",
                           "so that the corrected statement rests on a measurement"),),
-    kind=Kind.ASYMPTOTIC,
-    derivation=soft_derivation,
-    proof_steps=PROOF_SOFT,
+    kind="asymptotic", derivation=soft_derivation, proof_steps=PROOF_SOFT,
     proof_absent=("the source restates the constant and names one ingredient ('the gradient is "
                   "exponentially small when |s| is large'), which fixes neither the rate of μ (a "
                   "squared gradient over a gap) nor its ε-dependence"),
     checks=(
         Relation(name="operator-consistency", lhs="W₁′(q) by autograd through operators.softmax_weights "
                  "− −(Δ/√d)W₁W₂ (the closed form every sweep uses)", rel="==", rhs="0", evaluate=slope_gap,
-                 sample=sample_soft_queries, tolerance=SOFT_SLOPE_TOL, sampler=sample_soft_queries.__doc__,
-                 role="derivation"),
+                 sample=sample_soft_queries, tolerance=SOFT_SLOPE_TOL, role="derivation"),
         _soft_law("pl-soft-vs-delta", True),
         _soft_law("pl-soft-vs-d", False),
         _soft_law("corrected-soft-form", True, corrected=True),
@@ -514,29 +437,19 @@ SOFT_CLAIM = Claim(
 )
 
 RATIO_CLAIM = Claim(
-    id="georesolver/theorem-2.6/ratio",
-    label="Theorem 2.6 (Theorem 2: IDA PL constant), ratio",
-    section="§2.6",
-    statement=STATEMENT_RATIO,
-    clauses=CLAUSES_RATIO,
-    reading=READING_RATIO,
+    id="georesolver/theorem-2.6/ratio", label="Theorem 2.6 (Theorem 2: IDA PL constant), ratio",
+    section="§2.6", statement=STATEMENT_RATIO, clauses=CLAUSES_RATIO, reading=READING_RATIO,
     reading_why=SEGMENT + "; the bound names no ε, d or Δ dependence of its constant",
-    kind=Kind.ASYMPTOTIC,
-    derivation=ratio_derivation,
-    proof_steps=PROOF_RATIO,
-    uses=(
-        Use("georesolver/theorem-2.6/ida", "so μIDA/μsoft=Ω(eΔ2/d/Δ2)"),
-        Use("georesolver/theorem-2.6/softmax", "so μIDA/μsoft=Ω(eΔ2/d/Δ2)"),
-    ),
+    kind="asymptotic", derivation=ratio_derivation, proof_steps=PROOF_RATIO,
+    uses=(Use("georesolver/theorem-2.6/ida", "so μIDA/μsoft=Ω(eΔ2/d/Δ2)"),
+          Use("georesolver/theorem-2.6/softmax", "so μIDA/μsoft=Ω(eΔ2/d/Δ2)")),
     checks=(
         _ratio_law("x", "e^{Δ²/√d}", 1.0, GAP_GRID, f"Δ = {SOFT_DELTA:g}, ε = {RATIO_EPS:g}, d = (Δ²/ln z)²",
                    "Ω(e^{Δ²/√d}/Δ²) at fixed Δ: exponent ≥ 1 in z"),
-        _ratio_law("delta", "Δ", -2.0, grids.log_grid(1.0, 1000.0, **LAW_POINTS),
-                   f"ε = {RATIO_EPS:g}, d = Δ⁴/64 (Δ²/√d = 8)",
-                   "Ω(e^{Δ²/√d}/Δ²) at fixed Δ²/√d: exponent ≥ −2"),
+        _ratio_law("delta", "Δ", -2.0, grids.log_grid(1.0, 1000.0, **LAW_POINTS), f"ε = {RATIO_EPS:g}, d = "
+                   "Δ⁴/64 (Δ²/√d = 8)", "Ω(e^{Δ²/√d}/Δ²) at fixed Δ²/√d: exponent ≥ −2"),
         _ratio_law("inverse-eps", "1/ε", 0.0, grids.log_grid(1e2, 1e6, **LAW_POINTS),
-                   "Δ = d = 4, ε ∈ [1e-6, 1e-2]",
-                   "Ω(e^{Δ²/√d}/Δ²): no ε, exponent ≥ 0 in 1/ε"),
+                   "Δ = d = 4, ε ∈ [1e-6, 1e-2]", "Ω(e^{Δ²/√d}/Δ²): no ε, exponent ≥ 0 in 1/ε"),
     ),
     correction=lambda evidence: (
         "On [0, Δ], μ_IDA/μ_soft ≍ ε²d·e^{2Δ²/√d}/Δ⁸: Θ(Δ⁻⁴) at fixed Δ²/√d and ∝ ε² as ε → 0, so no "

@@ -10,21 +10,8 @@ import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    Reading,
-    Relation,
-    ScalingLaw,
-    control,
-    grids,
-    sampling,
-    symbolic,
-    tolerances,
-)
+from attnaudit import operators, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Reading, Relation, ScalingLaw, control, grids
 
 # ══ the statement, as the paper gives it, and the readings tested ══
 
@@ -58,10 +45,8 @@ READING_WIDTH = ("Random embeddings as §2.8 describes them: n points i.i.d. N(0
 
 # The proof of Theorem 2.8, in source order; the general case adds Lemma 0's two sentences (§5).
 PROOF_STEPS = (
-    ProofStep("diagonal", "The diagonal entries are Kii=1/ε"),
-    ProofStep("e-entries", "Eij=1‖i−j‖22+ε−1ε"),
-    ProofStep("e-algebra", "=−‖i−j‖22ε(‖i−j‖22+ε)"),
-    ProofStep("e-bound", "|Eij|≤1‖i−j‖22+ε≤1dmin2+ε≤1dmin2"),
+    ProofStep("diagonal", "The diagonal entries are Kii=1/ε"), ProofStep("e-entries", "Eij=1‖i−j‖22+ε−1ε"),
+    ProofStep("e-algebra", "=−‖i−j‖22ε(‖i−j‖22+ε)"), ProofStep("e-bound", "|Eij|≤1‖i−j‖22+ε≤1dmin2+ε≤1dmin2"),
     ProofStep("gershgorin", "|λm()|≤maxi∑j≠i|Eij|≤n−1dmin2"),
     ProofStep("spectrum", "λm()∈[1ε−n−1dmin2,1ε+n−1dmin2]"),
     ProofStep("rank-formula", "eff-rank()=(tr)2tr(2)=n2/ε2n/ε2+‖F2"),
@@ -192,7 +177,10 @@ def _gap(bound, rank=_ida_rank):
     return evaluate
 
 
-def _sampler(c_high, simplices=False):
+HYPOTHESIS, BELOW_ONE, ANY = 0.5, 0.999, 1e3  # c ranges: the hypothesis, (1−c)²'s domain, any ε
+
+
+def _relation(name, bound, rel, rhs, c_high, simplices=False, **extra):
     def sample(ctx, gen):
         batch = ctx.pick(quick=100 if simplices else 400, full=2000)
         shapes = [(2, 1), (3, 2), (8, 3), (32, 16), (128, 64)] + [(k, 0) for k in (2, 3, 8, 32) if simplices]
@@ -202,10 +190,6 @@ def _sampler(c_high, simplices=False):
                  ctx.tensor(torch.eye(count)).expand(batch, count, count) / math.sqrt(2.0))
             yield {"x": x * scale, "c": sampling.log_uniform(ctx, gen, batch, low=1e-6, high=c_high)}
 
-    return sample
-
-
-def _strategy(c_high):
     def strategy(ctx):
         from hypothesis import strategies as st
 
@@ -217,16 +201,9 @@ def _strategy(c_high):
         return st.tuples(points, sampling.log_uniform_floats(1e-6, c_high)).map(
             lambda pc: {"x": ctx.tensor(pc[0])[None], "c": ctx.tensor([pc[1]])})
 
-    return strategy
-
-
-HYPOTHESIS, BELOW_ONE, ANY = 0.5, 0.999, 1e3  # c ranges: the hypothesis, (1−c)²'s domain, any ε
-
-
-def _relation(name, bound, rel, rhs, c_high, simplices=False, **extra):
     return Relation(
-        name=name, lhs="eff-rank(K)", rel=rel, rhs=rhs, evaluate=_gap(bound),
-        sample=_sampler(c_high, simplices), strategy=_strategy(c_high), tolerance=TOL, **extra,
+        name=name, lhs="eff-rank(K)", rel=rel, rhs=rhs, evaluate=_gap(bound), sample=sample,
+        strategy=strategy, tolerance=TOL, **extra,
         sampler=("Gaussian point sets, (n, d) ∈ {(2,1), (3,2), (8,3), (32,16), (128,64)}"
                  + (", and regular simplices with n ∈ {2, 3, 8, 32}" if simplices else "")
                  + ", scaled by a log-uniform factor in [1e-3, 1e3]; d_min = their minimum distance; "
@@ -248,7 +225,7 @@ def _witness_text(evidence, name):
 SMALL_EPS = Claim(
     id="georesolver/theorem-2.8/small-eps", label=LABEL + "small-ε case", section="§2.7",
     statement=STATEMENT_SMALL, clauses=CLAUSES_SMALL, reading=READING_SMALL,
-    reading_why="the literal statement, with its hypothesis", kind=Kind.INEQUALITY, derivation=derivation,
+    reading_why="the literal statement, with its hypothesis", kind="inequality", derivation=derivation,
     proof_steps=PROOF_STEPS,
     checks=(_relation("paper-bound", "paper", "<=", "1 + nε²/d_min⁴", HYPOTHESIS),
             _frobenius_check(HYPOTHESIS, False)),
@@ -301,8 +278,7 @@ def general_derivation():
 
 GENERAL = Claim(
     id="georesolver/theorem-2.8/general", label=LABEL + "general case; Lemma 0 (§5) restates it",
-    section="§2.7",
-    statement=STATEMENT_GENERAL, clauses=CLAUSES_GENERAL, reading=READING_GENERAL,
+    section="§2.7", statement=STATEMENT_GENERAL, clauses=CLAUSES_GENERAL, reading=READING_GENERAL,
     proof_steps=PROOF_STEPS + LEMMA_0,
     proof_gap=("neither proof derives the general bound: Theorem 2.8's computes the Gershgorin interval "
                "and never uses it; Lemma 0 says only that it 'follows from the effective rank formula'"),
@@ -316,7 +292,7 @@ GENERAL = Claim(
                 "Lemma 0 says the general bound 'follows from the effective rank formula', which "
                 "with its Frobenius estimate gives a lower bound"),
     ),
-    kind=Kind.INEQUALITY, derivation=general_derivation,
+    kind="inequality", derivation=general_derivation,
     checks=(
         _relation("literal-upper-bound", "literal", "<=", "n(1 − ε(n−1)/d_min²)²", BELOW_ONE, True),
         _relation("proof-intermediate-upper-bound", "intermediate", "<=", "n/(1 + ε²(n−1)/d_min⁴)",
@@ -371,8 +347,7 @@ def _widening_gap(case):
     return wide, _ida_rank(x[..., :narrow], e), TOL(count**2 * wide)
 
 
-def _sample_widening(ctx, gen):
-    """Gaussian points, widened to 4d_h coordinates (see the relation's sampler)."""
+def _sample_widening(ctx, gen):  # see the relation's sampler
     for count, width in ((8, 2), (32, 2), (32, 8), (32, 32), (32, 128)):
         batch = ctx.pick(quick=100, full=1000)
         yield {"x": sampling.gaussian(ctx, gen, batch, count, 4 * width), "narrow": width,
@@ -450,12 +425,12 @@ WIDTH = Claim(
                 "only through d_min", "the theorem's bound depends on d_h only through d_min, "
                                       "which §2.8 names as the way width acts"),
     ),
-    kind=Kind.INEQUALITY, derivation=width_derivation,
+    kind="inequality", derivation=width_derivation,
     checks=(
         Relation(
             name="rank-not-raised-by-widening", lhs="eff-rank(K), the points in R^(4d_h)", rel="<=",
-            rhs="eff-rank(K), their first d_h coordinates", evaluate=_widening_gap,
-            sample=_sample_widening, tolerance=TOL,
+            rhs="eff-rank(K), their first d_h coordinates", evaluate=_widening_gap, sample=_sample_widening,
+            tolerance=TOL,
             sampler=("Gaussian points (σ = 1), (n, d_h) ∈ {(8,2), (32,2), (32,8), (32,32), (32,128)}, "
                      "widened to 4d_h coordinates (the first d_h kept); ε = c·d_min²/(n−1) at width "
                      "d_h, c log-uniform in [1e-3, 1/2], so the hypothesis holds at both widths")),
