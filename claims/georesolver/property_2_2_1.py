@@ -149,36 +149,30 @@ def _strategy(ctx):
 
 
 FAMILY = "the primary check's family"
-CLAIMS = (
-    Claim(
-        id="georesolver/property-2.2.1", label="Property 1 (translation invariance)", section="§2.2",
-        statement=STATEMENT, clauses=CLAUSES, reading=READING, alternatives=(SOFTMAX_SENTENCE,),
-        reading_why="the literal statement: Property 1 is about the inverse-distance kernel", kind="identity",
-        proof_absent="the property is stated with its displayed identity; the source gives no argument",
-        identity="D_ij depends on q_i − k_j only, by construction of the IDA kernel", derivation=derivation,
-        checks=(
-            Relation(name="outputs-unchanged", lhs="max|IDA(q+t,k+t,v) − IDA(q,k,v)|", rel="==", rhs="0",
-                     evaluate=_translated_gap, sample=_sample, strategy=_strategy, tolerance=TOL,
-                     clause="weights", controls=(control("softmax attention in place of IDA",
-                                                         contrast="operator", evaluate=_softmax_gap),)),
-            Relation(
-                name="distances-unchanged", lhs="max|D(q+t, k+t) − D(q, k)| (operators.squared_distances)",
-                rel="==", rhs="0", evaluate=_distance_gap, sample=_sample, tolerance=D_TOL, sampler=FAMILY,
-                clause="invariance",
-                controls=(control("the softmax kernel's inner products q·k_j in place of ‖q−k_j‖²",
-                                  contrast="operator", evaluate=lambda case: _distance_gap(
-                                      case, lambda q, k: q @ k.transpose(-1, -2))),)),
-            Relation(
-                name="softmax-shift-reweights", lhs="max|W_soft(q+t, k+t) − softmax_j((q+t)·k_j/√d)|",
-                rel="==", rhs="0", evaluate=_softmax_reweighting_gap, sample=_sample, tolerance=SOFT_TOL,
-                sampler=FAMILY, clause="softmax-contrast",
-                controls=(control("IDA in place of softmax (its weights do not reweight by e^{t·k_j/√d})",
-                                  contrast="operator",
-                                  evaluate=lambda case: _softmax_reweighting_gap(
-                                      case, lambda q, k, eps: operators.ida_weights(q, k, eps=eps))),)),
-            Relation(name="softmax-outputs-unchanged", lhs="max|softmax(q+t,k+t,v) − softmax(q,k,v)|",
-                     rel="==", rhs="0", evaluate=_softmax_gap, sample=_sample, tolerance=TOL, sampler=FAMILY,
-                     reading="softmax-sentence"),
-        ),
+CLAIMS = (Claim(
+    id="georesolver/property-2.2.1", label="Property 1 (translation invariance)", section="§2.2",
+    statement=STATEMENT, clauses=CLAUSES, reading=READING, alternatives=(SOFTMAX_SENTENCE,),
+    reading_why="the literal statement: Property 1 is about the inverse-distance kernel", kind="identity",
+    proof_absent="the property is stated with its displayed identity; the source gives no argument",
+    identity="D_ij depends on q_i − k_j only, by construction of the IDA kernel", derivation=derivation,
+    checks=(
+        Relation(name="outputs-unchanged", lhs="max|IDA(q+t,k+t,v) − IDA(q,k,v)|", rel="==", rhs="0",
+                 evaluate=_translated_gap, sample=_sample, strategy=_strategy, tolerance=TOL,
+                 clause="weights", controls=(control("softmax attention in place of IDA", contrast="operator",
+                                                     evaluate=_softmax_gap),)),
+        Relation(name="distances-unchanged", lhs="max|D(q+t, k+t) − D(q, k)| (operators.squared_distances)",
+                 rel="==", rhs="0", evaluate=_distance_gap, sample=_sample, tolerance=D_TOL, sampler=FAMILY,
+                 clause="invariance", controls=(control(
+                     "the softmax kernel's inner products q·k_j in place of ‖q−k_j‖²", contrast="operator",
+                     evaluate=lambda case: _distance_gap(case, lambda q, k: q @ k.transpose(-1, -2))),)),
+        Relation(name="softmax-shift-reweights", lhs="max|W_soft(q+t, k+t) − softmax_j((q+t)·k_j/√d)|",
+                 rel="==", rhs="0", evaluate=_softmax_reweighting_gap, sample=_sample, tolerance=SOFT_TOL,
+                 sampler=FAMILY, clause="softmax-contrast",
+                 controls=(control("IDA in place of softmax (its weights do not reweight by e^{t·k_j/√d})",
+                                   contrast="operator", evaluate=lambda case: _softmax_reweighting_gap(
+                                       case, lambda q, k, eps: operators.ida_weights(q, k, eps=eps))),)),
+        Relation(name="softmax-outputs-unchanged", lhs="max|softmax(q+t,k+t,v) − softmax(q,k,v)|", rel="==",
+                 rhs="0", evaluate=_softmax_gap, sample=_sample, tolerance=TOL, sampler=FAMILY,
+                 reading="softmax-sentence"),
     ),
-)
+),)

@@ -98,16 +98,14 @@ def _strategy(ctx):
                      ).map(build)
 
 
-CLAIMS = (
-    Claim(
-        id="georesolver/property-2.2.2", label="Property 2 (scale sensitivity)", section="§2.2",
-        statement=STATEMENT, clauses=CLAUSES, proof_steps=PROOF_STEPS, reading=READING, kind="identity",
-        reading_why="the literal statement: the displayed identity and its conclusion for the weights",
-        identity="the IDA kernel depends on the inputs only through ‖q−k‖² + ε", derivation=derivation,
-        checks=(Relation(name="weights-scale-to-eps", lhs="W_ij(λq, λk; ε)", rel="==", rhs="W_ij(q, k; ε/λ²)",
-                         evaluate=scaled_weights_gap, sample=_sample, strategy=_strategy, tolerance=TOL,
-                         controls=(control("ε/λ in place of ε/λ² (the exponent of λ moved)",
-                                           contrast="prediction",
-                                           evaluate=lambda case: scaled_weights_gap(case, eps_power=1)),)),),
-    ),
-)
+CLAIMS = (Claim(
+    id="georesolver/property-2.2.2", label="Property 2 (scale sensitivity)", section="§2.2",
+    statement=STATEMENT, clauses=CLAUSES, proof_steps=PROOF_STEPS, reading=READING, kind="identity",
+    reading_why="the literal statement: the displayed identity and its conclusion for the weights",
+    identity="the IDA kernel depends on the inputs only through ‖q−k‖² + ε", derivation=derivation,
+    checks=(Relation(name="weights-scale-to-eps", lhs="W_ij(λq, λk; ε)", rel="==", rhs="W_ij(q, k; ε/λ²)",
+                     evaluate=scaled_weights_gap, sample=_sample, strategy=_strategy, tolerance=TOL,
+                     controls=(control("ε/λ in place of ε/λ² (the exponent of λ moved)",
+                                       contrast="prediction",
+                                       evaluate=lambda case: scaled_weights_gap(case, eps_power=1)),)),),
+),)

@@ -19,10 +19,10 @@ STATEMENT = (
 CLAUSES = (
     Clause("tail-bound", "the squared distances concentrate around their mean: "
                          "ℙ(|‖i−j‖22−2dhσ2|≥t)≤2exp(−cdht2σ4)."),
-    Clause("kernel-constant", "This concentration implies that in high dimensions, the "
-                              "inverse-distance kernel becomes approximately constant across all pairs",
-           undefined="a measure of 'approximately constant' (a spread of D_ij⁻¹ across pairs) and "
-                     "the rate in d_h at which it should vanish"),
+    Clause("kernel-constant", "This concentration implies that in high dimensions, the inverse-distance "
+           "kernel becomes approximately constant across all pairs",
+           undefined="a measure of 'approximately constant' (a spread of D_ij⁻¹ across pairs) and the rate "
+           "in d_h at which it should vanish"),
 )
 READING = (
     "'Isotropic' read as q_i, k_j independent N(0, σ²I_{d_h}) (the Gaussian the paper's "
@@ -32,18 +32,15 @@ READING = (
 )
 PER_DIM, SUB_GAUSSIAN, RECONSTRUCTED = "c-per-dimension", "sub-gaussian-range", "reconstructed"
 ALTERNATIVES = (
-    Reading(PER_DIM, "As the primary reading, but the constant c = c(d_h) > 0 may depend on "
-                     "d_h (this covers the reconstruction c·t²/(d_hσ⁴)).",
-            "the text fixes no quantifier order for c and d_h"),
-    Reading(SUB_GAUSSIAN, "As the primary reading, for t ≤ d_hσ² only (the sub-Gaussian "
-                          "range of a χ² variable).",
-            "Gaussian-type tails are usually claimed for moderate deviations only"),
-    Reading(RECONSTRUCTED, "The exponent reconstructed as min(t²/(64d_hσ⁴), t/(8σ²)): d_h "
-                           "dividing t² (the lost fraction bar read the other way) with "
-                           "the sub-exponential branch a χ² tail needs; the constants are "
-                           "the suite's (Laurent–Massart), and ‖q−k‖² follows 2σ²χ²_d.",
-            "the printed exponent lost its fraction bar; this is the most favourable "
-            "reconstruction that holds, derived by the suite"),
+    Reading(PER_DIM, "As the primary reading, but the constant c = c(d_h) > 0 may depend on d_h (this covers "
+            "the reconstruction c·t²/(d_hσ⁴)).", "the text fixes no quantifier order for c and d_h"),
+    Reading(SUB_GAUSSIAN, "As the primary reading, for t ≤ d_hσ² only (the sub-Gaussian range of a χ² "
+            "variable).", "Gaussian-type tails are usually claimed for moderate deviations only"),
+    Reading(RECONSTRUCTED, "The exponent reconstructed as min(t²/(64d_hσ⁴), t/(8σ²)): d_h dividing t² (the "
+            "lost fraction bar read the other way) with the sub-exponential branch a χ² tail needs; the "
+            "constants are the suite's (Laurent–Massart), and ‖q−k‖² follows 2σ²χ²_d.", "the printed "
+            "exponent lost its fraction bar; this is the most favourable reconstruction that holds, derived "
+            "by the suite"),
 )
 
 CHUNK = 4000  # pairs per operator call: (CHUNK, 1, d) tensors stay below 64 MB at d = 1000
@@ -257,36 +254,34 @@ def correction(evidence):
             f"admissible c vanishes along every family tested ({fits}).")
 
 
-CLAIMS = (
-    Claim(
-        id="georesolver/property-2.2.3", label="Property 3 (concentration in high dimensions)",
-        section="§2.2", statement=STATEMENT, kind="inequality", derivation=derivation, clauses=CLAUSES,
-        proof_absent=("the source only cites 'standard results on Lipschitz functions of Gaussian random "
-                      "variables'; the cited route is the suite's derivation"),
-        reading=READING, alternatives=ALTERNATIVES,
-        reading_why="the literal statement, with the exponent in the order the text prints it",
-        checks=(
-            Relation(name="paper-bound", lhs="P̂(|‖q−k‖² − 2d_hσ²| ≥ t)", rel="<=", rhs="2exp(−c d_h t²/σ⁴)",
-                     evaluate=paper_bound_sides, sample=sample_mc_cases, strategy=mc_strategy,
-                     tolerance=MC_TOL, max_examples=40, clause="tail-bound"),
-            *(_law(name) for name in FAMILIES),
-            Relation(name="mc-matches-chi2-tail", lhs="P̂ (Monte Carlo through operators.squared_distances)",
-                     rel="==", rhs="P(|2σ²χ²_d − 2d_hσ²| ≥ t) (scipy)", evaluate=monte_carlo_sides,
-                     sample=sample_mc_tail_cases, tolerance=MC_TOL, reading=RECONSTRUCTED,
-                     controls=(control("the χ² law with one degree of freedom more", contrast="prediction",
-                                       evaluate=lambda case: monte_carlo_sides(case, extra_dof=1)),)),
-            Relation(name="corrected-bound", lhs="P(|‖q−k‖² − 2d_hσ²| ≥ t) (exact χ² tail)", rel="<=",
-                     rhs="2exp(−min(t²/(64d_hσ⁴), t/(8σ²)))", evaluate=corrected_bound_sides,
-                     sample=sample_exact_cases, strategy=exact_strategy, tolerance=SPECIAL_TOL,
-                     reading=RECONSTRUCTED,
-                     controls=(control("the exponent four times larger", contrast="prediction",
-                                       evaluate=lambda case: corrected_bound_sides(case, 4.0)),)),
-        ),
-        correction=correction,
-        time_limit_s=30.0,
-        notes=("The centre 2d_hσ² is right, but d_h in the numerator of the exponent would make the "
-               "spread of ‖q−k‖² shrink like σ²/√d_h, while Var‖q−k‖² = 8d_hσ⁴ grows; and a χ² "
-               "tail is sub-exponential, not Gaussian, in t. The relative deviation does "
-               "concentrate: ‖q−k‖²/(2d_hσ²) − 1 = O(1/√d_h)."),
+CLAIMS = (Claim(
+    id="georesolver/property-2.2.3", label="Property 3 (concentration in high dimensions)", section="§2.2",
+    statement=STATEMENT, kind="inequality", derivation=derivation, clauses=CLAUSES, reading=READING,
+    proof_absent=("the source only cites 'standard results on Lipschitz functions of Gaussian random "
+                  "variables'; the cited route is the suite's derivation"),
+    reading_why="the literal statement, with the exponent in the order the text prints it",
+    alternatives=ALTERNATIVES,
+    checks=(
+        Relation(name="paper-bound", lhs="P̂(|‖q−k‖² − 2d_hσ²| ≥ t)", rel="<=", rhs="2exp(−c d_h t²/σ⁴)",
+                 evaluate=paper_bound_sides, sample=sample_mc_cases, strategy=mc_strategy, tolerance=MC_TOL,
+                 max_examples=40, clause="tail-bound"),
+        *(_law(name) for name in FAMILIES),
+        Relation(name="mc-matches-chi2-tail", lhs="P̂ (Monte Carlo through operators.squared_distances)",
+                 rel="==", rhs="P(|2σ²χ²_d − 2d_hσ²| ≥ t) (scipy)", evaluate=monte_carlo_sides,
+                 sample=sample_mc_tail_cases, tolerance=MC_TOL, reading=RECONSTRUCTED,
+                 controls=(control("the χ² law with one degree of freedom more", contrast="prediction",
+                                   evaluate=lambda case: monte_carlo_sides(case, extra_dof=1)),)),
+        Relation(name="corrected-bound", lhs="P(|‖q−k‖² − 2d_hσ²| ≥ t) (exact χ² tail)", rel="<=",
+                 rhs="2exp(−min(t²/(64d_hσ⁴), t/(8σ²)))", evaluate=corrected_bound_sides,
+                 sample=sample_exact_cases, strategy=exact_strategy, tolerance=SPECIAL_TOL,
+                 reading=RECONSTRUCTED,
+                 controls=(control("the exponent four times larger", contrast="prediction",
+                                   evaluate=lambda case: corrected_bound_sides(case, 4.0)),)),
     ),
-)
+    correction=correction,
+    time_limit_s=30.0,
+    notes=("The centre 2d_hσ² is right, but d_h in the numerator of the exponent would make the "
+           "spread of ‖q−k‖² shrink like σ²/√d_h, while Var‖q−k‖² = 8d_hσ⁴ grows; and a χ² "
+           "tail is sub-exponential, not Gaussian, in t. The relative deviation does "
+           "concentrate: ‖q−k‖²/(2d_hσ²) − 1 = O(1/√d_h)."),
+),)

@@ -1,5 +1,4 @@
-"""GeoResolver §2.3, Proposition 2.3 (Dense-Key Degradation): the separation bound on W_jj, and
-r² = Θ(d_hσ²n^(−2/d_h)) for Gaussian keys (nearest-neighbour distances from a KD-tree)."""
+"""GeoResolver §2.3, Proposition 2.3 (Dense-Key Degradation): the separation bound, and Gaussian keys."""
 
 from __future__ import annotations
 
@@ -255,27 +254,22 @@ def gaussian_correction(evidence):
 
 
 CLAIMS = (
-    Claim(
-        id="georesolver/proposition-2.3/bound", section="§2.3", kind="inequality",
-        label="Proposition 2.3 (Dense-Key Degradation), first part", statement=STATEMENT, reading=READING,
-        reading_why="the literal condition ‖k_j − k_m‖ ≥ r, with the query of the paper's own proof",
-        clauses=CLAUSES, proof_steps=PROOF_STEPS, derivation=derivation,
-        checks=(Relation(name="separation-bound", lhs="W_jj", rel=">=", rhs="1/(1 + ε(n−1)/(r²+ε))",
-                         evaluate=bound_sides, sample=_sample, strategy=_strategy, tolerance=BOUND_TOL,
-                         controls=(control(property_2_2_4.HEAVY, contrast="operator",
-                                           evaluate=lambda case: bound_sides(case, 0.5)),)),),
-    ),
-    Claim(
-        id="georesolver/proposition-2.3/gaussian", section="§2.3", kind="asymptotic",
-        label="Proposition 2.3 (Dense-Key Degradation), Gaussian part", statement=GAUSSIAN_STATEMENT,
-        reading=GAUSSIAN_READING, clauses=GAUSSIAN_CLAUSES, proof_steps=GAUSSIAN_PROOF_STEPS,
-        reading_why="the proposition defines r 'from k_j', per key; the Gaussian part names no other r",
-        alternatives=GAUSSIAN_ALTERNATIVES, derivation=gaussian_derivation,
-        checks=tuple(_separation_law(d_h, per_key) for per_key in (True, False) for d_h in GAUSSIAN_DIMS),
-        correction=gaussian_correction,
-        time_limit_s=30.0,
-        notes=("The proof's packing bound r = O(σ√d_h n^(−1/d_h)) is right but only an upper bound, on "
-               "the minimum separation, whose square is Θ(n^(−4/d_h)); n^(−2/d_h) is the per-key "
-               "nearest-neighbour scale. The d_h-dependence of the constant is not tested."),
-    ),
+    Claim(id="georesolver/proposition-2.3/bound", section="§2.3", kind="inequality",
+          label="Proposition 2.3 (Dense-Key Degradation), first part", statement=STATEMENT, reading=READING,
+          reading_why="the literal condition ‖k_j − k_m‖ ≥ r, with the query of the paper's own proof",
+          clauses=CLAUSES, proof_steps=PROOF_STEPS, derivation=derivation,
+          checks=(Relation(name="separation-bound", lhs="W_jj", rel=">=", rhs="1/(1 + ε(n−1)/(r²+ε))",
+                           evaluate=bound_sides, sample=_sample, strategy=_strategy, tolerance=BOUND_TOL,
+                           controls=(control(property_2_2_4.HEAVY, contrast="operator",
+                                             evaluate=lambda case: bound_sides(case, 0.5)),)),)),
+    Claim(id="georesolver/proposition-2.3/gaussian", section="§2.3", kind="asymptotic",
+          label="Proposition 2.3 (Dense-Key Degradation), Gaussian part", statement=GAUSSIAN_STATEMENT,
+          reading=GAUSSIAN_READING, clauses=GAUSSIAN_CLAUSES, proof_steps=GAUSSIAN_PROOF_STEPS,
+          reading_why="the proposition defines r 'from k_j', per key; the Gaussian part names no other r",
+          alternatives=GAUSSIAN_ALTERNATIVES, derivation=gaussian_derivation, correction=gaussian_correction,
+          checks=tuple(_separation_law(d_h, per_key) for per_key in (True, False) for d_h in GAUSSIAN_DIMS),
+          time_limit_s=30.0,
+          notes=("The proof's packing bound r = O(σ√d_h n^(−1/d_h)) is right but only an upper bound, on "
+                 "the minimum separation, whose square is Θ(n^(−4/d_h)); n^(−2/d_h) is the per-key "
+                 "nearest-neighbour scale. The d_h-dependence of the constant is not tested.")),
 )
