@@ -20,7 +20,6 @@ def query_jacobian(attend, q, k, v, *extra):
 
 
 def query_jacobian_norm(attend, q, k, v, *extra):
-    """Spectral norm ‖∂o/∂q‖₂ per instance, ``(B,)``."""
     return torch.linalg.matrix_norm(query_jacobian(attend, q, k, v, *extra), ord=2)
 
 
@@ -34,7 +33,6 @@ def _differentiable_jacobian(attend, q, k, v):
 
 
 def project_ball(x, radius, center=None):
-    """Each vector (last dim) projected onto the closed ball of ``radius`` about ``center``."""
     offset = x if center is None else x - center
     norm = torch.linalg.vector_norm(offset, dim=-1, keepdim=True)
     scale = torch.clamp(torch.as_tensor(radius, dtype=x.dtype, device=x.device)

@@ -58,7 +58,6 @@ def moved(variable: str, exponent: float):
 
 
 def attend(op, eps=EPS):
-    """(q, k, v) ↦ output of IDA (at ``eps``) or softmax attention."""
     return functools.partial(operators.ida_attention, eps=eps) if op == "ida" else operators.softmax_attention
 
 
@@ -70,7 +69,6 @@ def jacobian_norm(op, q, k, v, eps=None):
 
 
 def values_in_ball(ctx, gen, batch, count):
-    """Values in the ball of radius L_V: uniform directions, radii uniform in [0, L_V]."""
     u = torch.rand(batch, count, 1, generator=gen, dtype=ctx.dtype, device=ctx.device)
     return sampling.unit_vectors(ctx, gen, batch, count, D_VALUE) * u * V_BOUND
 

@@ -79,7 +79,6 @@ def cluster_constructions(ctx, n: int, radius: float):
 
 
 def _cluster_keys(ctx, gen, batch, n, radius):
-    """n/C keys uniform in the ball of ``radius`` about each centre."""
     spread = torch.rand(batch, n, 1, generator=gen, dtype=ctx.dtype, device=ctx.device)
     return (ctx.tensor(CENTRES).repeat_interleave(n // CLUSTERS, dim=0)
             + sampling.unit_vectors(ctx, gen, batch, n, D_IDA) * spread * radius)

@@ -49,7 +49,6 @@ n_sym, R_sym, LV_sym, eps_sym = sp.symbols("n R L_V epsilon", positive=True)
 
 
 def _ball_points(ctx, gen, batch, count, dim, low, high):
-    """Points with directions uniform on S^(d−1) and radii log-uniform in [low, high]."""
     radius = sampling.log_uniform(ctx, gen, batch, count, 1, low=low, high=high)
     return sampling.unit_vectors(ctx, gen, batch, count, dim) * radius
 

@@ -130,7 +130,7 @@ MOVED_CONSTANT = peak_constant(WRONG_FRACTION)
 MOVED = f"the maximiser moved to a² = ε/2 (constant {MOVED_CONSTANT:.4f})"
 TOL = lemma.SCORE_TOL
 
-SCORE_GRADIENT_MAX = Claim(
+CLAIMS = (Claim(
     id="georesolver/lemma-2.4/score-gradient-max", section="§2.4",
     label="Lemma 2.4, proof Step 1 (maximum of the score gradient)", statement=STATEMENT, reading=READING,
     clauses=CLAUSES, proof_steps=PROOF_STEPS,
@@ -160,6 +160,4 @@ SCORE_GRADIENT_MAX = Claim(
                                                    evaluate=lambda c: bound_gap(c, MOVED_CONSTANT)),)),
     ),
     notes="18/(16√3) = 3√3/8. The bound used by Steps 3–4 is the 'bound' relation.",
-)
-
-CLAIMS = (SCORE_GRADIENT_MAX,)
+),)
