@@ -1,13 +1,7 @@
-"""Per-query attention Jacobians for GeoResolver Lemma 2.4, and a batched worst-case search.
-
-The proof of Lemma 2.4 measures the spectral norm of ∂o_i/∂q_i, o_i = Σ_j W_ij v_j, keys and
-values held fixed. :func:`query_jacobian` computes it with ``torch.func`` (``vmap`` of ``jacrev``,
-one query per instance: q ``(B, d)``, k ``(B, n, d)``, v ``(B, n, d_v)`` → ``(B, d_v, d)``);
-:func:`ascend` searches for large norms by batched projected Adam ascent through a double-backward
-Jacobian (~30x faster than ``torch.func`` for this second-order step on the CPU);
-:func:`two_group_construction` is the extremal configuration derived in the spec. Seeded by the
-caller, deterministic; nothing here decides a verdict. torch loads on first use.
-"""
+"""Per-query attention Jacobians (GeoResolver Lemma 2.4): ∂o_i/∂q_i, o_i = Σ_j W_ij v_j, keys and values
+fixed, by ``torch.func``; a batched projected-Adam ascent on its norm through a double-backward Jacobian
+(~30x faster than ``torch.func`` for this second-order step on the CPU); the extremal two-group
+configuration. Seeded by the caller, deterministic; nothing here decides a verdict."""
 
 from __future__ import annotations
 
@@ -26,7 +20,6 @@ def query_jacobian(attend, q, k, v, *extra):
 
 
 def query_jacobian_norm(attend, q, k, v, *extra):
-    """Spectral norm ‖∂o/∂q‖₂ per instance, ``(B,)``."""
     return torch.linalg.matrix_norm(query_jacobian(attend, q, k, v, *extra), ord=2)
 
 
@@ -40,7 +33,6 @@ def _differentiable_jacobian(attend, q, k, v):
 
 
 def project_ball(x, radius, center=None):
-    """Each vector (last dim) projected onto the closed ball of ``radius`` about ``center``."""
     offset = x if center is None else x - center
     norm = torch.linalg.vector_norm(offset, dim=-1, keepdim=True)
     scale = torch.clamp(torch.as_tensor(radius, dtype=x.dtype, device=x.device)
@@ -53,10 +45,6 @@ def ascend(attend, q, k, v, *, project, steps: int, lr: tuple[float, float, floa
     """Projected Adam ascent on ‖∂o/∂q‖₂, every instance a restart. ``lr``: the steps (input units)
     for q, k, v, decaying geometrically to 5 %. Returns ``(q, k, v, norm)`` at each instance's best
     step, the norm recomputed with :func:`query_jacobian_norm`."""
-    return _ascend(attend, q, k, v, project=project, steps=steps, lr=lr, free_query=free_query)
-
-
-def _ascend(attend, q, k, v, *, project, steps, lr, free_query):
     q, k, v = project(q.clone(), k.clone(), v.clone())
     params = [q, k, v]
     moments = [(torch.zeros_like(p), torch.zeros_like(p)) for p in params]

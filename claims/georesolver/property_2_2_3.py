@@ -1,7 +1,4 @@
-"""GeoResolver §2.2, Property 3 (concentration in high dimensions). For q, k independent
-N(0, σ²I_d), ‖q − k‖²/(2σ²) ~ χ²_d exactly; the checks estimate the tail by Monte Carlo through
-``operators.squared_distances`` and compare it with the paper's bound, the exact χ² tail (scipy)
-and the bound the suite derives (Laurent–Massart)."""
+"""GeoResolver §2.2, Property 3 (concentration in high dimensions): ‖q − k‖²/(2σ²) ~ χ²_d exactly."""
 
 from __future__ import annotations
 
@@ -11,28 +8,41 @@ import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    Reading,
-    Relation,
-    ScalingLaw,
-    control,
-    grids,
-    sampling,
-    symbolic,
-    tolerances,
-)
+from attnaudit import montecarlo, operators, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Reading, Relation, ScalingLaw, control, grids
 
 STATEMENT = (
     r"\text{For random keys drawn from a high-dimensional isotropic distribution, the squared "
     r"distances concentrate around their mean: } \mathbb{P}\left(\left|\|q_i-k_j\|_2^2-2d_h"
     r"\sigma^2\right|\ge t\right)\le 2\exp\left(-\frac{c\,d_h t^2}{\sigma^4}\right)."
 )
-
+CLAUSES = (
+    Clause("tail-bound", "the squared distances concentrate around their mean: "
+                         "ℙ(|‖i−j‖22−2dhσ2|≥t)≤2exp(−cdht2σ4)."),
+    Clause("kernel-constant", "This concentration implies that in high dimensions, the inverse-distance "
+           "kernel becomes approximately constant across all pairs",
+           undefined="a measure of 'approximately constant' (a spread of D_ij⁻¹ across pairs) and the rate "
+           "in d_h at which it should vanish"),
+)
+READING = (
+    "'Isotropic' read as q_i, k_j independent N(0, σ²I_{d_h}) (the Gaussian the paper's "
+    "justification names). There exists c > 0 such that for all d_h ≥ 1, all σ > 0 and "
+    "all t > 0, P(|‖q−k‖² − 2d_hσ²| ≥ t) ≤ 2exp(−c d_h t²/σ⁴). The rendered exponent lost "
+    "its fraction bar ('cd_ht^2σ^4'); it is read in the order printed, c·d_h·t²/σ⁴."
+)
 PER_DIM, SUB_GAUSSIAN, RECONSTRUCTED = "c-per-dimension", "sub-gaussian-range", "reconstructed"
+ALTERNATIVES = (
+    Reading(PER_DIM, "As the primary reading, but the constant c = c(d_h) > 0 may depend on d_h (this covers "
+            "the reconstruction c·t²/(d_hσ⁴)).", "the text fixes no quantifier order for c and d_h"),
+    Reading(SUB_GAUSSIAN, "As the primary reading, for t ≤ d_hσ² only (the sub-Gaussian range of a χ² "
+            "variable).", "Gaussian-type tails are usually claimed for moderate deviations only"),
+    Reading(RECONSTRUCTED, "The exponent reconstructed as min(t²/(64d_hσ⁴), t/(8σ²)): d_h dividing t² (the "
+            "lost fraction bar read the other way) with the sub-exponential branch a χ² tail needs; the "
+            "constants are the suite's (Laurent–Massart), and ‖q−k‖² follows 2σ²χ²_d.", "the printed "
+            "exponent lost its fraction bar; this is the most favourable reconstruction that holds, derived "
+            "by the suite"),
+)
+
 CHUNK = 4000  # pairs per operator call: (CHUNK, 1, d) tensors stay below 64 MB at d = 1000
 # Joint over the proportions one check estimates (its random cases and adversarial examples).
 MC_TOL = tolerances.MonteCarlo("P(|‖q−k‖² − 2d_hσ²| ≥ t) from B pairs per case", confidence=0.999,
@@ -93,7 +103,6 @@ def squared_distance_draws(d_h: int, count: int, gen, *, dtype=None, device="cpu
 def _estimated_tails(case):
     """P̂(|‖q−k‖² − 2dσ²| ≥ t) per case with its Wilson interval (low, high); one set of standard
     draws (seeded by the case) is scaled by each case's σ² (‖σg₁ − σg₂‖² = σ²‖g₁ − g₂‖²)."""
-    from attnaudit.checks import montecarlo
     d_h, draws, t_, sig = case["d"], case["draws"], case["t"], case["sigma"]
     gen = torch.Generator().manual_seed(int(case["seed"]))  # CPU: replays identically anywhere
     unit = squared_distance_draws(d_h, draws, gen, dtype=t_.dtype).to(t_.device)
@@ -107,8 +116,7 @@ def _estimated_tails(case):
 def paper_bound_sides(case):
     """P̂ against 2exp(−c d t²/σ⁴); a violation means the interval's lower end exceeds the bound."""
     p_hat, low, _ = _estimated_tails(case)
-    bound = 2 * (-case["c"] * case["d"] * case["t"].square() / case["sigma"] ** 4).exp()
-    return p_hat, bound, p_hat - low
+    return p_hat, 2 * (-case["c"] * case["d"] * case["t"].square() / case["sigma"] ** 4).exp(), p_hat - low
 
 
 def exact_tail(d_h, t_, sig, extra_dof=0):
@@ -116,26 +124,25 @@ def exact_tail(d_h, t_, sig, extra_dof=0):
     ``extra_dof``, the law χ²_(d + extra_dof) about the same centre."""
     from scipy import stats
     d_h, u = np.asarray(d_h, dtype=float), np.asarray(t_, dtype=float) / (2 * np.asarray(sig) ** 2)
-    dof = d_h + extra_dof
-    lower = np.where(d_h - u > 0, stats.chi2.cdf(np.maximum(d_h - u, 0.0), dof), 0.0)
-    return stats.chi2.sf(d_h + u, dof) + lower
+    lower = np.where(d_h - u > 0, stats.chi2.cdf(np.maximum(d_h - u, 0.0), d_h + extra_dof), 0.0)
+    return stats.chi2.sf(d_h + u, d_h + extra_dof) + lower
 
 
-def _np(case, *keys):
-    return [case[k].cpu().numpy() if hasattr(case[k], "cpu") else case[k] for k in keys]
+def _np(case):
+    return [case[k].cpu().numpy() if hasattr(case[k], "cpu") else case[k] for k in ("d", "t", "sigma")]
 
 
 def monte_carlo_sides(case, extra_dof=0):
     """P̂ (through the operator) against the exact tail of 2σ²χ²_(d + extra_dof) centred at 2dσ²."""
     p_hat, low, high = _estimated_tails(case)
-    exact = p_hat.new_tensor(exact_tail(*_np(case, "d", "t", "sigma"), extra_dof))
+    exact = p_hat.new_tensor(exact_tail(*_np(case), extra_dof))
     return p_hat, exact, torch.maximum(p_hat - low, high - p_hat)
 
 
 def corrected_bound_sides(case, exponent_factor=1.0):
     """The exact χ² tail against 2exp(−k·min(t²/(64dσ⁴), t/(8σ²))), k = exponent_factor (1 is the
     suite's bound: Laurent–Massart with x = min(u²/(16d), u/4), u = t/(2σ²))."""
-    d_h, t_, sig = _np(case, "d", "t", "sigma")
+    d_h, t_, sig = _np(case)
     exact = case["t"].new_tensor(exact_tail(d_h, t_, sig))
     expo = np.minimum(t_**2 / (64 * d_h * sig**4), t_ / (8 * sig**2))
     bound = case["t"].new_tensor(2 * np.exp(-exponent_factor * expo))
@@ -143,9 +150,10 @@ def corrected_bound_sides(case, exponent_factor=1.0):
 
 
 def sample_mc_cases(ctx, gen):
-    """Per d ∈ {1, 3, 10, 30, 100, 300}: 128 cases, t/σ² log-uniform in [10⁻², 3d], σ in [10⁻¹, 10],
-    c in [10⁻⁶, 10²] (log-uniform); the draws are seeded per batch."""
-    for d_h in (1, 3, 10, 30, 100, 300):
+    """q, k ~ N(0, σ²I_d) pairs through operators.squared_distances (B = 4000 quick, 40000 full); d ∈ {1,
+    3, 10, 30, 100, 300}; t/σ² log-uniform in [10⁻², 3d]; σ log-uniform in [0.1, 10]; c log-uniform in
+    [10⁻⁶, 10²]"""
+    for d_h in (1, 3, 10, 30, 100, 300):  # 128 cases a d; the draws are seeded per batch
         sig = sampling.log_uniform(ctx, gen, 128, low=0.1, high=10.0)
         seed = int(torch.randint(0, 2**31 - 1, (1,), generator=gen, device=gen.device).item())
         yield {"d": d_h, "seed": seed, "draws": ctx.pick(quick=4000, full=40000),
@@ -154,25 +162,21 @@ def sample_mc_cases(ctx, gen):
                "sigma": sig}
 
 
-MC_RESOLVED = 0.05  # the Monte-Carlo comparison needs tails the draws resolve (Wilson width < P)
-
-
-def _resolved_t(d_h: int) -> float:
-    """t/σ² at which the exact tail (decreasing in t) is MC_RESOLVED: SciPy's brentq in log t."""
-    from scipy.optimize import brentq
-
-    excess = lambda x: float(exact_tail(d_h, math.exp(x), 1.0)) - MC_RESOLVED  # noqa: E731
-    return math.exp(brentq(excess, math.log(1e-3), math.log(100.0 * d_h + 100.0), xtol=1e-14))
+# The Monte-Carlo comparison needs tails the draws resolve (Wilson width < P): below the tail
+# MC_RESOLVED the draws cannot resolve P (the engine rejects a tolerance as wide as the compared values).
+MC_RESOLVED = 0.05
 
 
 def sample_mc_tail_cases(ctx, gen):
-    """The paper-bound cases with t/σ² capped where the exact tail falls to MC_RESOLVED = 0.05 (t
-    log-uniform in [10⁻², min(3d, t₀.₀₅)]·σ²): below it the draws cannot resolve P (the engine
-    rejects a tolerance as wide as the compared values)."""
-    for case in sample_mc_cases(ctx, gen):
-        cap = min(3.0 * case["d"], _resolved_t(case["d"]))
-        t_unit = sampling.log_uniform(ctx, gen, len(case["sigma"]), low=1e-2, high=cap)
-        yield case | {"t": t_unit * case["sigma"].square()}
+    """the paper-bound cases (c unused) with t/σ² capped where the exact tail is 0.05"""
+    from scipy.optimize import brentq
+
+    for case in sample_mc_cases(ctx, gen):  # t/σ² log-uniform in [10⁻², min(3d, t₀.₀₅)]
+        excess = lambda x, d_h=case["d"]: float(exact_tail(d_h, math.exp(x), 1.0)) - MC_RESOLVED  # noqa: E731
+        resolved = math.exp(brentq(excess, math.log(1e-3), math.log(100.0 * case["d"] + 100.0), xtol=1e-14))
+        cap = min(3.0 * case["d"], resolved)
+        yield case | {"t": sampling.log_uniform(ctx, gen, len(case["sigma"]), low=1e-2, high=cap)
+                      * case["sigma"].square()}
 
 
 def mc_strategy(ctx):
@@ -190,11 +194,10 @@ def _t_for_level(d_h, level):
 
 
 def sample_exact_cases(ctx, gen):
-    """d log-uniform over [1, 10⁵] (rounded); t such that the corrected bound's exponent is
-    log-uniform in [10⁻⁶, 600] (bulk, sub-Gaussian and sub-exponential ranges, above float64's
-    underflow); σ log-uniform in [10⁻², 10²]."""
+    """d log-uniform in [1, 10⁵] (rounded); t such that the bound's exponent min(t²/(64dσ⁴), t/(8σ²)) is
+    log-uniform in [10⁻⁶, 600]; σ log-uniform in [10⁻², 10²]; 2×20000 cases quick, 2×200000 full"""
     batch = ctx.pick(quick=20000, full=200000)
-    for _ in range(2):
+    for _ in range(2):  # the exponent's range: bulk, sub-Gaussian and sub-exponential, above underflow
         d_h = sampling.log_uniform(ctx, gen, batch, low=1.0, high=1e5).round()
         sig = sampling.log_uniform(ctx, gen, batch, low=1e-2, high=1e2)
         level = sampling.log_uniform(ctx, gen, batch, low=1e-6, high=600.0)
@@ -210,17 +213,14 @@ def exact_strategy(ctx):
 
 # The largest admissible constant along families in the sub-Gaussian range t ≤ d_hσ².
 D_GRID = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)  # three decades, about three points a decade
-FAMILIES = {"c-max-t-sigma2": ("t = σ²", lambda d_h: 1.0),
-            "c-max-t-sqrt-d": ("t = √d_h σ²", math.sqrt),
+FAMILIES = {"c-max-t-sigma2": ("t = σ²", lambda d_h: 1.0), "c-max-t-sqrt-d": ("t = √d_h σ²", math.sqrt),
             "c-max-t-d-over-10": ("t = d_hσ²/10", lambda d_h: d_h / 10.0)}
-
-
 C_MAX_REPLICATES = 4  # engine-drawn replicates of the Monte Carlo, each a quarter of the old single draw
 
 
-def c_max_measure(name):
-    """One replicate of c_max(d, t) = σ⁴ ln(2/P̂)/(d t²) (σ = 1), the largest c the bound allows at
-    (d, t); the engine draws C_MAX_REPLICATES of them (each its own generator) for the error bars."""
+def _law(name):
+    """c_max(d, t) = σ⁴ ln(2/P̂)/(d t²) (σ = 1), the largest c the bound allows at (d, t), along family
+    ``name``; the engine draws C_MAX_REPLICATES of them (each its own generator) for the error bars."""
     def measure(ctx, grid):
         values = []
         for d_h in grid.astype(int).tolist():
@@ -234,13 +234,9 @@ def c_max_measure(name):
             values.append(math.log(2 / p_hat) / (d_h * tt**2))
         return np.array(values)
 
-    return measure
-
-
-def _law(name):
     return ScalingLaw(
         name=name, quantity="c_max(d_h, t) = σ⁴ ln(2/P)/(d_h t²)", variable="d_h", exponent=0.0,
-        order="Ω", grid=grids.fixed(D_GRID), measure=c_max_measure(name),
+        order="Ω", grid=grids.fixed(D_GRID), measure=measure,
         family=f"{FAMILIES[name][0]} (inside t ≤ d_hσ²); q, k ~ N(0, I_d) (σ = 1: c_max is "
                "scale-free), P by Monte Carlo through operators.squared_distances. A bound with a "
                "fixed c > 0 forces c_max ≥ c on every family, so any family whose c_max → 0 refutes",
@@ -258,75 +254,34 @@ def correction(evidence):
             f"admissible c vanishes along every family tested ({fits}).")
 
 
-CLAIMS = (
-    Claim(
-        id="georesolver/property-2.2.3", label="Property 3 (concentration in high dimensions)",
-        section="§2.2", statement=STATEMENT, kind=Kind.INEQUALITY, derivation=derivation,
-        clauses=(
-            Clause("tail-bound", "the squared distances concentrate around their mean: "
-                                 "ℙ(|‖i−j‖22−2dhσ2|≥t)≤2exp(−cdht2σ4)."),
-            Clause("kernel-constant",
-                   "This concentration implies that in high dimensions, the "
-                   "inverse-distance kernel becomes approximately constant across all pairs",
-                   undefined="a measure of 'approximately constant' (a spread of D_ij⁻¹ across pairs) and "
-                             "the rate in d_h at which it should vanish"),
-        ),
-        proof_absent=("the source only cites 'standard results on Lipschitz functions of Gaussian random "
-                      "variables'; the cited route is the suite's derivation"),
-        reading=(
-            "'Isotropic' read as q_i, k_j independent N(0, σ²I_{d_h}) (the Gaussian the paper's "
-            "justification names). There exists c > 0 such that for all d_h ≥ 1, all σ > 0 and "
-            "all t > 0, P(|‖q−k‖² − 2d_hσ²| ≥ t) ≤ 2exp(−c d_h t²/σ⁴). The rendered exponent lost "
-            "its fraction bar ('cd_ht^2σ^4'); it is read in the order printed, c·d_h·t²/σ⁴."
-        ),
-        reading_why="the literal statement, with the exponent in the order the text prints it",
-        alternatives=(
-            Reading(PER_DIM, "As the primary reading, but the constant c = c(d_h) > 0 may depend on "
-                             "d_h (this covers the reconstruction c·t²/(d_hσ⁴)).",
-                    "the text fixes no quantifier order for c and d_h"),
-            Reading(SUB_GAUSSIAN, "As the primary reading, for t ≤ d_hσ² only (the sub-Gaussian "
-                                  "range of a χ² variable).",
-                    "Gaussian-type tails are usually claimed for moderate deviations only"),
-            Reading(RECONSTRUCTED, "The exponent reconstructed as min(t²/(64d_hσ⁴), t/(8σ²)): d_h "
-                                   "dividing t² (the lost fraction bar read the other way) with "
-                                   "the sub-exponential branch a χ² tail needs; the constants are "
-                                   "the suite's (Laurent–Massart), and ‖q−k‖² follows 2σ²χ²_d.",
-                    "the printed exponent lost its fraction bar; this is the most favourable "
-                    "reconstruction that holds, derived by the suite"),
-        ),
-        checks=(
-            Relation(
-                name="paper-bound", lhs="P̂(|‖q−k‖² − 2d_hσ²| ≥ t)", rel="<=", rhs="2exp(−c d_h t²/σ⁴)",
-                evaluate=paper_bound_sides, sample=sample_mc_cases, strategy=mc_strategy,
-                tolerance=MC_TOL, max_examples=40, clause="tail-bound",
-                sampler="q, k ~ N(0, σ²I_d) pairs through operators.squared_distances (B = 4000 "
-                        "quick, 40000 full); d ∈ {1, 3, 10, 30, 100, 300}; t/σ² log-uniform "
-                        "in [10⁻², 3d]; σ log-uniform in [0.1, 10]; c log-uniform in [10⁻⁶, 10²]"),
-            *(_law(name) for name in FAMILIES),
-            Relation(
-                name="mc-matches-chi2-tail", lhs="P̂ (Monte Carlo through operators.squared_distances)",
-                rel="==", rhs="P(|2σ²χ²_d − 2d_hσ²| ≥ t) (scipy)", evaluate=monte_carlo_sides,
-                sample=sample_mc_tail_cases, tolerance=MC_TOL,
-                sampler="the paper-bound cases (c unused) with t/σ² capped where the exact tail is 0.05",
-                reading=RECONSTRUCTED,
-                controls=(control("the χ² law with one degree of freedom more", contrast="prediction",
-                                  evaluate=lambda case: monte_carlo_sides(case, extra_dof=1)),)),
-            Relation(
-                name="corrected-bound", lhs="P(|‖q−k‖² − 2d_hσ²| ≥ t) (exact χ² tail)", rel="<=",
-                rhs="2exp(−min(t²/(64d_hσ⁴), t/(8σ²)))", evaluate=corrected_bound_sides,
-                sample=sample_exact_cases, strategy=exact_strategy, tolerance=SPECIAL_TOL,
-                sampler="d log-uniform in [1, 10⁵] (rounded); t such that the bound's exponent "
-                        "min(t²/(64dσ⁴), t/(8σ²)) is log-uniform in [10⁻⁶, 600]; σ log-uniform in "
-                        "[10⁻², 10²]; 2×20000 cases quick, 2×200000 full",
-                reading=RECONSTRUCTED,
-                controls=(control("the exponent four times larger", contrast="prediction",
-                                  evaluate=lambda case: corrected_bound_sides(case, 4.0)),)),
-        ),
-        correction=correction,
-        time_limit_s=30.0,
-        notes=("The centre 2d_hσ² is right, but d_h in the numerator of the exponent would make the "
-               "spread of ‖q−k‖² shrink like σ²/√d_h, while Var‖q−k‖² = 8d_hσ⁴ grows; and a χ² "
-               "tail is sub-exponential, not Gaussian, in t. The relative deviation does "
-               "concentrate: ‖q−k‖²/(2d_hσ²) − 1 = O(1/√d_h)."),
+CLAIMS = (Claim(
+    id="georesolver/property-2.2.3", label="Property 3 (concentration in high dimensions)", section="§2.2",
+    statement=STATEMENT, kind="inequality", derivation=derivation, clauses=CLAUSES, reading=READING,
+    proof_absent=("the source only cites 'standard results on Lipschitz functions of Gaussian random "
+                  "variables'; the cited route is the suite's derivation"),
+    reading_why="the literal statement, with the exponent in the order the text prints it",
+    alternatives=ALTERNATIVES,
+    checks=(
+        Relation(name="paper-bound", lhs="P̂(|‖q−k‖² − 2d_hσ²| ≥ t)", rel="<=", rhs="2exp(−c d_h t²/σ⁴)",
+                 evaluate=paper_bound_sides, sample=sample_mc_cases, strategy=mc_strategy, tolerance=MC_TOL,
+                 max_examples=40, clause="tail-bound"),
+        *(_law(name) for name in FAMILIES),
+        Relation(name="mc-matches-chi2-tail", lhs="P̂ (Monte Carlo through operators.squared_distances)",
+                 rel="==", rhs="P(|2σ²χ²_d − 2d_hσ²| ≥ t) (scipy)", evaluate=monte_carlo_sides,
+                 sample=sample_mc_tail_cases, tolerance=MC_TOL, reading=RECONSTRUCTED,
+                 controls=(control("the χ² law with one degree of freedom more", contrast="prediction",
+                                   evaluate=lambda case: monte_carlo_sides(case, extra_dof=1)),)),
+        Relation(name="corrected-bound", lhs="P(|‖q−k‖² − 2d_hσ²| ≥ t) (exact χ² tail)", rel="<=",
+                 rhs="2exp(−min(t²/(64d_hσ⁴), t/(8σ²)))", evaluate=corrected_bound_sides,
+                 sample=sample_exact_cases, strategy=exact_strategy, tolerance=SPECIAL_TOL,
+                 reading=RECONSTRUCTED,
+                 controls=(control("the exponent four times larger", contrast="prediction",
+                                   evaluate=lambda case: corrected_bound_sides(case, 4.0)),)),
     ),
-)
+    correction=correction,
+    time_limit_s=30.0,
+    notes=("The centre 2d_hσ² is right, but d_h in the numerator of the exponent would make the "
+           "spread of ‖q−k‖² shrink like σ²/√d_h, while Var‖q−k‖² = 8d_hσ⁴ grows; and a χ² "
+           "tail is sub-exponential, not Gaussian, in t. The relative deviation does "
+           "concentrate: ‖q−k‖²/(2d_hσ²) − 1 = O(1/√d_h)."),
+),)

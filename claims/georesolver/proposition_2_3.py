@@ -1,5 +1,4 @@
-"""GeoResolver §2.3, Proposition 2.3 (Dense-Key Degradation): the separation bound on W_jj, and
-r² = Θ(d_hσ²n^(−2/d_h)) for Gaussian keys (nearest-neighbour distances from a KD-tree)."""
+"""GeoResolver §2.3, Proposition 2.3 (Dense-Key Degradation): the separation bound, and Gaussian keys."""
 
 from __future__ import annotations
 
@@ -7,26 +6,51 @@ import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    Reading,
-    Relation,
-    ScalingLaw,
-    control,
-    grids,
-    sampling,
-    symbolic,
-    tolerances,
-)
+from attnaudit import sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Reading, Relation, ScalingLaw, control, grids
 from attnaudit.claims.georesolver import property_2_2_4
 
 STATEMENT = (
     r"\text{If keys have covering radius } r \text{ from } k_j \text{ (i.e., } "
     r"\|k_j-k_m\|\geq r \text{ for all } m\neq j\text{), then } "
     r"W_{jj}\geq\frac{1}{1+\varepsilon(n-1)/(r^2+\varepsilon)}."
+)
+CLAUSES = (Clause("separation-bound", "If keys have covering radius r from jk_j (i.e., ‖j−m‖≥r\\|k_j-k_m\\|≥ "
+                                      "r for all m≠jm≠ j), then Wjj≥11+ε(n−1)/(r2+ε)."),)
+PROOF_STEPS = (
+    ProofStep("inverse-bound", "Therefore: jm−1=(djm2+ε)−1≤(r2+ε)−1."),
+    ProofStep("chain", "The attention weight for the exact match is: Wjj=ε−1ε−1+∑m≠jm−1≥ε−1ε−1+(n−1)"
+                       "(r2+ε)−1=11+ε(n−1)/(r2+ε)."),
+)
+READING = (
+    "For n keys k_1…k_n in R^d, the query q = k_j (the proof's exact match, D_jj = ε; "
+    "the statement names no query), every ε > 0 and every r with ‖k_j − k_m‖ ≥ r for "
+    "all m ≠ j: W_jj ≥ 1/(1 + ε(n−1)/(r² + ε)). The bound grows with r, so it is "
+    "tested at the largest admissible r = min_{m≠j} ‖k_j − k_m‖. The paper calls r a "
+    "'covering radius'; the condition it states is a separation (packing) radius."
+)
+
+GAUSSIAN_STATEMENT = (r"\text{For Gaussian keys with covariance } \sigma^2 I, \quad "
+                      r"r^2 = \Theta\left(d_h\sigma^2 n^{-2/d_h}\right).")
+GAUSSIAN_CLAUSES = (Clause("gaussian-radius", "For Gaussian keys with covariance σ2Iσ^2I, r2=Θ(dhσ2n−2/dh)"),)
+GAUSSIAN_PROOF_STEPS = (
+    ProofStep("ball", "the keys are distributed in a ball of radius O(dhσ)O( d_hσ) with high probability"),
+    ProofStep("covering", "The covering radius of n points in dimension dhd_h scales as r=O(σdhn−1/dh)"),
+    ProofStep("squaring", "Squaring gives r2=Θ(dhσ2n−2/dh)"),
+)
+GAUSSIAN_READING = (
+    "Keys k_1…k_n i.i.d. N(0, σ²I_{d_h}), d_h fixed, n → ∞; r = r_j, key k_j's separation "
+    "radius as the first part defines it (‖k_j − k_m‖ ≥ r for all m ≠ j, largest such r: the "
+    "nearest-neighbour distance of k_j), for a typical key (the median over keys). Θ in n (the "
+    "factor d_hσ² is a constant at fixed d_h; r² ∝ σ² exactly by scaling). Tested for "
+    "d_h ∈ {1, 2, 3, 4}."
+)
+GLOBAL = "global-separation"
+GAUSSIAN_ALTERNATIVES = (
+    Reading(GLOBAL, "r = min_{j≠m}‖k_j − k_m‖, the minimum separation of the whole key set "
+                    "(the largest r for which the first part's hypothesis holds for every j).",
+            "the proof's packing step (n disjoint balls of radius r/2) needs ‖k_j − k_m‖ ≥ r for "
+            "every pair, and it speaks of 'the covering radius of n points', a property of the set"),
 )
 
 # D_jm to (d+3)·u, each ratio ε/D_jm one more, their sum n·u, 1/Σ one; W_jj = 1/(1 + x) amplifies a
@@ -72,16 +96,10 @@ def bound_sides(case, power=1.0):
     return w_jj, bound, BOUND_TOL(n + 2 * d + 16, k.dtype) * bound
 
 
-def _regular_simplex(ctx, gen, batch, n, d):
-    """n equidistant points (pairwise distance s, log-uniform) in R^d, d ≥ n, reflected and moved."""
-    side = sampling.log_uniform(ctx, gen, batch, 1, 1, low=1e-3, high=1e3)
-    basis = torch.eye(n, d, dtype=ctx.dtype, device=ctx.device) * side / 2**0.5
-    v = sampling.unit_vectors(ctx, gen, batch, 1, d)
-    reflected = basis - 2 * (basis * v).sum(dim=-1, keepdim=True) * v
-    return reflected + sampling.gaussian(ctx, gen, batch, 1, d, scale=10.0)
-
-
 def _sample(ctx, gen):
+    """Gaussian keys (n, d) ∈ {(2,1), (8,2), (32,3), (128,16)}; clustered keys (2 or 4 centres, spread 1e-6 …
+    1e-1); regular simplices (n, d) ∈ {(2,2), (4,4), (16,16), (64,64), (16,40)}, exact and with relative
+    jitter 1e-12 … 1e-2; random j; ε log-uniform in [1e-10, 1e4]"""
     batch = ctx.pick(quick=2000, full=20000)
 
     def case(k):
@@ -98,10 +116,14 @@ def _sample(ctx, gen):
         member = torch.arange(n, device=ctx.device) % c
         spread = sampling.log_uniform(ctx, gen, batch, 1, 1, low=1e-6, high=1e-1)
         yield case(centres[:, member] + spread * sampling.gaussian(ctx, gen, batch, n, d))
-    # Regular simplices (every d_jm = r) attain the bound; a relative jitter 1e-12 … 1e-2 approaches
-    # it from the admissible side.
+    # Regular simplices (every d_jm = r, pairwise distance s log-uniform, in R^d, d ≥ n, reflected and
+    # moved) attain the bound; a relative jitter 1e-12 … 1e-2 approaches it from the admissible side.
     for n, d in ((2, 2), (4, 4), (16, 16), (64, 64), (16, 40)):
-        k = _regular_simplex(ctx, gen, batch // 4, n, d)
+        side = sampling.log_uniform(ctx, gen, batch // 4, 1, 1, low=1e-3, high=1e3)
+        basis = torch.eye(n, d, dtype=ctx.dtype, device=ctx.device) * side / 2**0.5
+        v = sampling.unit_vectors(ctx, gen, batch // 4, 1, d)
+        k = basis - 2 * (basis * v).sum(dim=-1, keepdim=True) * v + sampling.gaussian(
+            ctx, gen, batch // 4, 1, d, scale=10.0)
         yield case(k)
         jitter = sampling.log_uniform(ctx, gen, batch // 4, 1, 1, low=1e-12, high=1e-2)
         yield case(k + jitter * k.std(dim=(-1, -2), keepdim=True)
@@ -119,13 +141,6 @@ def _strategy(ctx):
 
     return st.tuples(sampling.point_sets(n=(2, 8), d=(1, 4), bound=10.0), st.integers(0, 7),
                      sampling.log_uniform_floats(1e-10, 1e4)).map(build)
-
-
-# ══ Gaussian part: r² = Θ(d_hσ²n^(−2/d_h)) ══
-
-GAUSSIAN_STATEMENT = (r"\text{For Gaussian keys with covariance } \sigma^2 I, \quad "
-                      r"r^2 = \Theta\left(d_h\sigma^2 n^{-2/d_h}\right).")
-GLOBAL = "global-separation"
 
 
 def gaussian_derivation():
@@ -189,7 +204,6 @@ MEDIAN_TOL = tolerances.FitBias(-0.0143, "the population median of r_j² (non-ce
 MIN_SEP_TOL = tolerances.FitBias(-0.0244, "the Poisson-limit E[min_{j≠m}‖k_j−k_m‖²] on the quick "
                                           "grid, largest over d_h ∈ {1,…,4}")
 
-
 # n from 10 to 10⁴ (quick) or 10^4.5 (full), two points a decade.
 SEPARATION_N_GRID = grids.per_profile(quick=grids.log_spaced_integers(10, 1e4, 7),
                                       full=grids.log_spaced_integers(10, 10**4.5, 8))
@@ -226,8 +240,7 @@ def _separation_law(d_h: int, per_key: bool) -> ScalingLaw:
             "median" if per_key else "min"],
         family=f"typical: n keys ~ N(0, I_{d_h}), {what}; σ = 1 (r² ∝ σ² exactly); KD-tree",
         tolerance=MEDIAN_TOL if per_key else MIN_SEP_TOL, predicted=f"Θ(n^(-2/{d_h}))",
-        replicates=SEPARATION_GROUPS,
-        reading=None if per_key else GLOBAL,
+        replicates=SEPARATION_GROUPS, reading=None if per_key else GLOBAL,
         controls=(control(f"exponent −4/{d_h} (the minimum separation's) in place of −2/{d_h}",
                           exponent=-4.0 / d_h),) if per_key else ())
 
@@ -240,72 +253,23 @@ def gaussian_correction(evidence):
             f"for the minimum ({'; '.join(parts)}).")
 
 
-GAUSSIAN = Claim(
-    id="georesolver/proposition-2.3/gaussian", section="§2.3", kind=Kind.ASYMPTOTIC,
-    label="Proposition 2.3 (Dense-Key Degradation), Gaussian part", statement=GAUSSIAN_STATEMENT,
-    reading=(
-        "Keys k_1…k_n i.i.d. N(0, σ²I_{d_h}), d_h fixed, n → ∞; r = r_j, key k_j's separation "
-        "radius as the first part defines it (‖k_j − k_m‖ ≥ r for all m ≠ j, largest such r: the "
-        "nearest-neighbour distance of k_j), for a typical key (the median over keys). Θ in n (the "
-        "factor d_hσ² is a constant at fixed d_h; r² ∝ σ² exactly by scaling). Tested for "
-        "d_h ∈ {1, 2, 3, 4}."
-    ),
-    reading_why="the proposition defines r 'from k_j', per key; the Gaussian part names no other r",
-    clauses=(Clause("gaussian-radius", "For Gaussian keys with covariance σ2Iσ^2I, r2=Θ(dhσ2n−2/dh)"),),
-    proof_steps=(
-        ProofStep("ball",
-                  "the keys are distributed in a ball of radius O(dhσ)O( d_hσ) with high probability"),
-        ProofStep("covering", "The covering radius of n points in dimension dhd_h scales as r=O(σdhn−1/dh)"),
-        ProofStep("squaring", "Squaring gives r2=Θ(dhσ2n−2/dh)"),
-    ),
-    alternatives=(
-        Reading(GLOBAL, "r = min_{j≠m}‖k_j − k_m‖, the minimum separation of the whole key set "
-                        "(the largest r for which the first part's hypothesis holds for every j).",
-                "the proof's packing step (n disjoint balls of radius r/2) needs ‖k_j − k_m‖ ≥ r for "
-                "every pair, and it speaks of 'the covering radius of n points', a property of the set"),
-    ),
-    derivation=gaussian_derivation,
-    checks=tuple(_separation_law(d_h, per_key) for per_key in (True, False) for d_h in GAUSSIAN_DIMS),
-    correction=gaussian_correction,
-    time_limit_s=30.0,
-    notes=("The proof's packing bound r = O(σ√d_h n^(−1/d_h)) is right but only an upper bound, on "
-           "the minimum separation, whose square is Θ(n^(−4/d_h)); n^(−2/d_h) is the per-key "
-           "nearest-neighbour scale. The d_h-dependence of the constant is not tested."),
-)
-
-
 CLAIMS = (
-    Claim(
-        id="georesolver/proposition-2.3/bound", section="§2.3", kind=Kind.INEQUALITY,
-        label="Proposition 2.3 (Dense-Key Degradation), first part", statement=STATEMENT,
-        reading=(
-            "For n keys k_1…k_n in R^d, the query q = k_j (the proof's exact match, D_jj = ε; "
-            "the statement names no query), every ε > 0 and every r with ‖k_j − k_m‖ ≥ r for "
-            "all m ≠ j: W_jj ≥ 1/(1 + ε(n−1)/(r² + ε)). The bound grows with r, so it is "
-            "tested at the largest admissible r = min_{m≠j} ‖k_j − k_m‖. The paper calls r a "
-            "'covering radius'; the condition it states is a separation (packing) radius."
-        ),
-        reading_why="the literal condition ‖k_j − k_m‖ ≥ r, with the query of the paper's own proof",
-        clauses=(Clause("separation-bound",
-                        "If keys have covering radius r from jk_j (i.e., ‖j−m‖≥r\\|k_j-k_m\\|≥ "
-                        "r for all m≠jm≠ j), then Wjj≥11+ε(n−1)/(r2+ε)."),),
-        proof_steps=(
-            ProofStep("inverse-bound", "Therefore: jm−1=(djm2+ε)−1≤(r2+ε)−1."),
-            ProofStep("chain", "The attention weight for the exact match is: Wjj=ε−1ε−1+∑m≠jm−1≥ε−1ε−1+(n−1)"
-                               "(r2+ε)−1=11+ε(n−1)/(r2+ε)."),
-        ),
-        derivation=derivation,
-        checks=(
-            Relation(
-                name="separation-bound", lhs="W_jj", rel=">=", rhs="1/(1 + ε(n−1)/(r²+ε))",
-                evaluate=bound_sides, sample=_sample, strategy=_strategy, tolerance=BOUND_TOL,
-                sampler="Gaussian keys (n, d) ∈ {(2,1), (8,2), (32,3), (128,16)}; clustered keys (2 or "
-                        "4 centres, spread 1e-6 … 1e-1); regular simplices (n, d) ∈ {(2,2), (4,4), "
-                        "(16,16), (64,64), (16,40)}, exact and with relative jitter 1e-12 … 1e-2; "
-                        "random j; ε log-uniform in [1e-10, 1e4]",
-                controls=(control(property_2_2_4.HEAVY, contrast="operator",
-                                  evaluate=lambda case: bound_sides(case, 0.5)),)),
-        ),
-    ),
-    GAUSSIAN,
+    Claim(id="georesolver/proposition-2.3/bound", section="§2.3", kind="inequality",
+          label="Proposition 2.3 (Dense-Key Degradation), first part", statement=STATEMENT, reading=READING,
+          reading_why="the literal condition ‖k_j − k_m‖ ≥ r, with the query of the paper's own proof",
+          clauses=CLAUSES, proof_steps=PROOF_STEPS, derivation=derivation,
+          checks=(Relation(name="separation-bound", lhs="W_jj", rel=">=", rhs="1/(1 + ε(n−1)/(r²+ε))",
+                           evaluate=bound_sides, sample=_sample, strategy=_strategy, tolerance=BOUND_TOL,
+                           controls=(control(property_2_2_4.HEAVY, contrast="operator",
+                                             evaluate=lambda case: bound_sides(case, 0.5)),)),)),
+    Claim(id="georesolver/proposition-2.3/gaussian", section="§2.3", kind="asymptotic",
+          label="Proposition 2.3 (Dense-Key Degradation), Gaussian part", statement=GAUSSIAN_STATEMENT,
+          reading=GAUSSIAN_READING, clauses=GAUSSIAN_CLAUSES, proof_steps=GAUSSIAN_PROOF_STEPS,
+          reading_why="the proposition defines r 'from k_j', per key; the Gaussian part names no other r",
+          alternatives=GAUSSIAN_ALTERNATIVES, derivation=gaussian_derivation, correction=gaussian_correction,
+          checks=tuple(_separation_law(d_h, per_key) for per_key in (True, False) for d_h in GAUSSIAN_DIMS),
+          time_limit_s=30.0,
+          notes=("The proof's packing bound r = O(σ√d_h n^(−1/d_h)) is right but only an upper bound, on "
+                 "the minimum separation, whose square is Θ(n^(−4/d_h)); n^(−2/d_h) is the per-key "
+                 "nearest-neighbour scale. The d_h-dependence of the constant is not tested.")),
 )

@@ -1,6 +1,4 @@
-"""GeoResolver §2.4, Lemma 2.4 (Lipschitz scaling) and its proof's Step 1, one module per claim:
-``score_gradient_max`` (Step 1), ``ida_general``, ``ida_clustered`` and ``softmax``; ``_common``
-holds what the lemma's three claims share, ``_score`` the score gradient.
+"""GeoResolver §2.4, Lemma 2.4 (Lipschitz scaling) and its proof's Step 1, one module per claim.
 
 The lemma's "Lipschitz constant" is read as its proof defines it: L = sup ‖∂o_i/∂q_i‖₂, o_i =
 Σ_j W_ij v_j, keys and values fixed, over bounded inputs and ‖v_j‖ ≤ L_V (R = L_V = 1: the exponents

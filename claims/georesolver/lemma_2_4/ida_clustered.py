@@ -8,70 +8,51 @@ import math
 import sympy as sp
 import torch
 
-from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    Reading,
-    ScalingLaw,
-    sampling,
-    search,
-    symbolic,
-    tolerances,
-)
+from attnaudit import operators, sampling, symbolic, tolerances
+from attnaudit.checks import Clause, ProofStep, Relation, ScalingLaw, grids, search
 from attnaudit.checks.tables import ROUNDOFF_EXPONENT
 from attnaudit.claims.georesolver import _jacobians as jac
 
-from ._common import (
-    CLUSTER_N_GRID,
-    CLUSTER_SEARCH,
-    D_IDA,
-    D_VALUE,
-    EPS,
-    IDA_SUPREMUM_CONTROLS,
-    IDA_SUPREMUM_LHS,
-    IDA_SUPREMUM_RHS,
-    JAC_TOL,
-    LEMMA_PREAMBLE,
-    N_FREE_WHY,
-    PROOF_QUANTITY_WHY,
-    QUANTITY,
-    V_BOUND,
-    attend,
-    eps_sym,
-    full,
-    moved,
-    n_sym,
-    pick,
-    relation,
-    score_bound_step,
-    search_text,
-    supremum_gap,
-    values_in_ball,
-)
+from . import _common as lemma
 
 CLUSTERS = 4  # C = Θ(1): centres at the corners of a square of side Δ_c
 CLUSTER_GAP = 1.0  # Δ_c, the distance between neighbouring centres
 CLUSTER_RADIUS = 0.2  # r_c of the fixed-radius family (> √ε: a cluster holds the extremal pair)
-QUERY_BOUND = 1.0  # ‖q_i‖ ≤ 1 (the corners are at distance Δ_c/√2 from the origin)
 LOW_RANK_RADIUS = 0.1  # low-rank family: r_c = 0.1·√ε·√(8/n)
-CENTRES = tuple((x * CLUSTER_GAP / 2, y * CLUSTER_GAP / 2) for x, y in ((1, 1), (-1, 1), (-1, -1), (1, -1)))
 
-STATEMENT = LEMMA_PREAMBLE + (
+STATEMENT = lemma.LEMMA_PREAMBLE + (
     r"\;\text{(Proof, Step 4: for keys in the same cluster as } q_i \text{ the contribution is }"
     r" O(n_cr_c/\varepsilon^2)\text{; for keys in other clusters } O(n_c/\Delta_c^2)\text{. The"
     r" number of non-negligible distance scales is } O(\log n)\text{, yielding the } O(\log n)"
     r"\text{ scaling.)}"
 )
-READING = (f"Quantity: {QUANTITY}, for IDA, values ‖v_j‖ ≤ L_V = {V_BOUND:g}, ε = {EPS:g} fixed (the "
-           f"statement hides ε). Hypothesis realised by two families: (A) clustering, C = {CLUSTERS} "
-           f"clusters of fixed radius r_c = {CLUSTER_RADIUS:g} at fixed separation Δ_c = {CLUSTER_GAP:g}; "
-           f"(B) effective rank Θ(1), the same clusters with r_c = {LOW_RANK_RADIUS:g}√ε√(8/n) shrinking "
-           "in n (kernel effective rank ≤ C(1 + 4r_c²/ε)², checked). Statement: L = O(1 + log n) "
-           "as n → ∞ in both families.")
+CLAUSES = (Clause("clustered-bound",
+                  "additionally assuming the key distribution has effective rank reff=Θ(1)r_eff= (1) or "
+                  "exhibits a clustering structure with C=Θ(1)C= (1) clusters, then: "
+                  "LIDA=(1+logn⋅LW2R2)"),)
+PROOF_STEPS = (
+    ProofStep("same-cluster", "For keys in the same cluster as iq_i, the distances are within rcr_c, and "
+                              "the contribution is (ncrc/ε2)O(n_cr_c/ ^2)"),
+    ProofStep("other-clusters", "For keys in other clusters, the distances are at least the "
+                                "inter-cluster distance, and the contribution is (nc/Δc2)O(n_c/ _c^2)"),
+    ProofStep("log-scales", "The number of non-negligible distance scales is (logn)O( n), yielding the "
+                            "(logn)O( n) scaling."),
+)
+READING = (f"Quantity: {lemma.QUANTITY}, for IDA, values ‖v_j‖ ≤ L_V = {lemma.V_BOUND:g}, "
+           f"ε = {lemma.EPS:g} fixed (the statement hides ε). Hypothesis realised by two families: (A) "
+           f"clustering, C = {CLUSTERS} clusters of fixed radius r_c = {CLUSTER_RADIUS:g} at fixed "
+           f"separation Δ_c = {CLUSTER_GAP:g}; (B) effective rank Θ(1), the same clusters with r_c = "
+           f"{LOW_RANK_RADIUS:g}√ε√(8/n) shrinking in n (kernel effective rank ≤ C(1 + 4r_c²/ε)², checked). "
+           "Statement: L = O(1 + log n) as n → ∞ in both families.")
+N_FREE = ("In both clustered families the worst-case ‖∂o_i/∂q_i‖₂ is at most "
+          "L_V·max_{0≤a≤R} 2a/(a²+ε), a bound without n (and without clustering).")
 
+D_IDA, D_VALUE, EPS, V_BOUND = lemma.D_IDA, lemma.D_VALUE, lemma.EPS, lemma.V_BOUND
+QUERY_BOUND = 1.0  # ‖q_i‖ ≤ 1 (the corners are at distance Δ_c/√2 from the origin)
+CENTRES = tuple((x * CLUSTER_GAP / 2, y * CLUSTER_GAP / 2) for x, y in ((1, 1), (-1, 1), (-1, -1), (1, -1)))
+# The n-sweep's grid, >= 3 decades (the full profile denser): 8 … 8192.
+CLUSTER_N_GRID = grids.per_profile(quick=grids.geometric(8, 4, 6), full=grids.geometric(8, 2, 11))
+n_sym, eps_sym = sp.symbols("n epsilon", positive=True)
 
 
 def cluster_radius(family: str, n: int) -> float:
@@ -84,25 +65,30 @@ def cluster_constructions(ctx, n: int, radius: float):
     (ii) q at the midpoint of the edge between centres 2 and 3, every key at its centre, values
     L_V·sign(e₁·(g_j − ḡ))·e₁, g_j = ∂log S_ij/∂q_i (the best values for this q and direction)."""
     centres, per = ctx.tensor(CENTRES), n // CLUSTERS
-    zeros = lambda *shape: torch.zeros(*shape, dtype=ctx.dtype, device=ctx.device)  # noqa: E731
     q1, k0, v0 = jac.two_group_construction(1, per, D_IDA, D_VALUE, min(math.sqrt(EPS), radius), V_BOUND,
                                             dtype=ctx.dtype, device=ctx.device, center=centres[:1])
     rest = centres[1:].repeat_interleave(per, dim=0)[None]
-    k1, v1 = torch.cat([k0, rest], dim=1), torch.cat([v0, zeros(1, rest.shape[1], D_VALUE)], dim=1)
+    k1, v1 = torch.cat([k0, rest], dim=1), torch.cat([v0, rest.new_zeros(1, rest.shape[1], D_VALUE)], dim=1)
     q2, k2 = (centres[2:3] + centres[3:4]) / 2, centres.repeat_interleave(per, dim=0)[None]
     weights = operators.ida_weights(q2[:, None, :], k2, eps=EPS)[:, 0, :]
     offsets = k2 - q2[:, None, :]
     g1 = 2 * offsets[..., 0] / (offsets.square().sum(-1) + EPS)
-    v2 = zeros(1, n, D_VALUE)
+    v2 = k2.new_zeros(1, n, D_VALUE)
     v2[..., 0] = V_BOUND * torch.sign(g1 - (weights * g1).sum(-1, keepdim=True))
     return torch.cat([q1, q2]), torch.cat([k1, k2]), torch.cat([v1, v2])
+
+
+def _cluster_keys(ctx, gen, batch, n, radius):
+    spread = torch.rand(batch, n, 1, generator=gen, dtype=ctx.dtype, device=ctx.device)
+    return (ctx.tensor(CENTRES).repeat_interleave(n // CLUSTERS, dim=0)
+            + sampling.unit_vectors(ctx, gen, batch, n, D_IDA) * spread * radius)
 
 
 def _clustered_search(ctx, n, family):
     """Projected Adam on ‖∂o/∂q‖ over the clustered family at n (q in ‖q‖ ≤ 1, keys in their
     cluster balls, values in the L_V-ball), from the two constructions and random points."""
     gen = ctx.generator(f"cluster-search:{family}:n={n}")
-    batch, radius = pick(ctx, CLUSTER_SEARCH["restarts"]), cluster_radius(family, n)
+    batch, radius = ctx.pick(quick=4, full=30), cluster_radius(family, n)
     centres, scale = ctx.tensor(CENTRES), min(math.sqrt(EPS), radius)
     key_centres = centres.repeat_interleave(n // CLUSTERS, dim=0).expand(batch + 2, -1, -1)
     k = _cluster_keys(ctx, gen, batch, n, radius)
@@ -112,18 +98,18 @@ def _clustered_search(ctx, n, family):
     project = lambda q, k, v: (jac.project_ball(q, QUERY_BOUND),  # noqa: E731
                                jac.project_ball(k, radius, key_centres), jac.project_ball(v, V_BOUND))
     q, k, v, searched = jac.ascend(
-        attend("ida"), torch.cat([built[0], q]), torch.cat([built[1], k]),
-        torch.cat([built[2], values_in_ball(ctx, gen, batch, n)]), project=project,
-        steps=pick(ctx, CLUSTER_SEARCH["steps"]), lr=(0.5 * math.sqrt(EPS), 0.5 * scale, 0.1))
-    return {"q": q, "k": k, "v": v, "eps": full(ctx, batch + 2, EPS)}, float(searched.max())
-
-
-def _clustered_constructions(ctx, n, family):
-    return float(jac.query_jacobian_norm(attend("ida"), *cluster_constructions(
-        ctx, n, cluster_radius(family, n))).max())
+        lemma.attend("ida"), torch.cat([built[0], q]), torch.cat([built[1], k]),
+        torch.cat([built[2], lemma.values_in_ball(ctx, gen, batch, n)]), project=project,
+        steps=ctx.pick(quick=15, full=80), lr=(0.5 * math.sqrt(EPS), 0.5 * scale, 0.1))
+    return {"q": q, "k": k, "v": v, "eps": lemma.full(ctx, batch + 2, EPS)}, float(searched.max())
 
 
 # The worst case over the clustered family at (n, family): searched once per run.
+def _clustered_constructions(ctx, n, family):
+    return float(jac.query_jacobian_norm(lemma.attend("ida"), *cluster_constructions(
+        ctx, n, cluster_radius(family, n))).max())
+
+
 CLUSTERED_WORST = search.WorstCase("cluster", _clustered_search, _clustered_constructions)
 
 
@@ -145,27 +131,20 @@ def effective_rank_gap(case):
     return rank, rhs, RANK_TOL(k.shape[-2] ** 2, rank.dtype) * rank
 
 
-def _cluster_keys(ctx, gen, batch, n, radius):
-    """n/C keys uniform in the ball of ``radius`` about each centre."""
-    spread = torch.rand(batch, n, 1, generator=gen, dtype=ctx.dtype, device=ctx.device)
-    return (ctx.tensor(CENTRES).repeat_interleave(n // CLUSTERS, dim=0)
-            + sampling.unit_vectors(ctx, gen, batch, n, D_IDA) * spread * radius)
-
-
 def sample_low_rank_keys(ctx, gen):
     """Family (B)'s keys: n ∈ {8, 32, 128, 512}, n/C keys uniform in each cluster ball."""
     batch = ctx.pick(quick=4, full=16)
     for n in (8, 32, 128, 512):
         radius = cluster_radius("low-rank", n)
-        yield {"k": _cluster_keys(ctx, gen, batch, n, radius), "eps": full(ctx, batch, EPS),
-               "radius": full(ctx, batch, radius)}
+        yield {"k": _cluster_keys(ctx, gen, batch, n, radius), "eps": lemma.full(ctx, batch, EPS),
+               "radius": lemma.full(ctx, batch, radius)}
 
 
 def ida_clustered_derivation():
     r_c, gap, clusters = sp.symbols("r_c Delta_c C", positive=True)
     decomposition = clusters * (n_sym / clusters) * (2 * r_c / eps_sym**2 + 2 * gap / (gap**2 + eps_sym) ** 2)
     return [
-        score_bound_step("Step 4, same cluster: ‖∂S_im/∂q_i‖ = 2a/(a²+ε)² ≤ 2r_c/ε² for a ≤ r_c, so "
+        lemma.score_bound_step("Step 4, same cluster: ‖∂S_im/∂q_i‖ = 2a/(a²+ε)² ≤ 2r_c/ε² for a ≤ r_c, so "
                           "the cluster contributes O(n_c r_c/ε²)", "same-cluster"),
         symbolic.bounded_by(
             "Step 4, other clusters: max_{a ≥ Δ_c} 2a/(a²+ε)² = 2Δ_c/(Δ_c²+ε)² (for Δ_c² ≥ ε/3) "
@@ -200,7 +179,6 @@ def covariance_form_step():
         sum(w * v * (g - mean_log) for w, v, g in zip(weights, values, logs, strict=True)),
         sp.diff(output, qx), role="vacuity")
 
-
 LOG_LAW = tolerances.FitBias(bias=0.0, floor=ROUNDOFF_EXPONENT, source="c·log n, exact on the polylog fit "
                              "(the statement's c·(1 + log n) fits p < 1 on the n grid: no widening needed)")
 
@@ -213,48 +191,24 @@ def _clustered_law(name, family, radius_text):
         family=(f"C = {CLUSTERS} clusters at the corners of a square of side Δ_c = {CLUSTER_GAP:g}, n/C "
                 f"keys each within r_c = {radius_text}, ε = {EPS:g}; the worst of (a) a projected-Adam "
                 f"ascent on ‖∂o/∂q‖ (‖q‖ ≤ {QUERY_BOUND:g}, keys in their balls, values in the L_V-ball; "
-                f"{search_text(CLUSTER_SEARCH)}) from random points and from (b) the constructions"),
-        predicted="O(1 + log n) = O((log n)^1) (the statement)", controls=(moved("(log n)", -1.0),))
+                "4 restarts × 15 steps quick, 30 × 80 full) from random points and from (b) the "
+                "constructions"),
+        predicted="O(1 + log n) = O((log n)^1) (the statement)", controls=(lemma.moved("(log n)", -1.0),))
 
 
-IDA_CLUSTERED = Claim(
-    id="georesolver/lemma-2.4/ida-clustered",
-    label="Lemma 2.4 (Lipschitz Scaling under Low Effective Rank), clustered / low-rank keys",
-    section="§2.4",
-    statement=STATEMENT,
-    clauses=(Clause("clustered-bound",
-                    "additionally assuming the key distribution has effective rank reff=Θ(1)r_eff= (1) or "
-                    "exhibits a clustering structure with C=Θ(1)C= (1) clusters, then: "
-                    "LIDA=(1+logn⋅LW2R2)"),),
-    proof_steps=(
-        ProofStep("same-cluster", "For keys in the same cluster as iq_i, the distances are within rcr_c, and "
-                                  "the contribution is (ncrc/ε2)O(n_cr_c/ ^2)"),
-        ProofStep("other-clusters", "For keys in other clusters, the distances are at least the "
-                                    "inter-cluster distance, and the contribution is (nc/Δc2)O(n_c/ _c^2)"),
-        ProofStep("log-scales", "The number of non-negligible distance scales is (logn)O( n), yielding the "
-                                "(logn)O( n) scaling."),
-    ),
-    reading=READING,
-    reading_why=PROOF_QUANTITY_WHY,
-    alternatives=(Reading("n-free", "In both clustered families the worst-case ‖∂o_i/∂q_i‖₂ is at most "
-                          "L_V·max_{0≤a≤R} 2a/(a²+ε), a bound without n (and without clustering).",
-                          N_FREE_WHY),),
-    kind=Kind.ASYMPTOTIC,
-    derivation=ida_clustered_derivation,
+CLAIMS = (lemma.claim(
+    "ida-clustered", "clustered / low-rank keys", statement=STATEMENT, reading=READING, clauses=CLAUSES,
+    proof_steps=PROOF_STEPS, n_free=N_FREE, derivation=ida_clustered_derivation,
     checks=(
         _clustered_law("jacobian-norm-vs-n", "fixed", f"{CLUSTER_RADIUS:g}"),
         _clustered_law("jacobian-norm-vs-n-low-rank", "low-rank", f"{LOW_RANK_RADIUS:g}√ε√(8/n)"),
-        relation("suite-supremum", IDA_SUPREMUM_LHS, "<=", IDA_SUPREMUM_RHS, supremum_gap,
-                  sample_clustered_searched, JAC_TOL, reading="n-free", controls=IDA_SUPREMUM_CONTROLS),
-        relation("effective-rank-of-low-rank-family", "eff-rank of the kernel (‖k_j−k_m‖²+ε)⁻¹", "<=",
-                  "C(1 + 4r_c²/ε)²", effective_rank_gap, sample_low_rank_keys, RANK_TOL),
+        lemma.supremum(sample_clustered_searched),
+        Relation(name="effective-rank-of-low-rank-family", lhs="eff-rank of the kernel (‖k_j−k_m‖²+ε)⁻¹",
+                 rel="<=", rhs="C(1 + 4r_c²/ε)²", evaluate=effective_rank_gap, sample=sample_low_rank_keys,
+                 tolerance=RANK_TOL),
     ),
-    time_limit_s=30.0,
     notes=("At fixed ε the per-query Lipschitz constant is at most L_V/√ε for any keys, so clustering is "
            "not needed for n-independence. Step 4's 'other clusters' bound O(n_c/Δ_c²) holds (the "
            "order is Δ_c⁻³); 'the number of non-negligible distance scales is O(log n)' has no "
            "derivation to check."),
-)
-
-
-CLAIMS = (IDA_CLUSTERED,)
+),)

@@ -7,32 +7,10 @@ import math
 import sympy as sp
 import torch
 
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    Relation,
-    control,
-    sampling,
-    search,
-    symbolic,
-    tolerances,
-)
+from attnaudit import sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Relation, control, search
 
-from ._score import (
-    DIMS,
-    DIMS_TEXT,
-    EPS_TEXT,
-    POINT_SAMPLER,
-    SCORE_EPS,
-    SCORE_TOL,
-    point_gap,
-    point_strategy,
-    ray_norm,
-    sample_points,
-    score_gradient_norm,
-)
+from . import _common as lemma
 
 STATEMENT = (
     r"\left\| \frac{\partial S_{ij}}{\partial q_i} \right\|_2"
@@ -46,6 +24,16 @@ STATEMENT = (
 READING = ("For S(q) = (‖q−k‖²+ε)⁻¹ with q, k ∈ R^d and ε > 0: ‖∂S/∂q‖ = 2a/(a²+ε)² with "
            "a = ‖q−k‖; as a function of a ≥ 0 it attains its maximum exactly at a² = ε/3, with "
            "value (18/(16√3)) ε^(−3/2); hence ‖∂S/∂q‖ ≤ (18/(16√3)) ε^(−3/2) for all q, k.")
+CLAUSES = (
+    Clause("norm", "Taking the Euclidean norm: ‖∂ij∂i‖2=2‖i−j‖2(‖i−j‖22+ε)2."),
+    Clause("argmax", "the function a/(a2+ε)2a/(a^2+ )^2 has its maximum at a2=ε/3a^2= /3"),
+    Clause("bound", "Substituting: ‖∂ij∂i‖2≤2⋅(ε/3)(ε/3+ε)2=2ε/3(4ε/3)2=18163ε−3/2=(ε−3/2)."),
+)
+PROOF_STEPS = (
+    ProofStep("score-derivative", "obtained by differentiating the inverse: ∂ij∂i=−2(i−j)(‖i−j‖22+ε)2."),
+    ProofStep("differentiate", "To see this, differentiate: da(a(a2+ε)2)=ε−3a2(a2+ε)3."),
+    ProofStep("substituting", "2⋅(ε/3)(ε/3+ε)2=2ε/3(4ε/3)2"),
+)
 
 PAPER_CONSTANT = 18.0 / (16.0 * math.sqrt(3.0))  # the paper's maximum, times ε^{3/2}
 PAPER_FRACTION = 1.0 / 3.0  # the paper's maximiser: a² = ε/3
@@ -92,107 +80,84 @@ def score_derivation():
                     for name, v, role in values]
 
 
-def _ray_maximiser(case):
-    """argmax_{a ≥ 0} ‖∂S/∂q‖ along q = k + a·u, in units of √ε: a grid, then the engine's bracketed
-    refinement (checks.search)."""
-    k, u, eps = case["k"], case["u"], case["eps"]
-    norm_at = lambda t: score_gradient_norm(  # noqa: E731 - t: (B, m)
-        k[:, None, :] + (t * eps.sqrt()[:, None])[..., None] * u[:, None, :], k[:, None, :], eps)
-    grid = torch.logspace(-RAY_DECADES, RAY_DECADES, RAY_POINTS - 1, dtype=k.dtype, device=k.device)
-    return search.maximise(norm_at, torch.cat([k.new_zeros(1), grid]).expand(k.shape[0], -1)).x
-
-
 def max_value_gap(case, constant=PAPER_CONSTANT):
     """‖∂S/∂q‖ at the ray's located maximum == constant·ε^{−3/2} (the maximum is flat: locating
     it to relative η changes it by ¾η², far below the round-off)."""
-    value, tau = ray_norm(case, case["t"])
+    value, tau = lemma.ray_norm(case, case["t"])
     rhs = constant * case["eps"] ** -1.5
     return value, rhs, tau / value * rhs
 
 
 def argmax_gap(case, fraction=PAPER_FRACTION):
     """‖∂S/∂q‖ at the ray's located maximum <= ‖∂S/∂q‖ at a² = fraction·ε on the same ray."""
-    value, tau = ray_norm(case, case["t"])
-    at, tau_at = ray_norm(case, case["t"].new_full(case["t"].shape, math.sqrt(fraction)))
+    value, tau = lemma.ray_norm(case, case["t"])
+    at, tau_at = lemma.ray_norm(case, case["t"].new_full(case["t"].shape, math.sqrt(fraction)))
     return value, at, tau + tau_at
 
 
 def norm_formula_gap(case, factor=2.0):
     """‖∂S/∂q‖ == factor·a/(a²+ε)² (the paper's factor 2)."""
-    return point_gap(case, lambda a, eps: factor * a / (a.square() + eps) ** 2)
+    return lemma.point_gap(case, lambda a, eps: factor * a / (a.square() + eps) ** 2)
 
 
 def bound_gap(case, constant=PAPER_CONSTANT):
     """‖∂S/∂q‖ <= constant·ε^{−3/2} at every point."""
-    return point_gap(case, lambda a, eps: constant * eps**-1.5)
+    return lemma.point_gap(case, lambda a, eps: constant * eps**-1.5)
 
 
 def sample_rays(ctx, gen):  # noqa: ARG001 - one family (and one search) shared by the ray checks
-    """Rays q = k + a·u (k ~ N(0, I_d), u uniform on S^{d−1}, ε log-uniform) and each ray's
-    located maximiser ``t`` = a*/√ε, searched once per run."""
+    """rays q = k + a·u: k ~ N(0, I_d), u uniform on S^(d−1), d ∈ {1, 3, 16}; ε log-uniform in [10^-8, 10^4];
+    maximum located by a 97-point grid in a/√ε ∈ {0} ∪ [1e-4, 1e4], then a bracketed refinement
+    (checks.search)"""
     def draw():
         gen = ctx.generator("rays")
         batch = ctx.pick(quick=512, full=8192)
+        low, high = lemma.SCORE_EPS
         cases = [{"k": sampling.gaussian(ctx, gen, batch, d), "u": sampling.unit_vectors(ctx, gen, batch, d),
-                  "eps": sampling.log_uniform(ctx, gen, batch, low=SCORE_EPS[0], high=SCORE_EPS[1])}
-                 for d in DIMS]
-        return [case | {"t": _ray_maximiser(case)} for case in cases]
+                  "eps": sampling.log_uniform(ctx, gen, batch, low=low, high=high)} for d in lemma.DIMS]
+        grid = torch.logspace(-RAY_DECADES, RAY_DECADES, RAY_POINTS - 1, dtype=ctx.dtype, device=ctx.device)
+        for case in cases:  # each ray's maximiser t = a*/√ε: a grid, then the engine's bracketed refinement
+            k, u, eps = case["k"], case["u"], case["eps"]
+            norm_at = lambda t, k=k, u=u, eps=eps: lemma.score_gradient_norm(  # noqa: E731 - t: (B, m)
+                k[:, None, :] + (t * eps.sqrt()[:, None])[..., None] * u[:, None, :], k[:, None, :], eps)
+            case["t"] = search.maximise(norm_at, torch.cat([k.new_zeros(1), grid]).expand(k.shape[0], -1)).x
+        return cases
 
     return iter(ctx.cached(("rays",), draw))
 
 
-RAY_SAMPLER = (f"rays q = k + a·u: k ~ N(0, I_d), u uniform on S^(d−1), d ∈ {DIMS_TEXT}; {EPS_TEXT}; "
-               f"maximum located by a {RAY_POINTS}-point grid in a/√ε ∈ {{0}} ∪ [1e-{RAY_DECADES}, "
-               f"1e{RAY_DECADES}], then a bracketed refinement (checks.search)")
-MOVED = f"the maximiser moved to a² = ε/2 (constant {peak_constant(WRONG_FRACTION):.4f})"
+MOVED_CONSTANT = peak_constant(WRONG_FRACTION)
+MOVED = f"the maximiser moved to a² = ε/2 (constant {MOVED_CONSTANT:.4f})"
+TOL = lemma.SCORE_TOL
 
-SCORE_GRADIENT_MAX = Claim(
-    id="georesolver/lemma-2.4/score-gradient-max",
-    label="Lemma 2.4, proof Step 1 (maximum of the score gradient)",
-    section="§2.4",
-    statement=STATEMENT,
-    reading=READING,
+CLAIMS = (Claim(
+    id="georesolver/lemma-2.4/score-gradient-max", section="§2.4",
+    label="Lemma 2.4, proof Step 1 (maximum of the score gradient)", statement=STATEMENT, reading=READING,
+    clauses=CLAUSES, proof_steps=PROOF_STEPS,
     reading_why="the literal statement of Step 1 (an exact maximum, its location and the bound)",
-    clauses=(
-        Clause("norm", "Taking the Euclidean norm: ‖∂ij∂i‖2=2‖i−j‖2(‖i−j‖22+ε)2."),
-        Clause("argmax", "the function a/(a2+ε)2a/(a^2+ )^2 has its maximum at a2=ε/3a^2= /3"),
-        Clause("bound", "Substituting: ‖∂ij∂i‖2≤2⋅(ε/3)(ε/3+ε)2=2ε/3(4ε/3)2=18163ε−3/2=(ε−3/2)."),
-    ),
-    proof_steps=(
-        ProofStep("score-derivative", "obtained by differentiating the inverse: ∂ij∂i=−2(i−j)(‖i−j‖22+ε)2."),
-        ProofStep("differentiate", "To see this, differentiate: da(a(a2+ε)2)=ε−3a2(a2+ε)3."),
-        ProofStep("substituting", "2⋅(ε/3)(ε/3+ε)2=2ε/3(4ε/3)2"),
-    ),
     identity=("a calculus fact about the IDA score S = (‖q−k‖²+ε)⁻¹: the checks differentiate the operator's "
               "own squared distances by autograd"),
-    kind=Kind.IDENTITY,
-    derivation=score_derivation,
+    kind="identity", derivation=score_derivation,
     checks=(
         Relation(name="gradient-norm", lhs="‖∂S/∂q‖ (autograd through squared_distances)", rel="==",
-                 rhs="2a/(a²+ε)², a = ‖q−k‖", evaluate=norm_formula_gap, sample=sample_points,
-                 strategy=point_strategy, tolerance=SCORE_TOL, sampler=POINT_SAMPLER, max_examples=150,
-                 clause="norm",
+                 rhs="2a/(a²+ε)², a = ‖q−k‖", evaluate=norm_formula_gap, sample=lemma.sample_points,
+                 strategy=lemma.point_strategy, tolerance=TOL, max_examples=150, clause="norm",
                  controls=(control("a/(a²+ε)² (the factor 2 dropped)", contrast="prediction",
                                    evaluate=lambda case: norm_formula_gap(case, 1.0)),)),
         Relation(name="max-value", lhs="‖∂S/∂q‖ at the located maximum of the ray q = k + a·u", rel="==",
-                 rhs="(18/(16√3)) ε^(−3/2)", evaluate=max_value_gap, sample=sample_rays,
-                 tolerance=SCORE_TOL, sampler=RAY_SAMPLER, clause="bound",
-                 controls=(control(MOVED, contrast="prediction", evaluate=lambda case: max_value_gap(
-                     case, peak_constant(WRONG_FRACTION))),)),
+                 rhs="(18/(16√3)) ε^(−3/2)", evaluate=max_value_gap, sample=sample_rays, tolerance=TOL,
+                 clause="bound", controls=(control(MOVED, contrast="prediction",
+                                                   evaluate=lambda c: max_value_gap(c, MOVED_CONSTANT)),)),
         Relation(name="argmax", lhs="‖∂S/∂q‖ at the located maximum of the ray q = k + a·u", rel="<=",
                  rhs="‖∂S/∂q‖ at a² = ε/3 on the same ray", evaluate=argmax_gap, sample=sample_rays,
-                 tolerance=tolerances.Roundoff(condition=SCORE_TOL.condition + ", at both points",
-                                               scale="the compared values"), sampler=RAY_SAMPLER,
-                 clause="argmax",
+                 tolerance=tolerances.Roundoff(condition=TOL.condition + ", at both points",
+                                               scale="the compared values"), clause="argmax",
                  controls=(control("the point a² = ε/2 in place of ε/3", contrast="prediction",
                                    evaluate=lambda case: argmax_gap(case, WRONG_FRACTION)),)),
         Relation(name="bound", lhs="‖∂S/∂q‖", rel="<=", rhs="(18/(16√3)) ε^(−3/2)", evaluate=bound_gap,
-                 sample=sample_points, strategy=point_strategy, tolerance=SCORE_TOL,
-                 sampler=POINT_SAMPLER, max_examples=150, clause="bound",
-                 controls=(control(MOVED, contrast="prediction",
-                                   evaluate=lambda c: bound_gap(c, peak_constant(WRONG_FRACTION))),)),
+                 sample=lemma.sample_points, strategy=lemma.point_strategy, tolerance=TOL, max_examples=150,
+                 clause="bound", controls=(control(MOVED, contrast="prediction",
+                                                   evaluate=lambda c: bound_gap(c, MOVED_CONSTANT)),)),
     ),
     notes="18/(16√3) = 3√3/8. The bound used by Steps 3–4 is the 'bound' relation.",
-)
-
-CLAIMS = (SCORE_GRADIENT_MAX,)
+),)

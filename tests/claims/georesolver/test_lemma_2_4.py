@@ -28,8 +28,8 @@ from attnaudit.claims.georesolver.lemma_2_4 import (
 
 CLAIMS = score_gradient_max.CLAIMS + ida_general.CLAIMS + ida_clustered.CLAIMS + softmax.CLAIMS
 SCORE, GENERAL, CLUSTERED, SOFTMAX = CLAIMS
-GRIDS = {"n": _common.N_GRID, "cluster-n": _common.CLUSTER_N_GRID, "1/eps": _common.INVERSE_EPS_GRID,
-         "d": _common.D_GRID}
+GRIDS = {"n": _common.N_GRID, "cluster-n": ida_clustered.CLUSTER_N_GRID,
+         "1/eps": ida_general.INVERSE_EPS_GRID, "d": softmax.D_GRID}
 LEMMA = (GENERAL, CLUSTERED, SOFTMAX)
 
 
