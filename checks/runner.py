@@ -7,11 +7,11 @@ with one set of versions gives byte-identical records.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import math
 import platform
-import re
 import signal
 import sys
 import threading
@@ -87,8 +87,8 @@ def source_hash(claim: Claim) -> str:
             sys.modules.get(claim.source_module.rsplit(".", d)[0]), "PAPER")), 1)
         for folder in [spec.parents[i] for i in range(depth)]:
             files.extend(sorted(folder.glob("_*.py")))
-        files.extend(_other_papers_helpers(files, claim.source_module.rsplit(".", depth + 1)[0],
-                                           spec.parents[depth - 1]))
+        files.extend(_imported_claim_modules(files, claim.source_module.rsplit(".", depth + 1)[0],
+                                             spec.parents[depth]))
     # The results layer writes the record's derived fields (figures, control outcomes): it counts.
     for package, patterns in (("attnaudit.operators", ("*.py",)),
                               ("attnaudit.checks", ("*.py", "results/*.py"))):
@@ -104,20 +104,47 @@ def source_hash(claim: Claim) -> str:
     return digest.hexdigest()[:16]
 
 
-# `from attnaudit.claims.<paper>._helper import …` or `import <package>.<paper>._helper`: a spec may use
-# another paper's helpers (rank-collapse runs riemannian-attention's stacks).
-_HELPER_IMPORT = re.compile(r"^\s*(?:from|import)\s+([\w.]+)\.(\w+)\.(_\w+)\b", re.MULTILINE)
+def _imported_claim_modules(files: list[Path], root: str, root_dir: Path) -> list[Path]:
+    """The modules of the claims package ``root`` (folder ``root_dir``) that ``files`` import,
+    directly or through each other: another paper's helpers (rank-collapse runs
+    riemannian-attention's stacks) and claim modules a spec borrows from (proposition 2.3 uses
+    property 2.2.4's kernel). Read from the import statements, absolute or relative."""
+    def path_of(name: str) -> Path | None:
+        parts = name.removeprefix(root).strip(".").split(".") if name.startswith(root) else None
+        if parts is None:
+            return None
+        base = root_dir.joinpath(*[p for p in parts if p])
+        return next((f for f in (base.with_suffix(".py"), base / "__init__.py") if f.is_file()), None)
 
-
-def _other_papers_helpers(files: list[Path], root: str, own: Path) -> list[Path]:
-    """Helper modules of other papers (in the same claims package) that ``files`` import."""
+    seen, todo = set(files), list(files)
     found: set[Path] = set()
-    for f in files:
-        for package, paper, helper in _HELPER_IMPORT.findall(f.read_text(encoding="utf-8")):
-            path = own.parent / paper / f"{helper}.py"
-            if package == root and path.parent != own and path.is_file():
-                found.add(path)
+    while todo:
+        current = todo.pop()
+        package = _package_of(current, root, root_dir)
+        for node in ast.walk(ast.parse(current.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]
+                                    + ([base] if base else []))
+                names = [base] + [f"{base}.{a.name}" for a in node.names]
+            else:
+                continue
+            for name in names:
+                path = path_of(name)
+                if path is not None and path not in seen:
+                    seen.add(path)
+                    found.add(path)
+                    todo.append(path)
     return sorted(found)
+
+
+def _package_of(file: Path, root: str, root_dir: Path) -> str:
+    """The dotted package a file of the claims package belongs to."""
+    relative = file.parent.relative_to(root_dir).parts if root_dir in file.parents else ()
+    return ".".join((root, *relative))
 
 
 @contextmanager

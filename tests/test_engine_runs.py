@@ -203,6 +203,30 @@ def test_source_hash_covers_another_papers_helpers(monkeypatch):
     assert source_hash(claim) != before
 
 
+def test_source_hash_covers_a_claim_module_another_spec_borrows_from(monkeypatch):
+    """Proposition 2.3 uses Property 2.2.4's kernel (a claim module, not a helper): a change there
+    marks it stale; an unrelated claim module does not."""
+    from pathlib import Path
+
+    from attnaudit.checks.runner import source_hash
+
+    claim = next(c for c in discover(entry_points=False).claims
+                 if c.id.startswith("georesolver/proposition-2.3"))
+    before = source_hash(claim)
+    real = Path.read_bytes
+
+    def altered(name):
+        def read(path):
+            data = real(path)
+            return data + b"# changed" if path.name == name else data
+        return read
+
+    monkeypatch.setattr(Path, "read_bytes", altered("theorem_8_1.py"))
+    assert source_hash(claim) == before
+    monkeypatch.setattr(Path, "read_bytes", altered("property_2_2_4.py"))
+    assert source_hash(claim) != before
+
+
 def test_claims_in_a_sub_package_are_found_and_hash_both_folders_helpers(monkeypatch):
     """Lemma 2.4 is a sub-package, one module per claim: discovery finds its four claims, and a
     change to its own helper (_common.py) or to the paper's (_jacobians.py) marks each stale."""
