@@ -15,6 +15,8 @@ import math
 
 import torch
 
+from attnaudit import operators
+
 D, M, TAU = 4, 2, 2.0
 
 
@@ -29,8 +31,6 @@ def stack_y(ctx, tag: str, *, batch: int, n: int, depth: int, kind: str = "dista
     W_K C (Corollary 3.3's modified inner product). ``weight_scale``: W_Q, W_K are ``weight_scale``
     times Haar-orthogonal (‖W_Q‖₂ = ‖W_K‖₂ = weight_scale; Dong et al.'s β, and with it the bound's
     constant, grow as its square)."""
-    from attnaudit import operators
-
     gen = ctx.generator(f"stack:{tag}")
     dt = ctx.dtype
     c = torch.randn(batch, d, generator=gen, dtype=dt)
@@ -48,13 +48,6 @@ def stack_y(ctx, tag: str, *, batch: int, n: int, depth: int, kind: str = "dista
     log_res, log_scale, log_er = operators.collapse_stack(c, r, *ws, u=u, tau=tau, kind=kind,
                                                           with_erank=True)
     return -log_er if erank else -(log_res - log_scale)
-
-
-def stack_depths(y, y_min: float):
-    """The depths (a contiguous tail) at which every stack of ``y`` has y ≥ y_min."""
-    ok = (y >= y_min).all(dim=0)
-    ok = ok & (torch.cumsum((~ok).flip(0).int(), 0).flip(0) == 0)
-    return torch.nonzero(ok).flatten().to(y.dtype)
 
 
 def below_threshold_depths(y, y_min: float):
@@ -75,13 +68,3 @@ def below_threshold_mean(y, depths, y_min: float, relative: bool = False):
     sel = y[keep][:, idx]
     return (sel / sel[:, :1] if relative else sel).mean(dim=0)
 
-
-def asymptotic_depths(y, y_min: float):
-    """Depths at which every stack has y ≥ y_min (the collapsed, asymptotic regime), and the
-    mean and standard error of y there."""
-    ok = (y >= y_min).all(dim=0)
-    ok = ok & (torch.cumsum((~ok).flip(0).int(), 0).flip(0) == 0)  # a contiguous tail of depths
-    idx = torch.nonzero(ok).flatten()
-    sel = y[:, idx]
-    sem = sel.std(dim=0) / math.sqrt(y.shape[0]) if y.shape[0] > 1 else torch.zeros_like(sel[0])
-    return idx.to(y.dtype), sel.mean(dim=0), sem
