@@ -63,12 +63,6 @@ def inputs_for(gen, shp: dict, dtype):
     return torch.randn(b, N_TOKENS, d, generator=gen, dtype=dtype, device=gen.device)
 
 
-def merged_shapes(h: int, d: int) -> dict:
-    """The control parametrisation: each head's logit matrix M_h = W_Q W_K^T and value-output
-    matrix N_h = W_V W_O are free d×d parameters (W_K = W_O = I, d_h = d)."""
-    return {"wq": (h, d, d), "wv": (h, d, d)}
-
-
 def apply(theta, shp: dict, x, rope=None):
     """f(θ; x) = MHA(x), flattened (the merged parametrisation when ``shp`` has no ``wk``)."""
     p = unflatten(theta, shp)
@@ -84,8 +78,9 @@ def apply(theta, shp: dict, x, rope=None):
 def measure(h: int, d: int, d_h: int, h_kv: int | None = None, rope: bool = False, biases: bool = False,
             seed: int = 0, merged: bool = False) -> dict:
     """Rank deficiency of the Jacobian ∂f/∂θ ((B·n·d, P), by forward mode: P ≤ rows) at random
-    parameters and inputs (float64, seeded)."""
-    shp = merged_shapes(h, d) if merged else shapes(h, d, d_h, h_kv, biases)
+    parameters and inputs (float64, seeded). ``merged``: the control parametrisation, each head's logit
+    matrix M_h = W_Q W_K^T and value-output matrix N_h = W_V W_O free d×d parameters (W_K = W_O = I)."""
+    shp = {"wq": (h, d, d), "wv": (h, d, d)} if merged else shapes(h, d, d_h, h_kv, biases)
     gen = torch.Generator().manual_seed(seed)
     theta = init(gen, shp, torch.float64)
     x = inputs_for(gen, shp, torch.float64)

@@ -16,6 +16,8 @@ STATEMENT = (
     r"\text{Some bias terms can have no effect on softmax-based attention layers in both the single- "
     r"and multiple-head settings.}"
 )
+CLAUSES = (Clause("no-effect", "some bias terms can have no effect on softmax-based attention layers in "
+                               "both the single- and multiple-head settings"),)
 READING = (
     "'Some bias terms' read as the key bias (the catalogue's gist): for softmax multi-head "
     "attention with query, key, value and output biases, f(X) = Σ_h softmax((XW_Q^h + b_Q^h)"
@@ -112,11 +114,9 @@ SAMPLER = (f"H ∈ {HEADS}, d_h = {D_H}, d = H·d_h, {DRAWS} draws each: W ~ N(0
 
 CLAIMS = (Claim(
     id="mha-identification/bias-no-effect", label="The key bias has no effect", section="abstract",
-    statement=STATEMENT, kind="identity", derivation=derivation, reading=READING,
+    statement=STATEMENT, clauses=CLAUSES, kind="identity", derivation=derivation, reading=READING,
     reading_why="the key bias is the bias whose contribution to row i's logits is constant in j, "
                 "which is the mechanism the abstract's 'softmax-based' points at",
-    clauses=(Clause("no-effect", "some bias terms can have no effect on softmax-based attention layers in "
-                                 "both the single- and multiple-head settings"),),
     identity=("softmax's shift invariance: the key bias adds q_i·b_K/√d_h to every logit of row i, the "
               "same for every key j"),
     proof_absent=PROOF_ABSENT,

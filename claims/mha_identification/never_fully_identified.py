@@ -17,6 +17,7 @@ STATEMENT = (
     r"\text{A subtle side effect of the mathematics [is the] observation that attention can never be "
     r"fully identified.}"
 )
+CLAUSES = (Clause("never", "attention can never be fully identified"),)
 READING = (
     "For multi-head softmax attention in its standard parametrisation (per-head W_Q, W_K, W_V "
     "∈ R^{d×d_h}, W_O ∈ R^{d_h×d}), for every H ≥ 1, d ≥ 1 and d_h ≥ 1, the set of parameters "
@@ -94,10 +95,10 @@ MERGED = f"the merged parametrisation, (H, d) ∈ {MERGED_GRID}: identified"
 
 CLAIMS = (Claim(
     id="mha-identification/never-fully-identified", label="Attention is never fully identified",
-    section="abstract", statement=STATEMENT, kind="identity", derivation=derivation, reading=READING,
+    section="abstract", statement=STATEMENT, clauses=CLAUSES, kind="identity", derivation=derivation,
+    reading=READING,
     reading_why="'never fully identified' read for the factored parametrisation the abstract's "
                 "identification count refers to; 'never' as 'for every H and head size'",
-    clauses=(Clause("never", "attention can never be fully identified"),),
     identity=("the factored products are invariant by construction: W_Q A (W_K A^{-T})^T = W_Q W_K^T and "
               "W_V B B^{-1} W_O = W_V W_O, a GL(d_h)² orbit per head"),
     proof_absent=J.PROOF_ABSENT,

@@ -18,6 +18,8 @@ STATEMENT = (
     r"perspective, illustrating how those as well can improve the ratio of ``meaningful'' parameters "
     r"to all parameters.}"
 )
+CLAUSES = (Clause("improve", "including RoPE and GQA from this perspective, illustrating how those as well "
+                             "can improve the ratio of ``meaningful'' parameters to all parameters"),)
 READING = (
     "For multi-head softmax attention without biases (d = H·d_h), the fraction rank J/P of "
     "identified parameters (J the Jacobian of θ ↦ f at generic θ) is strictly larger (a) with "
@@ -93,12 +95,10 @@ GQA_CASES = J.sample_rows(GQA_QUICK, "h", "h_kv", "d_h", full=GQA_FULL)
 
 CLAIMS = (Claim(
     id="mha-identification/rope-gqa", label="RoPE and GQA raise the identified ratio", section="abstract",
-    statement=STATEMENT, kind="identity", derivation=derivation, reading=READING,
+    statement=STATEMENT, clauses=CLAUSES, kind="identity", derivation=derivation, reading=READING,
     reading_why="'improve the ratio of meaningful parameters to all parameters' read as a strict rise "
                 "of rank/P for equal H, d, d_h; the counts are the suite's derivation, the abstract "
                 "gives none",
-    clauses=(Clause("improve", "including RoPE and GQA from this perspective, illustrating how those as well "
-                               "can improve the ratio of ``meaningful'' parameters to all parameters"),),
     proof_absent=J.PROOF_ABSENT,
     checks=(
         Relation(name="rope-deficiency-count", lhs="P − rank J (RoPE)", rel="==", rhs="H·(d_h + d_h²)",

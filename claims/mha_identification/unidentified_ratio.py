@@ -16,6 +16,8 @@ STATEMENT = (
     r"\text{The ratio of unidentified parameters to the total number of parameters scales like the "
     r"reciprocal of the number of heads } (1/2 \to 1/(2H))."
 )
+CLAUSES = (Clause("ratio", "The ratio of unidentified parameters to the total number of parameters scales "
+                           "like the reciprocal of the number of heads"),)
 READING = (
     "Multi-head scaled dot-product attention without biases, f(X) = Σ_h softmax(XW_Q^h(XW_K^h)^T/√d_h)"
     " XW_V^h W_O^h, with per-head W_Q^h, W_K^h, W_V^h ∈ R^{d×d_h}, W_O^h ∈ R^{d_h×d} and the "
@@ -71,13 +73,11 @@ SIZES = ("random parameters N(0, 1/d) and Gaussian inputs (B sequences of 6 toke
          "Jacobian rows), float64, seeded per case")
 
 CLAIMS = (Claim(
-    id="mha-identification/unidentified-ratio", label="Unidentified-parameter ratio 1/(2H)",
-    section="abstract", statement=STATEMENT, kind="identity", derivation=derivation, reading=READING,
+    id="mha-identification/unidentified-ratio", label="Unidentified-parameter ratio 1/(2H)", reading=READING,
+    section="abstract", statement=STATEMENT, clauses=CLAUSES, kind="identity", derivation=derivation,
     reading_why="'scales like 1/(2H)' with the abstract's own endpoints 1/2 → 1/(2H) is the exact "
                 "ratio for the standard split d_h = d/H; the Jacobian rank is the local count of "
                 "identified directions",
-    clauses=(Clause("ratio", "The ratio of unidentified parameters to the total number of parameters scales "
-                             "like the reciprocal of the number of heads"),),
     proof_absent=J.PROOF_ABSENT,
     alternatives=(Reading(FIXED_HEAD, f"Heads added at a fixed model dimension d and head size d_h (here d = "
                                       f"{FIXED_D}, d_h = {FIXED_D_H}, H = 1, 2, 3): (P − rank J)/P = 1/(2H).",

@@ -1,5 +1,7 @@
 """Pure attention stacks (no residual, no FFN) measured over depth; shared by conjecture 3.4,
-conjecture 3.6, corollary 3.3 and rank-collapse/doubly-exponential.
+conjecture 3.6, corollary 3.3 and rank-collapse/doubly-exponential. And the token and metric
+families of the score-rank specs (theorem-3.2, corollary-3.3; ranks by
+:func:`checks.measure.numerical_rank`).
 
 A stack: L Gaussian tokens in R^d, per-layer Haar-orthogonal W_Q, W_K, W_V (‖W‖₂ = 1, so the
 bound β of Dong et al. is fixed; ``weight_scale`` scales W_Q and W_K), temperature τ, and
@@ -16,6 +18,7 @@ import math
 import torch
 
 from attnaudit import operators
+from attnaudit.checks.sampling import gaussian
 
 D, M, TAU = 4, 2, 2.0
 
@@ -68,3 +71,17 @@ def below_threshold_mean(y, depths, y_min: float, relative: bool = False):
     sel = y[keep][:, idx]
     return (sel / sel[:, :1] if relative else sel).mean(dim=0)
 
+
+def family(ctx, gen, kind: str, batch: int, n: int, d: int, r: int = 2):
+    """Tokens q, k ∈ R^d and per-token factors U_t ∈ R^{d×r}: ``full`` (independent Gaussian: span
+    Sym(d) once n ≥ d(d+1)/2), ``two`` (each token one of two Gaussian factors: span 2) or
+    ``homogeneous`` (one factor for all: span 1). Returns (q, k, u, span dimension)."""
+    q, k = gaussian(ctx, gen, batch, n, d), gaussian(ctx, gen, batch, n, d)
+    if kind == "full":
+        return q, k, gaussian(ctx, gen, batch, n, d, r), min(n, d * (d + 1) // 2)
+    if kind == "two":
+        pair = gaussian(ctx, gen, batch, 2, d, r)
+        pick = torch.randint(0, 2, (batch, n), generator=gen)
+        pick[:, 0], pick[:, 1] = 0, 1
+        return q, k, pair[torch.arange(batch)[:, None], pick], 2
+    return q, k, gaussian(ctx, gen, batch, 1, d, r).expand(batch, n, d, r).clone(), 1

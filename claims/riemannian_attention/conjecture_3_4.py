@@ -13,6 +13,7 @@ STATEMENT = (
     r"\text{Conjecture: in pure self-attention stacks (no residual, no FFN), heterogeneous per-token "
     r"metrics } g_t = I + U_tU_t^\top \text{ prevent the rank collapse of the token matrix with depth.}"
 )
+CLAUSES = (Clause("prevent", "whether heterogeneous metrics prevent row-stochastic rank collapse"),)
 
 N_TOKENS, DEPTH, STACKS, REPLICATES = 32, 24, 48, 4
 TAU = 2.0
@@ -65,11 +66,10 @@ EUCLID = "Euclidean distance scores (no metric): cubic per layer, rate log 3"
 
 CLAIMS = (Claim(
     id="riemannian-attention/conjecture-3.4", label="Conjecture 3.4 (anti-collapse)", section="§3.3",
-    statement=STATEMENT, kind="conjecture", reading=READING,
+    statement=STATEMENT, clauses=CLAUSES, kind="conjecture", reading=READING,
     no_derivation="a conjecture: the source gives no argument; the record is an evidence run "
                   "(evidence, not proof)",
     proof_absent="stated as an open conjecture; the source gives no proof",
-    clauses=(Clause("prevent", "whether heterogeneous metrics prevent row-stochastic rank collapse"),),
     reading_why="the review's own test: doubly-exponential decay to rank 1 refutes, a residual "
                 "stabilising above 0 supports; random untrained weights are the stated family",
     alternatives=(Reading(

@@ -14,6 +14,7 @@ from ._stacks import stack_y
 
 STATEMENT = (r"\text{Conjecture: } \bar U^2_{\mathrm{crit}} = \Theta(\tau/L),"
              r"\quad \bar U^2 = \max_t \|U_t\|_F^2.")
+CLAUSES = (Clause("critical-tau-over-l", "The critical regime Ubar^2_crit = Theta(tau/L)"),)
 
 TAU, DEPTH, LEVEL = 2.0, 10, 20.0
 LENGTHS = (8, 16, 32, 64, 128)
@@ -89,13 +90,12 @@ def transition_strength(ctx, grid):
 
 CLAIMS = (Claim(
     id="riemannian-attention/conjecture-3.6", label="Conjecture 3.6 (critical metric strength)",
-    section="§3.3", statement=STATEMENT, kind="conjecture", reading=READING,
+    section="§3.3", statement=STATEMENT, clauses=CLAUSES, kind="conjecture", reading=READING,
     no_derivation="a conjecture: the record is an evidence run (evidence, not proof); the τ/L scale "
                   "comes from Proposition 3.5's Frobenius bound (checked there)",
     proof_absent="stated as a conjecture; the review says Θ(τ/L) is read off Proposition 3.5's bound",
     uses=(Use("riemannian-attention/proposition-3.5", "The critical regime Ubar^2_crit = Theta(tau/L) "
               "is derived from the Frobenius bound in Proposition 3.5"),),
-    clauses=(Clause("critical-tau-over-l", "The critical regime Ubar^2_crit = Theta(tau/L)"),),
     reading_why="the review's 'sweep metric strength around τ/L for several L; locate the transition "
                 "in depth-wise effective rank'; Θ is asymptotic, so only a local slope over the "
                 "reachable L can be measured",

@@ -11,8 +11,7 @@ from attnaudit import operators, tolerances
 from attnaudit.checks import Claim, Clause, Relation, ScalingLaw, Use, control
 from attnaudit.checks.measure import numerical_rank
 
-from ._ranks import family
-from ._stacks import below_threshold_depths, below_threshold_mean, stack_y
+from ._stacks import below_threshold_depths, below_threshold_mean, family, stack_y
 
 STATEMENT = (r"U_t \equiv U:\ s_{ij} = \tfrac{2}{\tau}\langle q_i, k_j\rangle_G - \tfrac{1}{\tau}\|q_i\|_G^2"
              r" - \tfrac{1}{\tau}\|k_j\|_G^2,\ G = I + UU^\top:\ \text{a Gram matrix under one modified "

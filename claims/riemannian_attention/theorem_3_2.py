@@ -8,7 +8,7 @@ import torch
 from attnaudit import operators, symbolic, tolerances
 from attnaudit.checks import Claim, Clause, Reading, Relation, control
 from attnaudit.checks.measure import numerical_rank
-from attnaudit.claims.riemannian_attention._ranks import family
+from attnaudit.claims.riemannian_attention._stacks import family
 
 STATEMENT = (
     r"s_{ij} = -(q_i-k_j)^\top g_{ij}(q_i-k_j)/\tau,\ g_t = I + U_tU_t^\top:\ \text{no universal "
