@@ -54,15 +54,11 @@ def delays(ctx):
     for this replicate's B stacks per L."""
     batch = ctx.pick(**STACKS)
 
-    def run():
-        out = []
-        for n in LENGTHS:
-            base = _crossing(stack_y(ctx, f"L{n}", batch=batch, n=n, depth=DEPTH, tau=TAU))
-            out.append(torch.stack([_crossing(stack_y(ctx, f"L{n}", batch=batch, n=n, depth=DEPTH,
-                                                      strength=s, tau=TAU)) - base for s in STRENGTHS]))
-        return torch.stack(out)
+    def crossing(n, strength=0.0):
+        return _crossing(stack_y(ctx, f"L{n}", batch=batch, n=n, depth=DEPTH, strength=strength, tau=TAU))
 
-    return ctx.cached("delays", run)
+    return ctx.cached("delays", lambda: torch.stack([
+        torch.stack([crossing(n, s) for s in STRENGTHS]) - crossing(n) for n in LENGTHS]))
 
 
 def transitions(d):
