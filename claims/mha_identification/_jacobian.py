@@ -1,21 +1,25 @@
 """Shared by the mha-identification specs: the parameter-to-function Jacobian of multi-head
 attention (``operators.mha_attention``) on a fixed batch of inputs, its numerical rank, the
-suite's derived invariance count, and the tangent space of the invariance group.
+suite's derived invariance count, the tangent space of the invariance group, and the SymPy steps
+the specs share (the suite's, not the paper's: the source is an abstract and gives no argument).
 
 Parameters are flattened in the order W_Q (H, d, d_h), W_K (H_kv, d, d_h), W_V (H_kv, d, d_h),
-W_O (H, d_h, d), then the biases if present. torch is imported at module level (deferred while
-the catalogue is listed).
+W_O (H, d_h, d), then the biases if present.
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import random
 
+import sympy as sp
 import torch
 
-NAMES = ("wq", "wk", "wv", "wo")
-BIASES = ("bq", "bk", "bv", "bo")
+from attnaudit import operators, symbolic
+from attnaudit.checks.measure import numerical_rank
+
+PROOF_ABSENT = "the source is an abstract: it states the result and gives no argument"
 ROPE_BASE = 10000.0  # the base of Su et al. (2021)
 # Tokens per sequence and how many sequences: the Jacobian has B·n·d rows, and B·n·d ≥ 1.2·P
 # makes it taller than the parameter count with room (see ``inputs_for``).
@@ -49,8 +53,7 @@ def unflatten(theta, shp: dict) -> dict:
 
 def init(gen, shp: dict, dtype):
     """Parameters N(0, 1/d) (d the model dimension), as one flat vector."""
-    d = shp["wq"][1]
-    return torch.randn(total(shp), generator=gen, dtype=dtype, device=gen.device) / math.sqrt(d)
+    return torch.randn(total(shp), generator=gen, dtype=dtype, device=gen.device) / math.sqrt(shp["wq"][1])
 
 
 def inputs_for(gen, shp: dict, dtype):
@@ -60,15 +63,8 @@ def inputs_for(gen, shp: dict, dtype):
     return torch.randn(b, N_TOKENS, d, generator=gen, dtype=dtype, device=gen.device)
 
 
-def merged_shapes(h: int, d: int) -> dict:
-    """The control parametrisation: each head's logit matrix M_h = W_Q W_K^T and value-output
-    matrix N_h = W_V W_O are free d×d parameters (W_K = W_O = I, d_h = d)."""
-    return {"wq": (h, d, d), "wv": (h, d, d)}
-
-
 def apply(theta, shp: dict, x, rope=None):
     """f(θ; x) = MHA(x), flattened (the merged parametrisation when ``shp`` has no ``wk``)."""
-    from attnaudit import operators
     p = unflatten(theta, shp)
     if "wk" not in p:
         h, d, _ = shp["wq"]
@@ -78,29 +74,51 @@ def apply(theta, shp: dict, x, rope=None):
                                    bv=p.get("bv"), bo=p.get("bo"), rope=rope).reshape(-1)
 
 
-def jacobian(theta, shp: dict, x, rope=None):
-    """∂f/∂θ, (B·n·d, P), by forward mode (``torch.func.jacfwd``: P ≤ rows)."""
-    return torch.func.jacfwd(lambda t: apply(t, shp, x, rope))(theta)
-
-
 @functools.lru_cache(maxsize=64)
 def measure(h: int, d: int, d_h: int, h_kv: int | None = None, rope: bool = False, biases: bool = False,
             seed: int = 0, merged: bool = False) -> dict:
-    """Rank deficiency of the Jacobian at random parameters and inputs (float64, seeded)."""
-    from attnaudit.checks.measure import numerical_rank
-    shp = merged_shapes(h, d) if merged else shapes(h, d, d_h, h_kv, biases)
+    """Rank deficiency of the Jacobian ∂f/∂θ ((B·n·d, P), by forward mode: P ≤ rows) at random
+    parameters and inputs (float64, seeded). ``merged``: the control parametrisation, each head's logit
+    matrix M_h = W_Q W_K^T and value-output matrix N_h = W_V W_O free d×d parameters (W_K = W_O = I)."""
+    shp = {"wq": (h, d, d), "wv": (h, d, d)} if merged else shapes(h, d, d_h, h_kv, biases)
     gen = torch.Generator().manual_seed(seed)
     theta = init(gen, shp, torch.float64)
     x = inputs_for(gen, shp, torch.float64)
-    jac = jacobian(theta, shp, x, ROPE_BASE if rope else None)
+    jac = torch.func.jacfwd(lambda t: apply(t, shp, x, ROPE_BASE if rope else None))(theta)
     rank, sv, thr = numerical_rank(jac)
-    rank, thr = int(rank), float(thr)
-    p = total(shp)
+    rank, thr, p = int(rank), float(thr), total(shp)
     # the gap: the smallest kept singular value over the threshold, the largest dropped under it
     kept, dropped = float(sv[rank - 1]), float(sv[rank]) if rank < len(sv) else 0.0
     return {"total": p, "rank": rank, "deficiency": p - rank, "threshold": thr,
             "sigma_max": float(sv[0]), "smallest_kept": kept, "largest_dropped": dropped,
             "rows": jac.shape[0]}
+
+
+def sample_rows(quick, *names, full=None):
+    """A sample function: one batch, a case per row of ``quick`` (``full`` in the full profile) with
+    its columns named ``names``, each case with a seed drawn from the check's generator."""
+    def sample(ctx, gen):
+        rows = ctx.pick(quick=quick, full=full or quick)
+        seed = torch.randint(0, 2**31 - 1, (len(rows),), generator=gen, device=gen.device).cpu()
+        yield {name: torch.tensor([int(r[i]) for r in rows]) for i, name in enumerate(names)} | {"seed": seed}
+    return sample
+
+
+def measured(case, **fixed) -> list[dict]:
+    """:func:`measure` per case: its h, d_h, seed, and d (default H·d_h), h_kv, rope if given
+    (``fixed`` overrides them)."""
+    out = []
+    for i in range(len(case["seed"])):
+        row = {k: int(v[i]) for k, v in case.items()} | fixed
+        h, d_h = row["h"], row["d_h"]
+        out.append(measure(h, row.get("d", h * d_h), d_h, h_kv=row.get("h_kv"), rope=bool(row.get("rope")),
+                           seed=row["seed"], merged=row.get("merged", False)))
+    return out
+
+
+def deficiencies(case, **fixed):
+    """P − rank J per case (float64), by :func:`measured`."""
+    return torch.tensor([float(m["deficiency"]) for m in measured(case, **fixed)], dtype=torch.float64)
 
 
 def derived_deficiency(h: int, d: int, d_h: int, h_kv: int | None = None, rope: bool = False,
@@ -120,8 +138,39 @@ def derived_deficiency(h: int, d: int, d_h: int, h_kv: int | None = None, rope: 
         if rope or biases or h_kv != h:
             raise ValueError("the count for d_h > d is derived for plain MHA only")
         return h * 2 * (2 * d * d_h - d * d)
-    qk = d_h if rope else d_h * d_h
-    count = h_kv * (qk + d_h * d_h)
-    if biases:
-        count += 2 * h_kv * d_h
-    return count
+    count = h_kv * ((d_h if rope else d_h * d_h) + d_h * d_h)
+    return count + 2 * h_kv * d_h if biases else count
+
+
+def _matrix(name: str, rows: int, cols: int) -> sp.Matrix:
+    return sp.Matrix(rows, cols, lambda i, j: sp.Symbol(f"{name}{i}{j}", real=True))
+
+
+def invariance_steps(d: int = 3, d_h: int = 2, r_d: int = 4, r_dh: int = 2) -> list:
+    """The one-parameter subgroups W_Q(I + tE), W_K(I − tE^T) and W_V(I + tE), (I − tE)W_O leave
+    W_Q W_K^T and W_V W_O unchanged to first order, for every E ∈ gl(d_h): dim gl(d_h) = d_h² each
+    (at d, d_h); and rank ∂(W_Q W_K^T)/∂(W_Q, W_K) = 2·d·d_h − d_h² (exact, SymPy rank at an integer
+    point, at r_d, r_dh), so the fibre of the product has dimension d_h² = dim GL(d_h): the subgroup
+    is all of it."""
+    t = sp.Symbol("t", real=True)
+    wq, wk, wv, wo = _matrix("q", d, d_h), _matrix("k", d, d_h), _matrix("v", d, d_h), _matrix("o", d_h, d)
+    e, eye = _matrix("e", d_h, d_h), sp.eye(d_h)
+    qk = (wq * (eye + t * e)) * (wk * (eye - t * e.T)).T
+    vo = (wv * (eye + t * e)) * ((eye - t * e) * wo)
+    rng = random.Random(0)
+    sym_q, sym_k = _matrix("q", r_d, r_dh), _matrix("k", r_d, r_dh)
+    point = [rng.randint(-9, 9) for _ in range(2 * r_d * r_dh)]
+    wq_at, wk_at = sp.Matrix(r_d, r_dh, point[:r_d * r_dh]), sp.Matrix(r_d, r_dh, point[r_d * r_dh:])
+    jac = sp.Matrix(list(sym_q * sym_k.T)).jacobian(list(sym_q) + list(sym_k))
+    rank = jac.subs(dict(zip(list(sym_q) + list(sym_k), list(wq_at) + list(wk_at), strict=True))).rank()
+    return [
+        symbolic.exact(f"d/dt [W_Q(I+tE)(W_K(I−tE^T))^T] at t=0 is 0 (d={d}, d_h={d_h}, E generic)",
+                       sp.Integer(0), sum(sp.expand(x) ** 2 for x in sp.diff(qk, t).subs(t, 0)),
+                       role="statement"),
+        symbolic.exact(f"d/dt [W_V(I+tE)(I−tE)W_O] at t=0 is 0 (d={d}, d_h={d_h}, E generic)",
+                       sp.Integer(0), sum(sp.expand(x) ** 2 for x in sp.diff(vo, t).subs(t, 0)),
+                       role="statement"),
+        symbolic.exact(f"rank ∂(W_Q W_K^T)/∂(W_Q,W_K) = 2·d·d_h − d_h² at an integer point (d={r_d}, "
+                       f"d_h={r_dh}, exact)", sp.Integer(2 * r_d * r_dh - r_dh * r_dh), sp.Integer(rank),
+                       role="statement"),
+    ]

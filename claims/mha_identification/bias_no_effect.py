@@ -7,14 +7,24 @@ from __future__ import annotations
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
+from attnaudit import operators, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Relation, control
 
-from ._derive import PROOF_ABSENT
+from ._jacobian import PROOF_ABSENT
 
 STATEMENT = (
     r"\text{Some bias terms can have no effect on softmax-based attention layers in both the single- "
     r"and multiple-head settings.}"
 )
+CLAUSES = (Clause("no-effect", "some bias terms can have no effect on softmax-based attention layers in "
+                               "both the single- and multiple-head settings"),)
+READING = (
+    "'Some bias terms' read as the key bias (the catalogue's gist): for softmax multi-head "
+    "attention with query, key, value and output biases, f(X) = Σ_h softmax((XW_Q^h + b_Q^h)"
+    "(XW_K^h + b_K^h)^T/√d_h)(XW_V^h + b_V^h)W_O^h + b_O, for every H ≥ 1 (H = 1 the single-head "
+    "setting), all parameters, all inputs and every δ: f(b_K + δ) = f(b_K), hence ∂L/∂b_K = 0 for "
+    "every loss L of the output. Added by the suite: the sizes and distributions of the sampler "
+    "(the identity is exact, so any generic family tests it).")
 
 HEADS = (1, 2, 4, 8, 16)
 D_H, N, DRAWS = 2, 5, 32
@@ -26,6 +36,7 @@ OUT_TOL = tolerances.Roundoff(condition="(d_h + n + 8)·(1 + max|logit| + max|q�
 # |ds_ij|·|q_i|/√d_h; each ds_ij = a_ij(g_ij − Σ_k a_ik g_ik) carries (n + 4) roundings.
 GRAD_TOL = tolerances.Roundoff(condition="(2n + d_h + 8) (the cancelling sum of n² terms of ∂L/∂logits)",
                                scale="max_h Σ_ij |∂L/∂s_ij|·max_i|q_i|/√d_h")
+PARAMS = ("wq", "wk", "wv", "wo", "bq", "bk", "bv", "bo")
 
 
 def derivation():
@@ -44,59 +55,46 @@ def derivation():
     ]
 
 
-def _params(case):
-    return {k: case[k] for k in ("wq", "wk", "wv", "wo", "bq", "bk", "bv", "bo")}
-
-
 def _mha(x, p, **extra):
-    from attnaudit import operators
     q = dict(p) | extra
     return operators.mha_attention(x, q["wq"], q["wk"], q["wv"], q["wo"], bq=q["bq"], bk=q["bk"],
                                    bv=q["bv"], bo=q["bo"])
 
 
 def _scales(case):
-    """Per case: max|logit|, Σ_h max|v_j W_O^h| + max|b_O|, the queries (b, H, n, d_h)."""
+    """Per case: max|logit|, Σ_h max|v_j W_O^h| + max|b_O|, the queries (b, H, n, d_h), v W_O."""
     x, d_h = case["x"], case["wq"].shape[-1]
-    q = torch.einsum("bnd,bhde->bhne", x, case["wq"]) + case["bq"][:, :, None, :]
-    k = torch.einsum("bnd,bhde->bhne", x, case["wk"]) + case["bk"][:, :, None, :]
+    proj = lambda w, b: torch.einsum("bnd,bhde->bhne", x, case[w]) + case[b][:, :, None, :]  # noqa: E731
+    q, k, v = proj("wq", "bq"), proj("wk", "bk"), proj("wv", "bv")
     logit = (q @ k.transpose(-1, -2)).abs().flatten(1).amax(1) / d_h**0.5
-    v = torch.einsum("bnd,bhde->bhne", x, case["wv"]) + case["bv"][:, :, None, :]
     vo = torch.einsum("bhne,bhef->bhnf", v, case["wo"])
-    value = vo.abs().flatten(2).amax(2).sum(1) + case["bo"].abs().amax(1)
-    return logit, value, q, v, vo
+    return logit, vo.abs().flatten(2).amax(2).sum(1) + case["bo"].abs().amax(1), q, vo
 
 
 def output_sides(case, target="bk"):
     """max|f(b_K + δ) − f(b_K)| (or the same with δ added to ``target``) against 0."""
-    p, x, delta = _params(case), case["x"], case["delta"]
+    p, x, delta = {k: case[k] for k in PARAMS}, case["x"], case["delta"]
     f = torch.func.vmap(lambda x, p, e: _mha(x, p, **e))
-    base = f(x, p, {})
-    moved = f(x, p, {target: p[target] + delta})
-    lhs = (moved - base).abs().flatten(1).amax(1)
-    logit, value, q, _, _ = _scales(case)
+    lhs = (f(x, p, {target: p[target] + delta}) - f(x, p, {})).abs().flatten(1).amax(1)
+    logit, value, q, _ = _scales(case)
     d_h, n = q.shape[-1], x.shape[-2]
     shift = (q.abs().amax(2) * delta.abs()[:, :, None, :].amax(2)).sum(-1).amax(1) / d_h**0.5
-    tol = OUT_TOL((d_h + n + 8) * (1 + logit + shift), x.dtype) * value
-    return lhs, torch.zeros_like(lhs), tol
+    return lhs, torch.zeros_like(lhs), OUT_TOL((d_h + n + 8) * (1 + logit + shift), x.dtype) * value
 
 
 def gradient_sides(case, target="bk"):
     """max|∂⟨c, f⟩/∂b_K| (or ∂/∂``target``) against 0, c a Gaussian cotangent."""
-    p, x, cot = _params(case), case["x"], case["cot"]
-    loss = lambda p, x, c: (_mha(x, p) * c).sum()  # noqa: E731
-    grads = torch.func.vmap(torch.func.grad(loss))(p, x, cot)
+    p, x, cot = {k: case[k] for k in PARAMS}, case["x"], case["cot"]
+    grads = torch.func.vmap(torch.func.grad(lambda p, x, c: (_mha(x, p) * c).sum()))(p, x, cot)
     lhs = grads[target].abs().flatten(1).amax(1)
-    _, _, q, _, vo = _scales(case)
+    _, _, q, vo = _scales(case)
     d_h, n = q.shape[-1], x.shape[-2]
-    from attnaudit import operators
     a = torch.func.vmap(lambda x, wq, wk, bq, bk: operators.mha_weights(x, wq, wk, bq=bq, bk=bk))(
         x, p["wq"], p["wk"], p["bq"], p["bk"])
     g = torch.einsum("bnf,bhmf->bhnm", cot, vo)  # ∂L/∂a_ij = c_i·(v_j W_O^h)
     ds = a * (g - (a * g).sum(-1, keepdim=True))
     scale = (ds.abs().sum((-1, -2)) * q.abs().flatten(2).amax(2)).amax(1) / d_h**0.5
-    tol = GRAD_TOL(2 * n + d_h + 8, x.dtype) * scale
-    return lhs, torch.zeros_like(lhs), tol
+    return lhs, torch.zeros_like(lhs), GRAD_TOL(2 * n + d_h + 8, x.dtype) * scale
 
 
 def _sample(ctx, gen):
@@ -116,18 +114,9 @@ SAMPLER = (f"H ∈ {HEADS}, d_h = {D_H}, d = H·d_h, {DRAWS} draws each: W ~ N(0
 
 CLAIMS = (Claim(
     id="mha-identification/bias-no-effect", label="The key bias has no effect", section="abstract",
-    statement=STATEMENT, kind=Kind.IDENTITY, derivation=derivation,
-    reading=(
-        "'Some bias terms' read as the key bias (the catalogue's gist): for softmax multi-head "
-        "attention with query, key, value and output biases, f(X) = Σ_h softmax((XW_Q^h + b_Q^h)"
-        "(XW_K^h + b_K^h)^T/√d_h)(XW_V^h + b_V^h)W_O^h + b_O, for every H ≥ 1 (H = 1 the single-head "
-        "setting), all parameters, all inputs and every δ: f(b_K + δ) = f(b_K), hence ∂L/∂b_K = 0 for "
-        "every loss L of the output. Added by the suite: the sizes and distributions of the sampler "
-        "(the identity is exact, so any generic family tests it)."),
+    statement=STATEMENT, clauses=CLAUSES, kind="identity", derivation=derivation, reading=READING,
     reading_why="the key bias is the bias whose contribution to row i's logits is constant in j, "
                 "which is the mechanism the abstract's 'softmax-based' points at",
-    clauses=(Clause("no-effect", "some bias terms can have no effect on softmax-based attention layers in "
-                                 "both the single- and multiple-head settings"),),
     identity=("softmax's shift invariance: the key bias adds q_i·b_K/√d_h to every logit of row i, the "
               "same for every key j"),
     proof_absent=PROOF_ABSENT,

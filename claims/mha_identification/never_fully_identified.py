@@ -8,14 +8,25 @@ from __future__ import annotations
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, control, symbolic, tolerances
+from attnaudit import operators, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Relation, control
 
-from ._derive import PROOF_ABSENT, product_rank_step, tangent_invariance_steps
+from . import _jacobian as J
 
 STATEMENT = (
     r"\text{A subtle side effect of the mathematics [is the] observation that attention can never be "
     r"fully identified.}"
 )
+CLAUSES = (Clause("never", "attention can never be fully identified"),)
+READING = (
+    "For multi-head softmax attention in its standard parametrisation (per-head W_Q, W_K, W_V "
+    "∈ R^{d×d_h}, W_O ∈ R^{d_h×d}), for every H ≥ 1, d ≥ 1 and d_h ≥ 1, the set of parameters "
+    "giving the same function has positive dimension at generic parameters, with or without RoPE "
+    "and grouped-query attention: P − rank J ≥ 1 for "
+    "the Jacobian J of θ ↦ f (the suite derives 2·H·d_h² for d_h ≤ d); and distinct parameters "
+    "related by W_Q → W_Q A, W_K → W_K A^{-T}, W_V → W_V B, W_O → B^{-1}W_O give exactly the "
+    "same function. Added by the suite: generic (Gaussian) parameters and inputs; the sizes "
+    "listed with each check.")
 
 EXACT = tolerances.Exact("integer counts (rank by SVD with the threshold σ_max·max(rows, cols)·eps)")
 # (H, d, d_h): head sizes below, at and above d/H, and d_h > d.
@@ -35,66 +46,30 @@ ORBIT_TOL = tolerances.Roundoff(condition="(d + n + 4)·cond(A)·cond(B)·(1 + m
 
 def derivation():
     h, d_h = sp.symbols("H d_h", positive=True, integer=True)
-    return [
-        *tangent_invariance_steps(),
-        product_rank_step(),
-        symbolic.holds("2·H·d_h² ≥ 1 for all integers H, d_h ≥ 1", sp.GreaterThan(2 * h * d_h**2, 1),
-                       role="statement"),
-    ]
+    return [*J.invariance_steps(), symbolic.holds("2·H·d_h² ≥ 1 for all integers H, d_h ≥ 1",
+                                                  sp.GreaterThan(2 * h * d_h**2, 1), role="statement")]
 
 
-def _measure_rows(case, merged=False):
-    from . import _jacobian as J
-    return [J.measure(int(h), int(d), int(dh), seed=int(s), merged=merged)
-            for h, d, dh, s in zip(case["h"], case["d"], case["d_h"], case["seed"], strict=True)]
-
-
-def deficiency_sides(case, merged=False):
-    lhs = torch.tensor([float(r["deficiency"]) for r in _measure_rows(case, merged)], dtype=torch.float64)
-    return lhs, torch.ones_like(lhs), torch.zeros_like(lhs)
-
-
-def _sample_grid(ctx, gen):
-    grid = ctx.pick(quick=GRID, full=FULL_GRID)
-    yield {"h": torch.tensor([g[0] for g in grid]), "d": torch.tensor([g[1] for g in grid]),
-           "d_h": torch.tensor([g[2] for g in grid]),
-           "seed": torch.randint(0, 2**31 - 1, (len(grid),), generator=gen, device=gen.device).cpu()}
-
-
-def variant_sides(case):
-    """P − rank J for RoPE and GQA variants against 1."""
-    from . import _jacobian as J
-    rows = [J.measure(h, h * dh, dh, h_kv=hk, rope=bool(r), seed=s) for h, hk, dh, r, s in zip(
-        *(case[k].tolist() for k in ("h", "h_kv", "d_h", "rope", "seed")), strict=True)]
-    lhs = torch.tensor([float(m["deficiency"]) for m in rows], dtype=torch.float64)
-    return lhs, torch.ones_like(lhs), torch.zeros_like(lhs)
-
-
-def _sample_variants(ctx, gen):
-    cols = list(zip(*VARIANTS, strict=True))
-    yield {"h": torch.tensor(cols[0]), "h_kv": torch.tensor(cols[1]), "d_h": torch.tensor(cols[2]),
-           "rope": torch.tensor([int(r) for r in cols[3]]),
-           "seed": torch.randint(0, 2**31 - 1, (len(VARIANTS),), generator=gen, device=gen.device).cpu()}
+def deficiency_sides(case, **fixed):
+    lhs = J.deficiencies(case, **fixed)
+    return lhs, torch.ones_like(lhs), 0.0
 
 
 def merged_case_sides(case):
     """The control: the merged parametrisation (free W_Q W_K^T, W_V W_O per head) on its own grid."""
-    mcase = {"h": torch.tensor([g[0] for g in MERGED_GRID]), "d": torch.tensor([g[1] for g in MERGED_GRID]),
-             "d_h": torch.tensor([g[1] for g in MERGED_GRID]), "seed": case["seed"][: len(MERGED_GRID)]}
-    return deficiency_sides(mcase, merged=True)
+    h, d = (torch.tensor(c) for c in zip(*MERGED_GRID, strict=True))
+    return deficiency_sides({"h": h, "d": d, "d_h": d, "seed": case["seed"][: len(MERGED_GRID)]}, merged=True)
 
 
 def orbit_sides(case, mode="orbit"):
     """max|f(g·θ) − f(θ)| for g = (A, B) per head: W_Q A, W_K A^{-T}, W_V B, B^{-1} W_O."""
-    from attnaudit import operators
     x, wq, wk, wv, wo, a, b = (case[k] for k in ("x", "wq", "wk", "wv", "wo", "a", "b"))
     mha = torch.func.vmap(operators.mha_attention)
     base = mha(x, wq, wk, wv, wo)
     a_inv_t = torch.linalg.inv(a).transpose(-1, -2)
     if mode == "query-only":  # not a symmetry: W_K left as it is
         a_inv_t = torch.eye(a.shape[-1], dtype=a.dtype, device=a.device).expand_as(a)
-    moved = mha(x, wq @ a, wk @ a_inv_t, wv @ b, torch.linalg.inv(b) @ wo)
-    lhs = (moved - base).abs().flatten(1).amax(dim=1)
+    lhs = (mha(x, wq @ a, wk @ a_inv_t, wv @ b, torch.linalg.inv(b) @ wo) - base).abs().flatten(1).amax(dim=1)
     logits = torch.einsum("bnd,bhde->bhne", x, wq)
     keys = torch.einsum("bnd,bhde->bhne", x, wk)
     big = logits.abs().flatten(1).amax(1) * keys.abs().flatten(1).amax(1)
@@ -105,8 +80,8 @@ def orbit_sides(case, mode="orbit"):
 
 
 def _sample_orbits(ctx, gen):
-    """Per (H, d_h) ∈ {(1,1), (1,4), (2,2), (4,2), (8,1), (16,1)} (d = H·d_h): 64 draws of
-    Gaussian parameters, 5 tokens, and A, B = I + 0.3·G per head (G Gaussian, well conditioned)."""
+    """(H, d_h) ∈ {(1,1), (1,4), (2,2), (4,2), (8,1), (16,1)}, d = H·d_h, 64 draws each of Gaussian
+    parameters, 5 Gaussian tokens, A, B = I + 0.3·G per head"""
     for h, d_h in ((1, 1), (1, 4), (2, 2), (4, 2), (8, 1), (16, 1)):
         d, b, n = h * d_h, 64, 5
         r = lambda *s, b=b: torch.randn(b, *s, generator=gen, dtype=ctx.dtype, device=gen.device)  # noqa: E731
@@ -116,28 +91,22 @@ def _sample_orbits(ctx, gen):
                "a": eye + 0.3 * r(h, d_h, d_h), "b": eye + 0.3 * r(h, d_h, d_h)}
 
 
+MERGED = f"the merged parametrisation, (H, d) ∈ {MERGED_GRID}: identified"
+
 CLAIMS = (Claim(
     id="mha-identification/never-fully-identified", label="Attention is never fully identified",
-    section="abstract", statement=STATEMENT, kind=Kind.IDENTITY, derivation=derivation,
-    reading=(
-        "For multi-head softmax attention in its standard parametrisation (per-head W_Q, W_K, W_V "
-        "∈ R^{d×d_h}, W_O ∈ R^{d_h×d}), for every H ≥ 1, d ≥ 1 and d_h ≥ 1, the set of parameters "
-        "giving the same function has positive dimension at generic parameters, with or without RoPE "
-        "and grouped-query attention: P − rank J ≥ 1 for "
-        "the Jacobian J of θ ↦ f (the suite derives 2·H·d_h² for d_h ≤ d); and distinct parameters "
-        "related by W_Q → W_Q A, W_K → W_K A^{-T}, W_V → W_V B, W_O → B^{-1}W_O give exactly the "
-        "same function. Added by the suite: generic (Gaussian) parameters and inputs; the sizes "
-        "listed with each check."),
+    section="abstract", statement=STATEMENT, clauses=CLAUSES, kind="identity", derivation=derivation,
+    reading=READING,
     reading_why="'never fully identified' read for the factored parametrisation the abstract's "
                 "identification count refers to; 'never' as 'for every H and head size'",
-    clauses=(Clause("never", "attention can never be fully identified"),),
     identity=("the factored products are invariant by construction: W_Q A (W_K A^{-T})^T = W_Q W_K^T and "
               "W_V B B^{-1} W_O = W_V W_O, a GL(d_h)² orbit per head"),
-    proof_absent=PROOF_ABSENT,
+    proof_absent=J.PROOF_ABSENT,
     checks=(
         Relation(
             name="deficiency-positive", lhs="P − rank J", rel=">=", rhs="1",
-            evaluate=deficiency_sides, sample=_sample_grid, tolerance=EXACT,
+            evaluate=deficiency_sides, sample=J.sample_rows(GRID, "h", "d", "d_h", full=FULL_GRID),
+            tolerance=EXACT,
             sampler=f"(H, d, d_h) ∈ {GRID} (full adds {FULL_GRID[len(GRID):]}); Gaussian parameters "
                     "N(0, 1/d), ≥ 8 Gaussian sequences of "
                     "6 tokens (≥ 1.2·P Jacobian rows), float64",
@@ -146,15 +115,13 @@ CLAIMS = (Claim(
                               contrast="operator", evaluate=merged_case_sides),)),
         Relation(
             name="deficiency-positive-rope-gqa", lhs="P − rank J (RoPE and/or GQA)", rel=">=", rhs="1",
-            evaluate=variant_sides, sample=_sample_variants, tolerance=EXACT,
+            evaluate=deficiency_sides, sample=J.sample_rows(VARIANTS, "h", "h_kv", "d_h", "rope"),
+            tolerance=EXACT,
             sampler=f"(H, H_kv, d_h, RoPE) ∈ {VARIANTS}, d = H·d_h; as deficiency-positive otherwise",
-            controls=(control(f"the merged parametrisation, (H, d) ∈ {MERGED_GRID}: identified",
-                              contrast="operator", evaluate=merged_case_sides),)),
+            controls=(control(MERGED, contrast="operator", evaluate=merged_case_sides),)),
         Relation(
             name="orbit-same-function", lhs="max|f(g·θ) − f(θ)|", rel="==", rhs="0",
             evaluate=orbit_sides, sample=_sample_orbits, tolerance=ORBIT_TOL,
-            sampler="(H, d_h) ∈ {(1,1), (1,4), (2,2), (4,2), (8,1), (16,1)}, d = H·d_h, 64 draws each "
-                    "of Gaussian parameters, 5 Gaussian tokens, A, B = I + 0.3·G per head",
             controls=(control("A applied to W_Q with W_K left unchanged (not a symmetry)",
                               contrast="prediction",
                               evaluate=lambda case: orbit_sides(case, "query-only")),)),

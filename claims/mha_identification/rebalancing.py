@@ -9,17 +9,36 @@ from __future__ import annotations
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, control, symbolic, tolerances
+from attnaudit import symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Reading, Relation, control
 
-from ._derive import PROOF_ABSENT
+from . import _jacobian as J
 
 STATEMENT = (
     r"\text{Simple numerical examples demonstrate that training can indeed involve updates that overlap "
     r"model-invariant subspaces that arise from a lack of identification. As part of our experiments we "
     r"use a ``rebalancing'' approach that can ``fix'' updates that overlap unidentified subspaces.}"
 )
+CLAUSES = (
+    Clause("overlap", "training can indeed involve updates that overlap model-invariant subspaces that "
+                      "arise from a lack of identification"),
+    Clause("rebalancing", "a ``rebalancing'' approach that can ``fix'' updates that overlap "
+                          "unindentified subspaces"),
+)
+READING = (
+    "In a small training run of multi-head attention (sizes in the sampler), (a) the updates Δθ of "
+    "at least one standard optimiser have a component in the tangent space T_θ of the invariance "
+    "orbit {W_Q A, W_K A^{-T}, W_V B, B^{-1}W_O} that is nonzero beyond round-off: ‖P_T Δθ‖/‖Δθ‖ "
+    "> 64·u·P·cond(Ξ) (a round-off floor) at every step of Adam; (b) 'rebalancing', read "
+    "computationally as replacing Δθ by Δθ − P_T Δθ (the orthogonal projection off T_θ, an "
+    "orthonormal basis of T_θ from a QR of the generators), leaves the function's first-order "
+    "change unchanged: J·P_T Δθ = 0 up to "
+    "round-off. Added by the suite: the model sizes, the teacher–student task, the learning rates "
+    "and the projection as the meaning of 'rebalancing' (the abstract does not define it, and "
+    "its own construction is not tested).")
 
 H, D, D_H, N, SEQS, RUNS, STEPS = 2, 4, 2, 5, 16, 8, 12
+SHAPES = J.shapes(H, D, D_H)
 LR = {"sgd": 0.1, "adam": 0.01}
 SGD_READING = "sgd-overlaps"
 # ‖P_T Δ‖/‖Δ‖ is computed from an orthonormal basis of T (QR of the P × 2Hd_h² generators): for an
@@ -33,10 +52,7 @@ FIRST_ORDER_TOL = tolerances.Roundoff(condition="(d + n + 8)·cond(Ξ)", scale="
 
 def derivation():
     t = sp.Symbol("t", real=True)
-    wq = sp.Matrix(2, 2, sp.symbols("q0:4", real=True))
-    wk = sp.Matrix(2, 2, sp.symbols("k0:4", real=True))
-    c = sp.Matrix(2, 2, sp.symbols("c0:4", real=True))
-    e = sp.Matrix(2, 2, sp.symbols("e0:4", real=True))
+    wq, wk, c, e = (sp.Matrix(2, 2, sp.symbols(f"{n}0:4", real=True)) for n in "qkce")
     eye = sp.eye(2)
     loss = lambda a, b: sum(x**2 for x in (a * b.T - c))  # noqa: E731 - any loss of W_Q W_K^T
     along = sp.diff(loss(wq * (eye + t * e), wk * (eye - t * e.T)), t).subs(t, 0)
@@ -49,46 +65,33 @@ def derivation():
     ]
 
 
-def _generators(theta):
-    """Ξ (R, P, 2Hd_h²): the orbit tangent vectors at θ (one per head and basis matrix E_ab)."""
-    from . import _jacobian as J
-    shp = J.shapes(H, D, D_H)
-    p = J.unflatten(theta, shp)
-    basis = torch.eye(D_H * D_H, dtype=theta.dtype, device=theta.device).reshape(-1, D_H, D_H)  # E_ab
+def _basis(theta):
+    """(orthonormal basis Q of T_θ, cond(Ξ)) per run, Ξ (R, P, 2Hd_h²) the orbit tangent vectors at θ
+    (one per head and basis matrix E_ab)."""
+    p = J.unflatten(theta, SHAPES)
     cols = []
     for h in range(H):
         for kind in ("qk", "vo"):
-            for e in basis:
+            for e in torch.eye(D_H * D_H, dtype=theta.dtype, device=theta.device).reshape(-1, D_H, D_H):
                 blocks = {k: torch.zeros_like(v) for k, v in p.items()}
                 if kind == "qk":
-                    blocks["wq"][:, h] = p["wq"][:, h] @ e
-                    blocks["wk"][:, h] = -p["wk"][:, h] @ e.T
+                    blocks["wq"][:, h], blocks["wk"][:, h] = p["wq"][:, h] @ e, -p["wk"][:, h] @ e.T
                 else:
-                    blocks["wv"][:, h] = p["wv"][:, h] @ e
-                    blocks["wo"][:, h] = -e @ p["wo"][:, h]
-                cols.append(torch.cat([blocks[k].flatten(1) for k in shp], dim=1))
-    return torch.stack(cols, dim=-1)
-
-
-def _basis(theta):
-    """(orthonormal basis Q of T_θ, cond(Ξ)) per run."""
-    xi = _generators(theta)
-    q, r = torch.linalg.qr(xi)
+                    blocks["wv"][:, h], blocks["wo"][:, h] = p["wv"][:, h] @ e, -e @ p["wo"][:, h]
+                cols.append(torch.cat([blocks[k].flatten(1) for k in SHAPES], dim=1))
+    q, r = torch.linalg.qr(torch.stack(cols, dim=-1))
     diag = torch.diagonal(r, dim1=-2, dim2=-1).abs()
     return q, diag.amax(-1) / diag.amin(-1)
 
 
 def _train(ctx):
     """R runs (vmap) of SGD and of Adam from the same seeded students on seeded teacher data."""
-    from . import _jacobian as J
     gen = ctx.generator("training")
-    shp = J.shapes(H, D, D_H)
-    teacher = torch.stack([J.init(gen, shp, ctx.dtype) for _ in range(RUNS)])
-    start = torch.stack([J.init(gen, shp, ctx.dtype) for _ in range(RUNS)])
+    teacher = torch.stack([J.init(gen, SHAPES, ctx.dtype) for _ in range(RUNS)])
+    start = torch.stack([J.init(gen, SHAPES, ctx.dtype) for _ in range(RUNS)])
     x = torch.randn(RUNS, SEQS, N, D, generator=gen, dtype=ctx.dtype, device=gen.device)
-    y = torch.func.vmap(lambda th, x: J.apply(th, shp, x))(teacher, x)
-    loss = lambda th, x, y: (J.apply(th, shp, x) - y).square().mean()  # noqa: E731
-    grad = torch.func.vmap(torch.func.grad(loss))
+    y = torch.func.vmap(lambda th, x: J.apply(th, SHAPES, x))(teacher, x)
+    grad = torch.func.vmap(torch.func.grad(lambda th, x, y: (J.apply(th, SHAPES, x) - y).square().mean()))
     out = {}
     for opt in ("sgd", "adam"):
         theta, m, v, thetas, deltas = start.clone(), 0.0, 0.0, [], []
@@ -122,15 +125,12 @@ def fraction_sides(case, opt="adam"):
     q, cond = _basis(theta)
     frac = torch.linalg.vector_norm(torch.einsum("rpk,rp->rk", q, delta), dim=-1) / \
         torch.linalg.vector_norm(delta, dim=-1)
-    floor = FLOOR(theta.shape[-1] * cond, theta.dtype)
-    return floor, frac, torch.zeros_like(frac)
+    return FLOOR(theta.shape[-1] * cond, theta.dtype), frac, 0.0
 
 
 def first_order_sides(case, subspace="orbit"):
     """‖J·(P_T Δθ)‖∞/‖P_T Δθ‖ (the function's first-order change along the removed component)
     against 0; the control projects onto a random subspace of the same dimension instead."""
-    from . import _jacobian as J
-    shp = J.shapes(H, D, D_H)
     theta, delta, x = case["theta_adam"], case["delta_adam"], case["x"]
     q, cond = _basis(theta)
     if subspace == "random":
@@ -138,19 +138,16 @@ def first_order_sides(case, subspace="orbit"):
         q = torch.linalg.qr(torch.randn(q.shape, generator=g, dtype=q.dtype).to(q.device))[0]
     removed = torch.einsum("rpk,rk->rp", q, torch.einsum("rpk,rp->rk", q, delta))
     unit = removed / torch.linalg.vector_norm(removed, dim=-1, keepdim=True)
-    f = lambda th, x: J.apply(th, shp, x)  # noqa: E731
-    jv = torch.func.vmap(lambda th, v, x: torch.func.jvp(lambda t: f(t, x), (th,), (v,))[1])
+    jv = torch.func.vmap(lambda th, v, x: torch.func.jvp(lambda t: J.apply(t, SHAPES, x), (th,), (v,))[1])
     lhs = jv(theta, unit, x).abs().amax(-1)
     at, blocks = 0, []
-    for name in shp:  # each block's own contribution, the terms that cancel
-        size = J.total({name: shp[name]})
+    for name in SHAPES:  # each block's own contribution, the terms that cancel
+        size = J.total({name: SHAPES[name]})
         part = torch.zeros_like(unit)
         part[:, at : at + size] = unit[:, at : at + size]
         blocks.append(jv(theta, part, x).abs().amax(-1))
         at += size
-    scale = torch.stack(blocks).amax(0)
-    d, n = x.shape[-1], x.shape[-2]
-    tol = FIRST_ORDER_TOL((d + n + 8) * cond, theta.dtype) * scale
+    tol = FIRST_ORDER_TOL((x.shape[-1] + x.shape[-2] + 8) * cond, theta.dtype) * torch.stack(blocks).amax(0)
     return lhs, torch.zeros_like(lhs), tol
 
 
@@ -161,28 +158,12 @@ SAMPLER = (f"{RUNS} seeded runs (vmap) of a teacher–student regression: MHA wi
 
 CLAIMS = (Claim(
     id="mha-identification/rebalancing", label="Updates overlap the invariant subspace; rebalancing",
-    section="abstract", statement=STATEMENT, kind=Kind.CONSTRUCTION, derivation=derivation,
-    reading=(
-        "In a small training run of multi-head attention (sizes in the sampler), (a) the updates Δθ of "
-        "at least one standard optimiser have a component in the tangent space T_θ of the invariance "
-        "orbit {W_Q A, W_K A^{-T}, W_V B, B^{-1}W_O} that is nonzero beyond round-off: ‖P_T Δθ‖/‖Δθ‖ "
-        "> 64·u·P·cond(Ξ) (a round-off floor) at every step of Adam; (b) 'rebalancing', read "
-        "computationally as replacing Δθ by Δθ − P_T Δθ (the orthogonal projection off T_θ, an "
-        "orthonormal basis of T_θ from a QR of the generators), leaves the function's first-order "
-        "change unchanged: J·P_T Δθ = 0 up to "
-        "round-off. Added by the suite: the model sizes, the teacher–student task, the learning rates "
-        "and the projection as the meaning of 'rebalancing' (the abstract does not define it, and "
-        "its own construction is not tested)."),
+    section="abstract", statement=STATEMENT, kind="construction", derivation=derivation, clauses=CLAUSES,
+    reading=READING,
     reading_why="'training can involve updates that overlap' is existential: one optimiser whose "
                 "updates overlap suffices; orthogonal projection is the least construction that "
                 "'fixes' the overlap, so (b) tests what any such fix must satisfy",
-    clauses=(
-        Clause("overlap", "training can indeed involve updates that overlap model-invariant subspaces that "
-                          "arise from a lack of identification"),
-        Clause("rebalancing", "a ``rebalancing'' approach that can ``fix'' updates that overlap "
-                              "unindentified subspaces"),
-    ),
-    proof_absent=PROOF_ABSENT,
+    proof_absent=J.PROOF_ABSENT,
     alternatives=(Reading(SGD_READING, "As (a), for plain (stochastic) gradient descent: its updates "
                                        "−η∇L have a nonzero component in T_θ.",
                           "the abstract names no optimiser; SGD is the simplest one"),),

@@ -1,5 +1,7 @@
 """Pure attention stacks (no residual, no FFN) measured over depth; shared by conjecture 3.4,
-conjecture 3.6, corollary 3.3 and rank-collapse/doubly-exponential.
+conjecture 3.6, corollary 3.3 and rank-collapse/doubly-exponential. And the token and metric
+families of the score-rank specs (theorem-3.2, corollary-3.3; ranks by
+:func:`checks.measure.numerical_rank`).
 
 A stack: L Gaussian tokens in R^d, per-layer Haar-orthogonal W_Q, W_K, W_V (‖W‖₂ = 1, so the
 bound β of Dong et al. is fixed; ``weight_scale`` scales W_Q and W_K), temperature τ, and
@@ -15,6 +17,9 @@ import math
 
 import torch
 
+from attnaudit import operators
+from attnaudit.checks.sampling import gaussian
+
 D, M, TAU = 4, 2, 2.0
 
 
@@ -29,8 +34,6 @@ def stack_y(ctx, tag: str, *, batch: int, n: int, depth: int, kind: str = "dista
     W_K C (Corollary 3.3's modified inner product). ``weight_scale``: W_Q, W_K are ``weight_scale``
     times Haar-orthogonal (‖W_Q‖₂ = ‖W_K‖₂ = weight_scale; Dong et al.'s β, and with it the bound's
     constant, grow as its square)."""
-    from attnaudit import operators
-
     gen = ctx.generator(f"stack:{tag}")
     dt = ctx.dtype
     c = torch.randn(batch, d, generator=gen, dtype=dt)
@@ -48,13 +51,6 @@ def stack_y(ctx, tag: str, *, batch: int, n: int, depth: int, kind: str = "dista
     log_res, log_scale, log_er = operators.collapse_stack(c, r, *ws, u=u, tau=tau, kind=kind,
                                                           with_erank=True)
     return -log_er if erank else -(log_res - log_scale)
-
-
-def stack_depths(y, y_min: float):
-    """The depths (a contiguous tail) at which every stack of ``y`` has y ≥ y_min."""
-    ok = (y >= y_min).all(dim=0)
-    ok = ok & (torch.cumsum((~ok).flip(0).int(), 0).flip(0) == 0)
-    return torch.nonzero(ok).flatten().to(y.dtype)
 
 
 def below_threshold_depths(y, y_min: float):
@@ -76,12 +72,16 @@ def below_threshold_mean(y, depths, y_min: float, relative: bool = False):
     return (sel / sel[:, :1] if relative else sel).mean(dim=0)
 
 
-def asymptotic_depths(y, y_min: float):
-    """Depths at which every stack has y ≥ y_min (the collapsed, asymptotic regime), and the
-    mean and standard error of y there."""
-    ok = (y >= y_min).all(dim=0)
-    ok = ok & (torch.cumsum((~ok).flip(0).int(), 0).flip(0) == 0)  # a contiguous tail of depths
-    idx = torch.nonzero(ok).flatten()
-    sel = y[:, idx]
-    sem = sel.std(dim=0) / math.sqrt(y.shape[0]) if y.shape[0] > 1 else torch.zeros_like(sel[0])
-    return idx.to(y.dtype), sel.mean(dim=0), sem
+def family(ctx, gen, kind: str, batch: int, n: int, d: int, r: int = 2):
+    """Tokens q, k ∈ R^d and per-token factors U_t ∈ R^{d×r}: ``full`` (independent Gaussian: span
+    Sym(d) once n ≥ d(d+1)/2), ``two`` (each token one of two Gaussian factors: span 2) or
+    ``homogeneous`` (one factor for all: span 1). Returns (q, k, u, span dimension)."""
+    q, k = gaussian(ctx, gen, batch, n, d), gaussian(ctx, gen, batch, n, d)
+    if kind == "full":
+        return q, k, gaussian(ctx, gen, batch, n, d, r), min(n, d * (d + 1) // 2)
+    if kind == "two":
+        pair = gaussian(ctx, gen, batch, 2, d, r)
+        pick = torch.randint(0, 2, (batch, n), generator=gen)
+        pick[:, 0], pick[:, 1] = 0, 1
+        return q, k, pair[torch.arange(batch)[:, None], pick], 2
+    return q, k, gaussian(ctx, gen, batch, 1, d, r).expand(batch, n, d, r).clone(), 1

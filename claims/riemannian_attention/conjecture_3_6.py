@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, ScalingLaw, Use, grids, tolerances
+from attnaudit import tolerances
+from attnaudit.checks import Claim, Clause, ScalingLaw, Use, grids
+
+from ._stacks import stack_y
 
 STATEMENT = (r"\text{Conjecture: } \bar U^2_{\mathrm{crit}} = \Theta(\tau/L),"
              r"\quad \bar U^2 = \max_t \|U_t\|_F^2.")
+CLAUSES = (Clause("critical-tau-over-l", "The critical regime Ubar^2_crit = Theta(tau/L)"),)
 
 TAU, DEPTH, LEVEL = 2.0, 10, 20.0
 LENGTHS = (8, 16, 32, 64, 128)
 STRENGTHS = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)  # Ū², absolute: spans τ/L·{0.5 … 512}
-DELAY = 1.0  # the transition: heterogeneous metrics delay the collapse by one layer
-# Replicates × stacks per replicate (quick, full): 40 and 80 stacks per L in all, as one draw had.
-REPLICATES, STACKS = 8, {"quick": 5, "full": 10}
-
 READING = (
     "Evidence run on the stacks of conjecture-3.4 (pure metric attention, d = 4, τ = 2, random "
     "Haar weights, per-position metrics of strength Ū² = E‖U_t‖_F²): the critical strength is "
@@ -27,6 +28,10 @@ READING = (
     f"L ∈ {{{', '.join(map(str, LENGTHS))}}}. Θ(τ/L) read over this range: Ū²_*(L) ∝ 1/L, "
     "i.e. the log-log slope of Ū²_* against L is −1."
 )
+
+DELAY = 1.0  # the transition: heterogeneous metrics delay the collapse by one layer
+# Replicates × stacks per replicate (quick, full): 40 and 80 stacks per L in all, as one draw had.
+REPLICATES, STACKS = 8, {"quick": 5, "full": 10}
 SHORT_GRID = ("L = 8 … 128 is 1.2 decades: the stacks' cost grows with L² per layer and the transition "
               "is located on a strength grid per L, so three decades of L are out of reach")
 
@@ -47,60 +52,46 @@ def _crossing(y, level=LEVEL):
 def delays(ctx):
     """(len(LENGTHS), len(STRENGTHS), B) collapse delays (in layers) against the metric-free stack,
     for this replicate's B stacks per L."""
-    from attnaudit.claims.riemannian_attention._stacks import stack_y
-
     batch = ctx.pick(**STACKS)
 
-    def run():
-        out = []
-        for n in LENGTHS:
-            base = _crossing(stack_y(ctx, f"L{n}", batch=batch, n=n, depth=DEPTH, tau=TAU))
-            out.append(torch.stack([_crossing(stack_y(ctx, f"L{n}", batch=batch, n=n, depth=DEPTH,
-                                                      strength=s, tau=TAU)) - base for s in STRENGTHS]))
-        return torch.stack(out)
+    def crossing(n, strength=0.0):
+        return _crossing(stack_y(ctx, f"L{n}", batch=batch, n=n, depth=DEPTH, strength=strength, tau=TAU))
 
-    return ctx.cached("delays", run)
+    return ctx.cached("delays", lambda: torch.stack([
+        torch.stack([crossing(n, s) for s in STRENGTHS]) - crossing(n) for n in LENGTHS]))
 
 
 def transitions(d):
     """log Ū²_* per (L, stack) from delays ``(L, S, B)``: where the stack's delay first reaches
     DELAY, interpolated in log Ū²; censored to the grid's ends (below the smallest strength when
     the delay is reached there already, the largest when never)."""
-    import numpy as np
-
     d = np.asarray(d, dtype=float)
     logs = np.log(np.asarray(STRENGTHS))
     reached = d >= DELAY
     j = np.argmax(reached, axis=1)                                     # (L, B) first index reaching
-    never = ~reached.any(axis=1)
     jj = np.clip(j, 1, len(STRENGTHS) - 1)
     lo = np.take_along_axis(d, (jj - 1)[:, None, :], 1)[:, 0]
     hi = np.take_along_axis(d, jj[:, None, :], 1)[:, 0]
     frac = np.clip((DELAY - lo) / np.where(hi > lo, hi - lo, 1.0), 0.0, 1.0)
-    out = logs[jj - 1] + frac * (logs[jj] - logs[jj - 1])
-    out = np.where(j == 0, logs[0], out)
-    return np.where(never, logs[-1], out)
+    out = np.where(j == 0, logs[0], logs[jj - 1] + frac * (logs[jj] - logs[jj - 1]))
+    return np.where(~reached.any(axis=1), logs[-1], out)
 
 
 def transition_strength(ctx, grid):
     """Ū²_*(L) of one replicate: the geometric mean over its stacks of the located transitions, per L
     of the grid (the engine draws REPLICATES of them and fits their means, Student-t widened)."""
-    import numpy as np
-
     by_length = dict(zip(LENGTHS, np.exp(transitions(delays(ctx).numpy()).mean(axis=1)), strict=True))
     return np.array([by_length[int(n)] for n in grid])
 
 
 CLAIMS = (Claim(
     id="riemannian-attention/conjecture-3.6", label="Conjecture 3.6 (critical metric strength)",
-    section="§3.3", statement=STATEMENT, kind=Kind.CONJECTURE,
+    section="§3.3", statement=STATEMENT, clauses=CLAUSES, kind="conjecture", reading=READING,
     no_derivation="a conjecture: the record is an evidence run (evidence, not proof); the τ/L scale "
                   "comes from Proposition 3.5's Frobenius bound (checked there)",
     proof_absent="stated as a conjecture; the review says Θ(τ/L) is read off Proposition 3.5's bound",
     uses=(Use("riemannian-attention/proposition-3.5", "The critical regime Ubar^2_crit = Theta(tau/L) "
               "is derived from the Frobenius bound in Proposition 3.5"),),
-    clauses=(Clause("critical-tau-over-l", "The critical regime Ubar^2_crit = Theta(tau/L)"),),
-    reading=READING,
     reading_why="the review's 'sweep metric strength around τ/L for several L; locate the transition "
                 "in depth-wise effective rank'; Θ is asymptotic, so only a local slope over the "
                 "reachable L can be measured",

@@ -7,16 +7,27 @@ import math
 
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, ScalingLaw, Use, control, tolerances
-from attnaudit.claims.riemannian_attention._stacks import (
-    below_threshold_depths,
-    below_threshold_mean,
-    stack_y,
-)
+from attnaudit import operators, tolerances
+from attnaudit.checks import Claim, Clause, Relation, ScalingLaw, Use, control
+from attnaudit.checks.measure import numerical_rank
+
+from ._stacks import below_threshold_depths, below_threshold_mean, family, stack_y
 
 STATEMENT = (r"U_t \equiv U:\ s_{ij} = \tfrac{2}{\tau}\langle q_i, k_j\rangle_G - \tfrac{1}{\tau}\|q_i\|_G^2"
              r" - \tfrac{1}{\tau}\|k_j\|_G^2,\ G = I + UU^\top:\ \text{a Gram matrix under one modified "
              r"inner product; standard rank-collapse analysis applies.}")
+CLAUSES = (Clause("gram", "when all metric factors are identical, the Riemannian scores reduce to a "
+                          "Gram matrix under a global modified inner product"),
+           Clause("collapse-applies", "the known doubly-exponential rank-collapse analysis applies "
+                                      "unchanged"))
+READING = (
+    "With U_t = U for all tokens (G = I + UUᵀ): (i) the row-softmax attention equals the softmax "
+    "of a Gram matrix Q̃K̃ᵀ of (d+1)-dimensional vectors q̃_i = (q_i, 1), "
+    "k̃_j = ((2/τ)Gk_j, −‖k_j‖²_G/τ) (the row term −‖q_i‖²_G/τ cancels); (ii) the score matrix has "
+    "rank ≤ d + 2 (no growth with the metric); (iii) pure attention stacks with this metric "
+    "collapse doubly exponentially as Dong et al.'s bound says: order at least 3 per layer below the "
+    "threshold, −log ρ_l growing at least like 3^l (one-sided, as the bound is)."
+)
 
 TOL = tolerances.Roundoff(condition="(n + 4)(1 + max|s|): scores of size max|s| rounded, an n-term "
                                     "softmax normaliser")
@@ -30,43 +41,31 @@ RATE_TOL = tolerances.FitBias(
 
 
 def _case_scores(case, heterogeneous=False):
-    from attnaudit import operators
-
     u = case["u_het"] if heterogeneous else case["u"]
-    return operators.metric_scores(case["q"], case["k"], uq=u, uk=u, tau=case["tau"][0].item(),
-                                   path="direct")
+    return operators.metric_scores(case["q"], case["k"], uq=u, uk=u, tau=case["tau"][0].item(), path="direct")
 
 
 def gram_form(case, heterogeneous=False):
     """max|softmax(S) − softmax(Q̃K̃ᵀ)| with q̃ = (q, 1), k̃ = ((2/τ)Gk, −‖k‖²_G/τ), G from U."""
-    from attnaudit import operators
-
-    tau = case["tau"][0].item()
+    tau, q, k = case["tau"][0].item(), case["q"], case["k"]
     s = _case_scores(case, heterogeneous)
-    u = case["u"][:, 0]                                             # the (shared) factor
-    g = operators.metric_from_factors(u)
-    q, k = case["q"], case["k"]
+    g = operators.metric_from_factors(case["u"][:, 0])             # the (shared) factor's metric
     gk = torch.einsum("bde,bje->bjd", g, k)
     qt = torch.cat([q, torch.ones_like(q[..., :1])], -1)
     kt = torch.cat([2 * gk / tau, -(k * gk).sum(-1, keepdim=True) / tau], -1)
-    gram = qt @ kt.transpose(-1, -2)
-    gap = (torch.softmax(s, -1) - torch.softmax(gram, -1)).abs().amax(dim=(-1, -2))
-    n = s.shape[-1]
-    return gap, 0.0 * gap, TOL((n + 4) * (1 + s.abs().amax(dim=(-1, -2))), s.dtype)
+    gap = (torch.softmax(s, -1) - torch.softmax(qt @ kt.transpose(-1, -2), -1)).abs().amax(dim=(-1, -2))
+    return gap, 0.0 * gap, TOL((s.shape[-1] + 4) * (1 + s.abs().amax(dim=(-1, -2))), s.dtype)
 
 
 def score_rank(case, heterogeneous=False):
-    from attnaudit.checks.measure import numerical_rank
-
     scores = _case_scores(case, heterogeneous)
     rank = numerical_rank(scores)[0].to(scores.dtype)
-    d = case["q"].shape[-1]
-    return rank, torch.full_like(rank, float(d + 2)), torch.zeros_like(rank)
+    return rank, torch.full_like(rank, float(case["q"].shape[-1] + 2)), 0.0
 
 
 def _sample(ctx, gen):
-    from attnaudit.claims.riemannian_attention._ranks import family
-
+    """Gaussian q, k, one shared Gaussian U ∈ R^{d×2}, n = (d+1)(d+2) + 12 tokens, (d, τ) ∈ {(2,1),
+    (4,2), (6,4)}"""
     batch = ctx.pick(quick=20, full=200)
     for d, tau in ((2, 1.0), (4, 2.0), (6, 4.0)):
         n = (d + 1) * (d + 2) + 12
@@ -95,28 +94,14 @@ def _collapse(ctx, grid, homogeneous=True):
 
 HET = "heterogeneous per-token factors U_t in place of the shared U"
 IDENTICAL = "all metric factors identical"
-SAMPLER = ("Gaussian q, k, one shared Gaussian U ∈ R^{d×2}, n = (d+1)(d+2) + 12 tokens, "
-           "(d, τ) ∈ {(2,1), (4,2), (6,4)}")
 
 CLAIMS = (Claim(
     id="riemannian-attention/corollary-3.3", label="Corollary 3.3 (homogeneous metrics)", section="§3.2",
-    statement=STATEMENT, kind=Kind.IDENTITY,
+    statement=STATEMENT, kind="identity", clauses=CLAUSES, reading=READING,
     no_derivation="an algebraic consequence of the expansion checked in equation-28 and theorem-3.2",
-    clauses=(Clause("gram", "when all metric factors are identical, the Riemannian scores reduce to a "
-                            "Gram matrix under a global modified inner product"),
-             Clause("collapse-applies", "the known doubly-exponential rank-collapse analysis applies "
-                                        "unchanged")),
     proof_absent="the review quotes the consequence, not an argument",
     uses=(Use("rank-collapse/doubly-exponential",
               "the known doubly-exponential rank-collapse analysis applies unchanged"),),
-    reading=(
-        "With U_t = U for all tokens (G = I + UUᵀ): (i) the row-softmax attention equals the softmax "
-        "of a Gram matrix Q̃K̃ᵀ of (d+1)-dimensional vectors q̃_i = (q_i, 1), "
-        "k̃_j = ((2/τ)Gk_j, −‖k_j‖²_G/τ) (the row term −‖q_i‖²_G/τ cancels); (ii) the score matrix has "
-        "rank ≤ d + 2 (no growth with the metric); (iii) pure attention stacks with this metric "
-        "collapse doubly exponentially as Dong et al.'s bound says: order at least 3 per layer below the "
-        "threshold, −log ρ_l growing at least like 3^l (one-sided, as the bound is)."
-    ),
     reading_why="the corollary's two assertions, 'Gram under a modified inner product' made exact "
                 "(the key-norm column it needs) and 'rank-collapse analysis applies' made measurable",
     notes=("The Gram form needs one extra coordinate for the key-norm penalty −‖k_j‖²_G/τ (the "
@@ -125,11 +110,11 @@ CLAIMS = (Claim(
            "E‖U‖_F² = 1; the depth-wise plot pairs with conjecture-3.4's (heterogeneous metrics)."),
     checks=(
         Relation(name="gram-form", lhs="max|softmax(S) − softmax(Q̃K̃ᵀ)|", rel="<=", rhs="0",
-                 evaluate=gram_form, sample=_sample, tolerance=TOL, sampler=SAMPLER, clause="gram",
+                 evaluate=gram_form, sample=_sample, tolerance=TOL, clause="gram",
                  controls=(control(HET, contrast="hypothesis", hypothesis=IDENTICAL,
                                    evaluate=lambda c: gram_form(c, True)),)),
         Relation(name="score-rank", lhs="numerical rank of S", rel="<=", rhs="d + 2", evaluate=score_rank,
-                 sample=_sample, tolerance=EXACT, sampler=SAMPLER, clause="gram",
+                 sample=_sample, tolerance=EXACT, clause="gram",
                  controls=(control(HET, contrast="hypothesis", hypothesis=IDENTICAL,
                                    evaluate=lambda c: score_rank(c, True)),)),
         ScalingLaw(name="collapse-rate", quantity="−log ρ_l (relative res(X_l))", variable="l",

@@ -4,10 +4,22 @@ from __future__ import annotations
 
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, ScalingLaw, control, sampling, tolerances
+from attnaudit import operators, sampling, tolerances
+from attnaudit.checks import Claim, Clause, Reading, Relation, ScalingLaw, control
+from attnaudit.checks.measure import count_flops, meta
+from attnaudit.claims.riemannian_attention._cost import per_point
 
 STATEMENT = (r"U_t = \mathrm{reshape}\big(\mathrm{Linear}(d m, d r)(\sigma(\mathrm{Linear}(d, d m)(x_t)))"
              r"\big) \in \mathbb R^{d\times r},\ m = 1;\quad \text{cost } O(B L d r)")
+CLAUSES = (Clause("metricnet", "MetricNet as specified in Definition 5.2 uses Linear(d,d*m) followed by "
+                               "Linear(d*m,d*r)"),
+           Clause("cost", "the O(B L d r) listed in the table"))
+READING = (
+    "MetricNet as the review quotes it (Linear(d, d·m) → σ → Linear(d·m, d·r), m = 1, reshaped "
+    "to U_t ∈ R^{d×r}; σ = GELU, unspecified in the source and not counted) defines metrics "
+    "g_t = I + U_tU_tᵀ ⪰ I, and costs O(B L d r) as the table lists: counted FLOPs with "
+    "exponent ≤ 1 in d (fixed L, r), ≤ 1 in r, ≤ 1 in the number of tokens L (B = 1)."
+)
 
 R, D, N = 4, 64, 16
 D_GRID = (4, 10, 25, 63, 160, 400, 1000, 2500, 6300)
@@ -20,9 +32,6 @@ SPD_TOL = tolerances.Roundoff(condition="1 + ‖U‖_F²: the eigenvalues of I +
 
 
 def _count(n, d, r, m=1):
-    from attnaudit import operators
-    from attnaudit.checks.measure import count_flops, meta
-
     return count_flops(lambda: operators.metricnet(meta(n, d), meta(d * m, d), meta(d * m),
                                                    meta(d * r, d * m), meta(d * r), r=r))
 
@@ -30,15 +39,13 @@ def _count(n, d, r, m=1):
 def _spd(case, sign=1.0, metricnet=True):
     """λ_min(I + U_tUᵀ_t) ≥ 1 for the MetricNet factors (a metric, as the definition needs); with
     ``sign=-1`` the form I − U_tU_tᵀ; without ``metricnet`` arbitrary Gaussian factors."""
-    from attnaudit import operators
-
-    x, w1, b1, w2, b2 = (case[k] for k in ("x", "w1", "b1", "w2", "b2"))
+    u = case["u_any"]
     if metricnet:
-        u = torch.vmap(lambda *a: operators.metricnet(*a, r=R))(x, w1, b1, w2, b2)
-    else:
-        u = case["u_any"]
-    eye = torch.eye(u.shape[-2], dtype=u.dtype)
-    g = operators.metric_from_factors(u) if sign > 0 else 2 * eye - operators.metric_from_factors(u)
+        args = (case[k] for k in ("x", "w1", "b1", "w2", "b2"))
+        u = torch.vmap(lambda *a: operators.metricnet(*a, r=R))(*args)
+    g = operators.metric_from_factors(u)
+    if sign < 0:
+        g = 2 * torch.eye(u.shape[-2], dtype=u.dtype) - g
     lam = torch.linalg.eigvalsh(g).amin(dim=-1).amin(dim=-1)
     return lam, torch.ones_like(lam), SPD_TOL(1 + u.square().sum((-1, -2)).amax(-1), u.dtype)
 
@@ -50,29 +57,17 @@ def _sample(ctx, gen):
            "b2": sampling.gaussian(ctx, gen, b, d * R), "u_any": sampling.gaussian(ctx, gen, b, n, d, R)}
 
 
-def _law(name, variable, exponent, grid, fn, family, predicted, order="O", reading=None, controls=(),
-         clause=None):
+def _law(name, variable, exponent, grid, fn, family, predicted="", order="O", **kw):
     return ScalingLaw(name=name, quantity="MetricNet FLOPs", variable=variable, exponent=exponent,
-                      order=order, grid=lambda ctx: grid,
-                      measure=lambda ctx, g: [fn(int(x)) for x in g], family=family,
-                      predicted=predicted, tolerance=LOWER, reading=reading, controls=controls,
-                      clause=clause if reading is None else None)
+                      order=order, grid=lambda ctx: grid, measure=per_point(fn), family=family,
+                      predicted=predicted, tolerance=LOWER, **kw)
 
 
 CLAIMS = (Claim(
     id="riemannian-attention/definition-5.2", label="Definition 5.2 (MetricNet)", section="§5.2",
-    statement=STATEMENT, kind=Kind.DEFINITION,
+    statement=STATEMENT, kind="definition-consistency", clauses=CLAUSES, reading=READING,
     no_derivation="a definition and a cost entry: checked by its output and by FLOP counts",
     proof_absent="the complexity table gives no accounting",
-    clauses=(Clause("metricnet", "MetricNet as specified in Definition 5.2 uses Linear(d,d*m) followed by "
-                                 "Linear(d*m,d*r)"),
-             Clause("cost", "the O(B L d r) listed in the table")),
-    reading=(
-        "MetricNet as the review quotes it (Linear(d, d·m) → σ → Linear(d·m, d·r), m = 1, reshaped "
-        "to U_t ∈ R^{d×r}; σ = GELU, unspecified in the source and not counted) defines metrics "
-        "g_t = I + U_tU_tᵀ ⪰ I, and costs O(B L d r) as the table lists: counted FLOPs with "
-        "exponent ≤ 1 in d (fixed L, r), ≤ 1 in r, ≤ 1 in the number of tokens L (B = 1)."
-    ),
     reading_why="the definition as written with the table's cost entry; m = 1 is the stated choice",
     alternatives=(Reading(
         "referee", "MetricNet with m = 1 costs Θ(d² r) per token (the review's major comment 1): "
@@ -95,9 +90,9 @@ CLAIMS = (Claim(
         _law("flops-vs-d", "d", 1.0, D_GRID, lambda d: _count(N, d, R), f"L = {N}, r = {R}, m = 1",
              "O(d) at fixed L, r (O(B L d r))", clause="cost"),
         _law("flops-vs-r", "r", 1.0, R_GRID, lambda r: _count(N, D, r), f"L = {N}, d = {D}, m = 1",
-             "", controls=(control("prediction O(r⁰)", exponent=0.0),), clause="cost"),
+             controls=(control("prediction O(r⁰)", exponent=0.0),), clause="cost"),
         _law("flops-vs-l", "L", 1.0, N_GRID, lambda n: _count(n, D, R), f"d = {D}, r = {R}, m = 1",
-             "", controls=(control("prediction O(L⁰)", exponent=0.0),), clause="cost"),
+             controls=(control("prediction O(L⁰)", exponent=0.0),), clause="cost"),
         _law("referee-flops-vs-d", "d", 2.0, D_GRID, lambda d: _count(N, d, R), f"L = {N}, r = {R}, m = 1",
              "Θ(d² r) per token: exponent 2 in d", order="Θ", reading="referee",
              controls=(control("the table's O(d r) (exponent 1)", exponent=1.0),)),

@@ -6,12 +6,25 @@ from __future__ import annotations
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Relation, control, sampling, symbolic, tolerances
+from attnaudit import operators, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Relation, control
 
 STATEMENT = (
     r"|s^{\mathrm{Riem}}_{ij} - s^{\mathrm{Euc}}_{ij}| \le \frac{\bar U^2}{\tau}\|q_i-k_j\|^2,\ "
     r"\bar U^2 = \max_t\|U_t\|_F^2;\quad |\sigma_k(A^{\mathrm{Riem}}) - \sigma_k(A^{\mathrm{Euc}})| "
     r"\le \|A^{\mathrm{Riem}} - A^{\mathrm{Euc}}\|_2 \le \frac{L\,\bar U^2}{\tau}\max_{ij}\|q_i-k_j\|^2"
+)
+CLAUSES = (
+    Clause("entrywise", "The symbol \\bar{U}^2 is used both as the running maximum max_t ||U_t||_F^2 in "
+                        "Proposition 3.5"),
+    Clause("transfer", "Weyl's inequality and softmax 1-Lipschitz property Used in Proposition 3.5 to "
+                       "transfer score perturbation to singular values"),
+)
+READING = (
+    "For g_t = I + U_tU_tᵀ and Ū² = max_t ‖U_t‖_F²: (entrywise) every score moves by at most "
+    "|s_Riem − s_Euc|_ij ≤ Ū²‖q_i − k_j‖²/τ (s_Euc = −‖q_i − k_j‖²/τ); (transfer) the singular "
+    "values of the row-softmax attention matrix move by at most (L/τ)·Ū²·max_ij‖q_i − k_j‖² "
+    "(Weyl, then the 1-Lipschitz row softmax in ℓ2 and ‖·‖₂ ≤ ‖·‖_F over L rows)."
 )
 
 # δs = s_Riem − s_Euc is a difference of two computed scores, each of size ≤ (1 + Ū²)‖Δ‖²/τ and
@@ -35,8 +48,6 @@ def derivation():
 
 
 def _parts(case):
-    from attnaudit import operators
-
     q, k, uq, uk, tau = case["q"], case["k"], case["uq"], case["uk"], case["tau"][0].item()
     s_r = operators.metric_scores(q, k, uq=uq, uk=uk, tau=tau, path="direct")
     zq, zk = torch.zeros_like(uq), torch.zeros_like(uk)
@@ -44,6 +55,16 @@ def _parts(case):
     ubar = torch.maximum(uq.square().sum((-1, -2)).amax(-1), uk.square().sum((-1, -2)).amax(-1))
     delta2 = (q[..., :, None, :] - k[..., None, :, :]).square().sum(-1)
     return s_r, s_e, ubar, delta2, tau
+
+
+def _sv_shift(s, s_other):
+    """max_k |σ_k(softmax(s)) − σ_k(softmax(s_other))|."""
+    a, b = torch.softmax(s, -1), torch.softmax(s_other, -1)
+    return (torch.linalg.svdvals(a) - torch.linalg.svdvals(b)).abs().amax(-1)
+
+
+def _sv_tol(s, power=1.5):
+    return SV_TOL(s.shape[-1] ** power * (1 + s.abs().amax(dim=(-1, -2))), s.dtype)
 
 
 def entrywise(case, factor=1.0):
@@ -57,11 +78,7 @@ def entrywise(case, factor=1.0):
 
 def singular_shift(case, factor=1.0):
     s_r, s_e, ubar, delta2, tau = _parts(case)
-    a_r, a_e = torch.softmax(s_r, -1), torch.softmax(s_e, -1)
-    shift = (torch.linalg.svdvals(a_r) - torch.linalg.svdvals(a_e)).abs().amax(-1)
-    n = s_r.shape[-1]
-    bound = factor * n * ubar * delta2.amax(dim=(-1, -2)) / tau
-    return shift, bound, SV_TOL(n**1.5 * (1 + s_r.abs().amax(dim=(-1, -2))), shift.dtype)
+    return _sv_shift(s_r, s_e), factor * s_r.shape[-1] * ubar * delta2.amax(dim=(-1, -2)) / tau, _sv_tol(s_r)
 
 
 def any_perturbation(case):
@@ -70,10 +87,7 @@ def any_perturbation(case):
     softmax give this for every perturbation, so the transfer adds nothing to the entrywise bound."""
     s_r, s_e, *_ = _parts(case)
     delta = case["noise"] * (s_r - s_e).abs().amax(dim=(-1, -2), keepdim=True)
-    a_r, a_e = torch.softmax(s_e + delta, -1), torch.softmax(s_e, -1)
-    lhs = (torch.linalg.svdvals(a_r) - torch.linalg.svdvals(a_e)).abs().amax(-1)
-    rhs = s_e.shape[-1] * delta.abs().amax(dim=(-1, -2))
-    return lhs, rhs, SV_TOL(s_e.shape[-1] ** 1.5 * (1 + s_e.abs().amax(dim=(-1, -2))), lhs.dtype)
+    return _sv_shift(s_e + delta, s_e), s_e.shape[-1] * delta.abs().amax(dim=(-1, -2)), _sv_tol(s_e)
 
 
 def softmax_lipschitz(case):
@@ -81,16 +95,14 @@ def softmax_lipschitz(case):
     s_r, s_e, *_ = _parts(case)
     lhs = (torch.softmax(s_r, -1) - torch.softmax(s_e, -1)).norm(dim=-1).amax(-1)
     rhs = (s_r - s_e).norm(dim=-1).amax(-1)
-    return lhs, rhs, SV_TOL(s_r.shape[-1] * (1 + s_r.abs().amax(dim=(-1, -2))), lhs.dtype)
+    return lhs, rhs, _sv_tol(s_r, 1)
 
 
 def weyl(case):
     """Proof step: max_k |σ_k(A_Riem) − σ_k(A_Euc)| ≤ ‖A_Riem − A_Euc‖₂ (Weyl)."""
     s_r, s_e, *_ = _parts(case)
-    a_r, a_e = torch.softmax(s_r, -1), torch.softmax(s_e, -1)
-    lhs = (torch.linalg.svdvals(a_r) - torch.linalg.svdvals(a_e)).abs().amax(-1)
-    rhs = torch.linalg.matrix_norm(a_r - a_e, ord=2)
-    return lhs, rhs, SV_TOL(s_r.shape[-1] ** 1.5 * (1 + s_r.abs().amax(dim=(-1, -2))), lhs.dtype)
+    rhs = torch.linalg.matrix_norm(torch.softmax(s_r, -1) - torch.softmax(s_e, -1), ord=2)
+    return _sv_shift(s_r, s_e), rhs, _sv_tol(s_r)
 
 
 def _sample(ctx, gen):
@@ -113,22 +125,16 @@ def _sample(ctx, gen):
 SAMPLER = ("Gaussian q, k, U_t scaled log-uniformly in [1e-3, 1], (L, d, r, τ) ∈ {(4,2,1,1), (8,4,2,2), "
            "(16,4,1,4)}, plus the tight family U_t = u (rank 1, shared) with Δ_ii ∥ u")
 
-CLAUSES = (
-    Clause("entrywise", "The symbol \\bar{U}^2 is used both as the running maximum max_t ||U_t||_F^2 in "
-                        "Proposition 3.5"),
-    Clause("transfer", "Weyl's inequality and softmax 1-Lipschitz property Used in Proposition 3.5 to "
-                       "transfer score perturbation to singular values"),
-)
+
+def _check(name, lhs, rhs, evaluate, tolerance=SV_TOL, sampler=SAMPLER, **kw):
+    return Relation(name=name, lhs=lhs, rel="<=", rhs=rhs, evaluate=evaluate, sample=_sample,
+                    tolerance=tolerance, sampler=sampler, **kw)
+
 
 CLAIMS = (Claim(
     id="riemannian-attention/proposition-3.5", label="Proposition 3.5 (metric perturbation)",
-    section="§3.3", statement=STATEMENT, kind=Kind.INEQUALITY, derivation=derivation, clauses=CLAUSES,
-    reading=(
-        "For g_t = I + U_tU_tᵀ and Ū² = max_t ‖U_t‖_F²: (entrywise) every score moves by at most "
-        "|s_Riem − s_Euc|_ij ≤ Ū²‖q_i − k_j‖²/τ (s_Euc = −‖q_i − k_j‖²/τ); (transfer) the singular "
-        "values of the row-softmax attention matrix move by at most (L/τ)·Ū²·max_ij‖q_i − k_j‖² "
-        "(Weyl, then the 1-Lipschitz row softmax in ℓ2 and ‖·‖₂ ≤ ‖·‖_F over L rows)."
-    ),
+    section="§3.3", statement=STATEMENT, kind="inequality", derivation=derivation, clauses=CLAUSES,
+    reading=READING,
     reading_why="the review quotes the ingredients (Ū², Weyl, softmax Lipschitz), not the constants: "
                 "this is the bound they give; its L/τ factor is where Conjecture 3.6's τ/L comes from",
     proof_absent="the source only names the ingredients (the Frobenius bound, Weyl's inequality, the "
@@ -141,24 +147,17 @@ CLAIMS = (Claim(
            "of magnitude. Ū² here is the running maximum max_t ‖U_t‖_F², not Conjecture 3.6's "
            "critical value (the review's minor comment 1 on the overloaded symbol)."),
     checks=(
-        Relation(name="entrywise-bound", lhs="max_ij |δs_ij|/(Ū²‖Δ_ij‖²/τ)", rel="<=", rhs="1",
-                 evaluate=entrywise, sample=_sample, tolerance=ENTRY_TOL, sampler=SAMPLER,
-                 clause="entrywise",
-                 controls=(control("the bound with Ū² halved", contrast="prediction",
-                                   evaluate=lambda c: entrywise(c, 0.5)),)),
-        Relation(name="singular-value-transfer", lhs="max_k |σ_k(A_Riem) − σ_k(A_Euc)|", rel="<=",
-                 rhs="(L/τ)·Ū²·max‖Δ‖²", evaluate=singular_shift, sample=_sample, tolerance=SV_TOL,
-                 sampler=SAMPLER, clause="transfer",
-                 controls=(control("the bound with Ū² = 0 (no metric effect: any perturbation fails it)",
-                                   contrast="setting", evaluate=lambda c: singular_shift(c, 0.0)),)),
-        Relation(name="transfer-holds-for-any-perturbation", lhs="max_k |σ_k shift| (Gaussian δ)",
-                 rel="<=", rhs="L·max|δ|", evaluate=any_perturbation, sample=_sample, tolerance=SV_TOL,
-                 sampler=SAMPLER + "; δ Gaussian of the metric perturbation's size", role="vacuity",
-                 clause="transfer"),
-        Relation(name="weyl", lhs="max_k |σ_k(A_Riem) − σ_k(A_Euc)|", rel="<=", rhs="‖A_Riem − A_Euc‖₂",
-                 evaluate=weyl, sample=_sample, tolerance=SV_TOL, sampler=SAMPLER, role="derivation"),
-        Relation(name="softmax-lipschitz", lhs="max_i ‖δA_i‖₂", rel="<=", rhs="max_i ‖δs_i‖₂",
-                 evaluate=softmax_lipschitz, sample=_sample, tolerance=SV_TOL, sampler=SAMPLER,
-                 role="derivation"),
+        _check("entrywise-bound", "max_ij |δs_ij|/(Ū²‖Δ_ij‖²/τ)", "1", entrywise, tolerance=ENTRY_TOL,
+               clause="entrywise", controls=(control("the bound with Ū² halved", contrast="prediction",
+                                                     evaluate=lambda c: entrywise(c, 0.5)),)),
+        _check("singular-value-transfer", "max_k |σ_k(A_Riem) − σ_k(A_Euc)|", "(L/τ)·Ū²·max‖Δ‖²",
+               singular_shift, clause="transfer",
+               controls=(control("the bound with Ū² = 0 (no metric effect: any perturbation fails it)",
+                                 contrast="setting", evaluate=lambda c: singular_shift(c, 0.0)),)),
+        _check("transfer-holds-for-any-perturbation", "max_k |σ_k shift| (Gaussian δ)", "L·max|δ|",
+               any_perturbation, sampler=SAMPLER + "; δ Gaussian of the metric perturbation's size",
+               role="vacuity", clause="transfer"),
+        _check("weyl", "max_k |σ_k(A_Riem) − σ_k(A_Euc)|", "‖A_Riem − A_Euc‖₂", weyl, role="derivation"),
+        _check("softmax-lipschitz", "max_i ‖δA_i‖₂", "max_i ‖δs_i‖₂", softmax_lipschitz, role="derivation"),
     ),
 ),)

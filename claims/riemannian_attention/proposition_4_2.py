@@ -5,22 +5,23 @@ from __future__ import annotations
 import sympy as sp
 import torch
 
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    Relation,
-    ScalingLaw,
-    control,
-    grids,
-    sampling,
-    symbolic,
-    tolerances,
-)
-from attnaudit.claims.riemannian_attention import _flops
+from attnaudit import operators, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Relation, ScalingLaw, control, grids
+from attnaudit.claims.riemannian_attention._cost import closed_form_tol, per_point, score_flops
 
 STATEMENT = (r"(q_i-k_j)^\top g_{ij}(q_i-k_j) = \text{per-token precomputation} + O(r)\ \text{per-pair "
              r"terms; per-token cost } O(d\,r)")
+CLAUSES = (Clause("per-token", "geodesic distance computable by a per-token decomposition in "
+                               "$O(d\\cdot r)$"),
+           Clause("per-pair", "the geodesic decomposition turns pairwise score computation into "
+                              "per-token precomputation plus $O(r)$ per-pair terms"))
+READING = (
+    "The squared distance Δ_ijᵀg_ijΔ_ij (g_t = I + U_tU_tᵀ) equals the Eq. (16) expansion, whose "
+    "per-token terms (U_iᵀq_i, U_jᵀk_j, norms) cost O(d r) per token, and whose remaining "
+    "per-pair metric terms cost O(r) per pair: counted FLOPs of the metric correction per pair "
+    "(total minus the Euclidean part and the per-token terms, over n² pairs) have exponent ≤ 0 "
+    "in d at fixed r."
+)
 
 # Eq. (16) expands squares: its absolute error is ~u times the size of the expanded terms,
 # (‖q‖² + ‖k‖²)(1 + ‖U_i‖² + ‖U_j‖²), summed over d + r terms.
@@ -51,23 +52,20 @@ def derivation():
 
 
 def _gap(case, drop_quadratic=False):
-    from attnaudit import operators
-
     q, k, uq, uk = case["q"], case["k"], case["uq"], case["uk"]
     dec = operators.metric_scores(q, k, uq=uq, uk=uk)
     if drop_quadratic:  # the control: per-token terms only, no ‖U_iᵀk_j‖², ‖U_jᵀq_i‖²
-
         dec = dec + 0.5 * (torch.einsum("bidr,bjd->bijr", uq, k).square().sum(-1)
                            + torch.einsum("bjdr,bid->bijr", uk, q).square().sum(-1))
-    direct = operators.metric_scores(q, k, uq=uq, uk=uk, path="direct")
-    gap = (dec - direct).abs().amax(dim=(-1, -2))
+    gap = (dec - operators.metric_scores(q, k, uq=uq, uk=uk, path="direct")).abs().amax(dim=(-1, -2))
     size = ((q.square().sum(-1)[:, :, None] + k.square().sum(-1)[:, None, :])
             * (1 + uq.square().sum((-1, -2))[:, :, None] + uk.square().sum((-1, -2))[:, None, :]))
-    d, r = q.shape[-1], uq.shape[-1]
-    return gap, 0.0 * gap, TOL((d + r) * size.amax(dim=(-1, -2)), q.dtype)
+    return gap, 0.0 * gap, TOL((q.shape[-1] + uq.shape[-1]) * size.amax(dim=(-1, -2)), q.dtype)
 
 
 def _sample(ctx, gen):
+    """Gaussian q (6 tokens), k (7 tokens), U_t scaled log-uniformly in [1e-2, 1e1], (d, r) ∈ {(2,1),
+    (4,2), (8,3)}"""
     batch = ctx.pick(quick=200, full=2000)
     for d, r in ((2, 1), (4, 2), (8, 3)):
         s = sampling.log_uniform(ctx, gen, batch, 1, 1, 1, low=1e-2, high=1e1)
@@ -76,37 +74,16 @@ def _sample(ctx, gen):
                "uk": s * sampling.gaussian(ctx, gen, batch, 7, d, r)}
 
 
-def _bias(grid, fn, exponent):
-    def bias():
-        from attnaudit.checks.fitting import closed_form_bias
-
-        return closed_form_bias(grid, [fn(x) for x in grid], exponent)
-    return bias
-
-
 def per_pair(d, r, n=N_PAIRS):
-    from attnaudit.claims.riemannian_attention._flops import score_flops
-
-    per_token = score_flops(n, d, r, "per-token")
-    return (score_flops(n, d, r, "correction") - 2 * n * per_token) / n**2
+    return (score_flops(n, d, r, "correction") - 2 * n * score_flops(n, d, r, "per-token")) / n**2
 
 
 CLAIMS = (Claim(
     id="riemannian-attention/proposition-4.2", label="Proposition 4.2 (geodesic decomposition)",
-    section="§4.2", statement=STATEMENT, kind=Kind.COMPLEXITY, derivation=derivation,
+    section="§4.2", statement=STATEMENT, kind="complexity", derivation=derivation, clauses=CLAUSES,
+    reading=READING,
     proof_absent="the source quotes the result; Eq. (16)'s expansion (re-derived here as the suite's "
                  "derivation) is named, not argued",
-    clauses=(Clause("per-token", "geodesic distance computable by a per-token decomposition in "
-                                 "$O(d\\cdot r)$"),
-             Clause("per-pair", "the geodesic decomposition turns pairwise score computation into "
-                                "per-token precomputation plus $O(r)$ per-pair terms")),
-    reading=(
-        "The squared distance Δ_ijᵀg_ijΔ_ij (g_t = I + U_tU_tᵀ) equals the Eq. (16) expansion, whose "
-        "per-token terms (U_iᵀq_i, U_jᵀk_j, norms) cost O(d r) per token, and whose remaining "
-        "per-pair metric terms cost O(r) per pair: counted FLOPs of the metric correction per pair "
-        "(total minus the Euclidean part and the per-token terms, over n² pairs) have exponent ≤ 0 "
-        "in d at fixed r."
-    ),
     reading_why="the literal statement; 'per-pair terms' are those beyond the Euclidean ‖q_i − k_j‖², "
                 "which is O(d) per pair in any form",
     notes=("The per-pair terms of Eq. (16) are ‖U_iᵀk_j‖², (U_iᵀq_i)ᵀ(U_iᵀk_j), ‖U_jᵀq_i‖² and "
@@ -116,29 +93,26 @@ CLAIMS = (Claim(
            "tokens."),
     checks=(
         Relation(name="decomposition-equals-direct", lhs="max|s_dec − s_direct|", rel="<=", rhs="0",
-                 evaluate=_gap, sample=_sample, tolerance=TOL,
-                 sampler="Gaussian q (6 tokens), k (7 tokens), U_t scaled log-uniformly in [1e-2, 1e1], "
-                         "(d, r) ∈ {(2,1), (4,2), (8,3)}", clause="per-pair",
+                 evaluate=_gap, sample=_sample, tolerance=TOL, clause="per-pair",
                  controls=(control("per-token terms only (‖U_iᵀk_j‖², ‖U_jᵀq_i‖² dropped)",
                                    contrast="operator", evaluate=lambda c: _gap(c, True)),)),
         ScalingLaw(name="per-token-flops-vs-d", quantity="per-token FLOPs", variable="d", exponent=1.0,
-                   order="O", grid=grids.fixed(D_GRID),
-                   measure=lambda ctx, g: [_flops.score_flops(N_PAIRS, int(d), R, "per-token") for d in g],
-                   family=f"r = {R}, exact counts", predicted="O(d r): exponent ≤ 1 in d",
-                   tolerance=tolerances.FitBias(_bias(D_GRID, lambda d: 2 * d * R + 2 * R, 1.0),
-                                                "2dr + 2r per token on the d grid", floor=1e-9),
-                   clause="per-token", controls=(control("prediction O(d⁰)", exponent=0.0),)),
-        ScalingLaw(name="per-pair-flops-vs-d", quantity="metric FLOPs per pair", variable="d",
-                   exponent=0.0, order="O", grid=grids.fixed(D_GRID),
-                   measure=lambda ctx, g: [per_pair(int(d), R) for d in g],
+                   order="O", grid=grids.fixed(D_GRID), measure=per_point(lambda d: score_flops(
+                       N_PAIRS, d, R, "per-token")), family=f"r = {R}, exact counts",
+                   predicted="O(d r): exponent ≤ 1 in d", clause="per-token",
+                   tolerance=closed_form_tol(D_GRID, lambda d: 2 * d * R + 2 * R, 1.0,
+                                             "2dr + 2r per token on the d grid", floor=1e-9),
+                   controls=(control("prediction O(d⁰)", exponent=0.0),)),
+        ScalingLaw(name="per-pair-flops-vs-d", quantity="metric FLOPs per pair", variable="d", exponent=0.0,
+                   order="O", grid=grids.fixed(D_GRID), measure=per_point(lambda d: per_pair(d, R)),
                    family=f"r = {R}, n = {N_PAIRS}, exact counts", predicted="O(r): exponent ≤ 0 in d",
                    tolerance=EXACT, clause="per-pair"),
         ScalingLaw(name="per-pair-flops-vs-r", quantity="metric FLOPs per pair", variable="r",
                    exponent=1.0, order="O", grid=grids.fixed(R_GRID),
-                   measure=lambda ctx, g: [per_pair(D_FOR_R, int(r)) for r in g],
-                   family=f"d = {D_FOR_R}, n = {N_PAIRS}, exact counts",
-                   tolerance=tolerances.FitBias(_bias(R_GRID, lambda r: 4 * D_FOR_R * r + 8 * r, 1.0),
-                                                "4dr + 8r per pair on the r grid (linear)", floor=1e-9),
-                   clause="per-pair", controls=(control("prediction O(r⁰)", exponent=0.0),)),
+                   measure=per_point(lambda r: per_pair(D_FOR_R, r)), family=f"d = {D_FOR_R}, n = {N_PAIRS}, "
+                   "exact counts", clause="per-pair",
+                   tolerance=closed_form_tol(R_GRID, lambda r: 4 * D_FOR_R * r + 8 * r, 1.0,
+                                             "4dr + 8r per pair on the r grid (linear)", floor=1e-9),
+                   controls=(control("prediction O(r⁰)", exponent=0.0),)),
     ),
 ),)

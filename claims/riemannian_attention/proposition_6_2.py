@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from attnaudit.checks import Claim, Clause, Kind
+from attnaudit.checks import Claim, Clause
 
 CLAIMS = (Claim(
     id="riemannian-attention/proposition-6.2", label="Proposition 6.2", section="§6",
     statement=r"\text{(not quoted) a local implicit-function-theorem sensitivity statement}",
-    kind=Kind.INEQUALITY,
+    kind="inequality",
     reading="none: the source never states the proposition's hypotheses, map or conclusion",
     reading_why="the only sources (the review 003 and the abstract 002) name it and its method only",
     unverifiable=(

@@ -5,13 +5,39 @@ from __future__ import annotations
 import sympy as sp
 import torch
 
-from attnaudit.checks import Claim, Clause, Kind, Reading, Relation, control, symbolic, tolerances
+from attnaudit import operators, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Reading, Relation, control
+from attnaudit.checks.measure import numerical_rank
+from attnaudit.claims.riemannian_attention._stacks import family
 
 STATEMENT = (
     r"s_{ij} = -(q_i-k_j)^\top g_{ij}(q_i-k_j)/\tau,\ g_t = I + U_tU_t^\top:\ \text{no universal "
     r"factorisation } s_{ij} = \phi_i^\top\psi_j \text{ with } \dim = O(d);\ "
     r"d' \ge \min\{\dim\operatorname{span}\{U_tU_t^\top\},\ d(d+1)/2\},\ \text{tight at } d^2 "
     r"\text{ by vectorisation}"
+)
+CLAUSES = (
+    Clause("no-linear-factorisation",
+           "with heterogeneous per-token metrics $g_t = I + U_t U_t^\\top$, the Riemannian attention "
+           "scores $s_{ij}^{\\mathrm{Riem}} = -(q_i-k_j)^\\top g_{ij}(q_i-k_j)/\\tau$ cannot be factorized "
+           "as $\\phi_i^\\top \\psi_j$ with factors of dimension $O(d)$"),
+    Clause("span-bound",
+           "any universal factorization needs dimension at least $\\min\\{\\dim\\mathrm{span}\\,"
+           "\\{U_tU_t^\\top\\}_t,\\ d(d+1)/2\\}$"),
+    Clause("quadratic-when-full-span",
+           "which is $\\Omega(d^2)$ when the metric factors span the symmetric matrices"),
+    Clause("tight", "it shows the bound is tight because vectorization separates the score at "
+                    "dimension $d^2$"),
+)
+READING = (
+    "As stated: (i) heterogeneous per-token metrics — the premise, as the review quotes it, is a "
+    "family {U_tU_tᵀ} spanning a subspace of Sym(d) of dimension ≥ 2 — admit no universal "
+    "factorisation s_ij = φ(q_i, U_i)ᵀψ(k_j, U_j) of dimension O(d); tested on a span-2 family "
+    "(each token one of two rank-2 factors): its score matrices must then have rank ≥ d(d+1)/2; "
+    "(ii) any universal factorisation has dimension ≥ min{dim span{U_tU_tᵀ}, d(d+1)/2}: every "
+    "score matrix has rank ≤ d', so a measured rank ≥ the bound certifies it for that family and "
+    "d; (iii) Ω(d²) (rank ≥ d(d+1)/2) when the factors span Sym(d); (iv) a vectorised "
+    "factorisation of dimension O(d²) exists (2d² + 2d + 2 here)."
 )
 
 DIMS = (2, 3, 4, 5, 6, 7, 8)
@@ -32,42 +58,38 @@ def derivation():
 
 
 def _scores(q, k, u):
-    from attnaudit import operators
-
     return operators.metric_scores(q, k, uq=u, uk=u, tau=1.0, path="direct")
 
 
-def _cases(ctx, gen, kinds):
-    batch = ctx.pick(quick=3, full=20)
-    for d in DIMS:
-        n = (d + 1) * (d + 2) + 12
-        for kind in kinds:
-            q, k, u, span = _family(ctx, gen, kind, batch, n, d)
-            yield {"q": q, "k": k, "u": u, "span": torch.full((batch,), float(span), dtype=q.dtype)}
-
-
-def _family(*args):
-    from attnaudit.claims.riemannian_attention._ranks import family
-
-    return family(*args)
+def _s(*kinds):
+    def sample(ctx, gen):
+        batch = ctx.pick(quick=3, full=20)
+        for d in DIMS:
+            for kind in kinds:
+                q, k, u, span = family(ctx, gen, kind, batch, (d + 1) * (d + 2) + 12, d)
+                yield {"q": q, "k": k, "u": u, "span": torch.full((batch,), float(span), dtype=q.dtype)}
+    return sample
 
 
 def rank_vs_bound(case, bound="paper"):
-    from attnaudit.checks.measure import numerical_rank
-
     scores = _scores(case["q"], case["k"], case["u"])
     rank = numerical_rank(scores)[0].to(scores.dtype)
     d = case["q"].shape[-1]
-    sym = d * (d + 1) / 2
+    sym = torch.full_like(rank, d * (d + 1) / 2)
     if bound == "paper":
-        rhs = torch.minimum(case["span"], torch.full_like(rank, sym))
+        rhs = torch.minimum(case["span"], sym)
     elif bound == "sym":          # Ω(d²) whatever the family (the control / the review's reading)
-        rhs = torch.full_like(rank, sym)
-    elif bound == "d":
-        rhs = torch.full_like(rank, float(d))
-    else:                         # d + 3: one more than the homogeneous rank d + 2
-        rhs = torch.full_like(rank, float(d + 3))
-    return rank, rhs, torch.zeros_like(rank)
+        rhs = sym
+    else:                         # d, or d + 3: one more than the homogeneous rank d + 2
+        rhs = torch.full_like(rank, float(d + 3 if bound == "d+3" else d))
+    return rank, rhs, 0.0
+
+
+def _factor_gap(case, phi, psi):
+    """max|D − φψᵀ| per case, and (‖q_i‖ + ‖k_j‖)² per pair."""
+    q, k, u = case["q"], case["k"], case["u"]
+    gap = (-_scores(q, k, u) - torch.einsum("bif,bjf->bij", phi, psi)).abs().amax(dim=(-1, -2))
+    return gap, (q.norm(dim=-1)[:, :, None] + k.norm(dim=-1)[:, None, :]).square()
 
 
 def factorisation_gap(case, quadratic=True):
@@ -84,11 +106,8 @@ def factorisation_gap(case, quadratic=True):
     if quadratic:
         phi += [0.5 * a.flatten(-2), 0.5 * (q[..., :, None] * q[..., None, :]).flatten(-2)]
         psi += [(k[..., :, None] * k[..., None, :]).flatten(-2), a.flatten(-2)]
-    fact = torch.einsum("bif,bjf->bij", torch.cat(phi, -1), torch.cat(psi, -1))
-    direct = -_scores(q, k, u)
-    gap = (direct - fact).abs().amax(dim=(-1, -2))
-    norm = q.norm(dim=-1)[:, :, None] + k.norm(dim=-1)[:, None, :]
-    size = (norm.square() * (1 + u.square().sum((-1, -2))[:, :, None] + u.square().sum((-1, -2))[:, None, :]))
+    gap, norm2 = _factor_gap(case, torch.cat(phi, -1), torch.cat(psi, -1))
+    size = norm2 * (1 + u.square().sum((-1, -2))[:, :, None] + u.square().sum((-1, -2))[:, None, :])
     d = q.shape[-1]
     return gap, 0.0 * gap, FACT_TOL(2 * d * d + 3 * d + 2, q.dtype) * size.amax(dim=(-1, -2))
 
@@ -117,48 +136,31 @@ def span_two_gap(case):
     phi, psi = torch.cat(phi, -1), torch.cat(psi, -1)
     d = q.shape[-1]
     assert phi.shape[-1] == 3 * d + 6
-    gap = (-_scores(q, k, u) - torch.einsum("bif,bjf->bij", phi, psi)).abs().amax(dim=(-1, -2))
-    norm = q.norm(dim=-1)[:, :, None] + k.norm(dim=-1)[:, None, :]
-    size = norm.square() * (1 + 2 * u.square().sum((-1, -2)).amax(-1)[:, None, None])
+    gap, norm2 = _factor_gap(case, phi, psi)
+    size = norm2 * (1 + 2 * u.square().sum((-1, -2)).amax(-1)[:, None, None])
     return gap, 0.0 * gap, FACT_TOL(3 * d + 8, q.dtype) * size.amax(dim=(-1, -2))
-
-
-def _s(kinds):
-    return lambda ctx, gen: _cases(ctx, gen, kinds)
 
 
 SAMPLER = ("Gaussian q, k and U_t ∈ R^{d×2} for n = (d+1)(d+2) + 12 tokens, d = 2…8; families: "
            "independent U_t (span Sym(d)), two factors (span 2), one factor (span 1)")
-
-CLAUSES = (
-    Clause("no-linear-factorisation",
-           "with heterogeneous per-token metrics $g_t = I + U_t U_t^\\top$, the Riemannian attention "
-           "scores $s_{ij}^{\\mathrm{Riem}} = -(q_i-k_j)^\\top g_{ij}(q_i-k_j)/\\tau$ cannot be factorized "
-           "as $\\phi_i^\\top \\psi_j$ with factors of dimension $O(d)$"),
-    Clause("span-bound",
-           "any universal factorization needs dimension at least $\\min\\{\\dim\\mathrm{span}\\,"
-           "\\{U_tU_t^\\top\\}_t,\\ d(d+1)/2\\}$"),
-    Clause("quadratic-when-full-span",
-           "which is $\\Omega(d^2)$ when the metric factors span the symmetric matrices"),
-    Clause("tight", "it shows the bound is tight because vectorization separates the score at "
-                    "dimension $d^2$"),
-)
-
+ONLY = {("two",): " (two factors only)", ("full",): " (independent factors only)",
+        ("homogeneous",): " (one factor only)"}
 HOMOGENEOUS = "homogeneous metrics (one factor for all tokens: span 1) held to the full-span bound d(d+1)/2"
+
+
+def _check(name, lhs, rhs, kinds, evaluate, tolerance=EXACT, rel=">=", sampler=None, **kw):
+    return Relation(name=name, lhs=lhs, rel=rel, rhs=rhs, evaluate=evaluate, sample=_s(*kinds),
+                    tolerance=tolerance, sampler=sampler or SAMPLER + ONLY.get(kinds, ""), **kw)
+
+
+def _homogeneous(hypothesis, **changes):
+    return (control(HOMOGENEOUS, contrast="hypothesis", hypothesis=hypothesis, sample=_s("homogeneous"),
+                    **changes),)
+
 
 CLAIMS = (Claim(
     id="riemannian-attention/theorem-3.2", label="Theorem 3.2 (non-Gram scores)", section="§3.2",
-    statement=STATEMENT, kind=Kind.INEQUALITY, derivation=derivation, clauses=CLAUSES,
-    reading=(
-        "As stated: (i) heterogeneous per-token metrics — the premise, as the review quotes it, is a "
-        "family {U_tU_tᵀ} spanning a subspace of Sym(d) of dimension ≥ 2 — admit no universal "
-        "factorisation s_ij = φ(q_i, U_i)ᵀψ(k_j, U_j) of dimension O(d); tested on a span-2 family "
-        "(each token one of two rank-2 factors): its score matrices must then have rank ≥ d(d+1)/2; "
-        "(ii) any universal factorisation has dimension ≥ min{dim span{U_tU_tᵀ}, d(d+1)/2}: every "
-        "score matrix has rank ≤ d', so a measured rank ≥ the bound certifies it for that family and "
-        "d; (iii) Ω(d²) (rank ≥ d(d+1)/2) when the factors span Sym(d); (iv) a vectorised "
-        "factorisation of dimension O(d²) exists (2d² + 2d + 2 here)."
-    ),
+    statement=STATEMENT, kind="inequality", derivation=derivation, clauses=CLAUSES, reading=READING,
     alternatives=(
         Reading("full-span",
                 "The review's repair: restated in the universal, fixed-functional-form sense with the "
@@ -183,41 +185,27 @@ CLAIMS = (Claim(
            "d is given exactly (rank (d+1)(d+2), pinned by the test for d = 3, 6) rather than fitted: "
            "the engine's 3-decade fit in d would need L ≥ d² ≈ 10⁶ tokens per score matrix."),
     checks=(
-        Relation(name="heterogeneous-needs-sym", lhs="numerical rank of S (span-2 family)", rel=">=",
-                 rhs="d(d+1)/2", evaluate=lambda c: rank_vs_bound(c, "sym"), sample=_s(("two",)),
-                 tolerance=EXACT, sampler=SAMPLER + " (two factors only)",
-                 clause="no-linear-factorisation"),
-        Relation(name="span-two-factorisation", lhs="max|D − φψᵀ| (dimension 3d + 6)", rel="<=", rhs="0",
-                 evaluate=span_two_gap, sample=_s(("two",)), tolerance=FACT_TOL, role="derivation",
-                 sampler=SAMPLER + " (two factors only)"),
-        Relation(name="rank-lower-bound", lhs="numerical rank of S", rel=">=",
-                 rhs="min{dim span{U_tU_tᵀ}, d(d+1)/2}", evaluate=rank_vs_bound,
-                 sample=_s(("full", "two", "homogeneous")), tolerance=EXACT, sampler=SAMPLER,
-                 clause="span-bound",
-                 controls=(control(HOMOGENEOUS, contrast="hypothesis",
-                                   hypothesis="the span of {U_tU_tᵀ} enters the bound",
-                                   evaluate=lambda c: rank_vs_bound(c, "sym"),
-                                   sample=_s(("homogeneous",))),)),
-        Relation(name="full-span-needs-sym", lhs="numerical rank of S (full span)", rel=">=",
-                 rhs="d(d+1)/2", evaluate=lambda c: rank_vs_bound(c, "sym"), sample=_s(("full",)),
-                 tolerance=EXACT, sampler=SAMPLER + " (independent factors only)",
-                 clause="quadratic-when-full-span",
-                 controls=(control(HOMOGENEOUS, contrast="hypothesis",
-                                   hypothesis="the factors span Sym(d)", sample=_s(("homogeneous",))),)),
-        Relation(name="vectorised-factorisation", lhs="max|D − φψᵀ|", rel="<=", rhs="0",
-                 evaluate=factorisation_gap, sample=_s(("full",)), tolerance=FACT_TOL, sampler=SAMPLER,
-                 clause="tight",
-                 controls=(control("the O(d) factorisation (no vectorised blocks) in its place",
-                                   contrast="prediction", evaluate=lambda c: factorisation_gap(c, False)),)),
-        Relation(name="repaired-full-span-needs-sym", lhs="numerical rank of S (full span)", rel=">=",
-                 rhs="d(d+1)/2", evaluate=lambda c: rank_vs_bound(c, "sym"), sample=_s(("full",)),
-                 tolerance=EXACT, sampler=SAMPLER + " (independent factors only)", reading="full-span",
-                 controls=(control(HOMOGENEOUS, contrast="hypothesis",
-                                   hypothesis="the factors span Sym(d)", sample=_s(("homogeneous",))),)),
-        Relation(name="homogeneous-needs-d", lhs="numerical rank of S", rel=">=", rhs="d",
-                 evaluate=lambda c: rank_vs_bound(c, "d"), sample=_s(("homogeneous",)), tolerance=EXACT,
-                 sampler=SAMPLER + " (one factor only)", reading="euclidean-part",
-                 controls=(control("bound d + 3", contrast="prediction",
-                                   evaluate=lambda c: rank_vs_bound(c, "d+3")),)),
+        _check("heterogeneous-needs-sym", "numerical rank of S (span-2 family)", "d(d+1)/2", ("two",),
+               lambda c: rank_vs_bound(c, "sym"), clause="no-linear-factorisation"),
+        _check("span-two-factorisation", "max|D − φψᵀ| (dimension 3d + 6)", "0", ("two",), span_two_gap,
+               FACT_TOL, "<=", role="derivation"),
+        _check("rank-lower-bound", "numerical rank of S", "min{dim span{U_tU_tᵀ}, d(d+1)/2}",
+               ("full", "two", "homogeneous"), rank_vs_bound, clause="span-bound",
+               controls=_homogeneous("the span of {U_tU_tᵀ} enters the bound",
+                                     evaluate=lambda c: rank_vs_bound(c, "sym"))),
+        _check("full-span-needs-sym", "numerical rank of S (full span)", "d(d+1)/2", ("full",),
+               lambda c: rank_vs_bound(c, "sym"), clause="quadratic-when-full-span",
+               controls=_homogeneous("the factors span Sym(d)")),
+        _check("vectorised-factorisation", "max|D − φψᵀ|", "0", ("full",), factorisation_gap, FACT_TOL, "<=",
+               sampler=SAMPLER, clause="tight",
+               controls=(control("the O(d) factorisation (no vectorised blocks) in its place",
+                                 contrast="prediction", evaluate=lambda c: factorisation_gap(c, False)),)),
+        _check("repaired-full-span-needs-sym", "numerical rank of S (full span)", "d(d+1)/2", ("full",),
+               lambda c: rank_vs_bound(c, "sym"), reading="full-span",
+               controls=_homogeneous("the factors span Sym(d)")),
+        _check("homogeneous-needs-d", "numerical rank of S", "d", ("homogeneous",),
+               lambda c: rank_vs_bound(c, "d"), reading="euclidean-part",
+               controls=(control("bound d + 3", contrast="prediction",
+                                 evaluate=lambda c: rank_vs_bound(c, "d+3")),)),
     ),
 ),)

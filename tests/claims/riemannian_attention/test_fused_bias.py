@@ -26,7 +26,7 @@ def test_clauses_decided_with_operator_controls(record):
 
 
 def test_three_sizes_in_the_note_are_measured():
-    from attnaudit.claims.riemannian_attention._memory import attention_peak
+    from attnaudit.claims.riemannian_attention._cost import attention_peak
 
     for n in (1024, 4096):  # 16384 is pinned too, but costs seconds: the two smaller ones suffice
         assert (attention_peak(n, 16, 4, "fused"), attention_peak(n, 16, 4, "direct")) == THREE_SIZES[n]
@@ -39,7 +39,7 @@ def test_accounting_on_real_tensors_equals_meta():
     import torch
 
     from attnaudit import operators
-    from attnaudit.claims.riemannian_attention._memory import attention_peak, peak_bytes
+    from attnaudit.claims.riemannian_attention._cost import attention_peak, peak_bytes
 
     g = torch.Generator().manual_seed(0)
     n, d, r = 256, 16, 4

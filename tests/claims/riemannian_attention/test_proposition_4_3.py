@@ -24,14 +24,14 @@ def test_paper_refuted_referee_confirmed(record):
 
 
 def test_overhead_ratio_is_about_r():
-    from attnaudit.claims.riemannian_attention._flops import score_flops
+    from attnaudit.claims.riemannian_attention._cost import score_flops
 
     ratio = score_flops(1024, 4096, 8, "correction") / score_flops(1024, 4096, 8, "standard")
     assert 7.5 < ratio < 8.5
 
 
 def test_closed_form_is_the_counters_on_every_grid_point():
-    from attnaudit.claims.riemannian_attention._flops import score_flops
+    from attnaudit.claims.riemannian_attention._cost import score_flops
     from attnaudit.claims.riemannian_attention.proposition_4_3 import (
         D_FOR_R,
         D_GRID,

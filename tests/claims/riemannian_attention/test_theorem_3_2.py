@@ -11,7 +11,7 @@ from claimtest import assert_witnessed, evidence, run
 from attnaudit import operators
 from attnaudit.checks.context import Context
 from attnaudit.checks.measure import numerical_rank
-from attnaudit.claims.riemannian_attention._ranks import family
+from attnaudit.claims.riemannian_attention._stacks import family
 from attnaudit.claims.riemannian_attention.theorem_3_2 import CLAIMS, span_two_gap
 
 CLAIM = CLAIMS[0]
