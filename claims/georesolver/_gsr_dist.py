@@ -1,20 +1,14 @@
-"""GeoResolver §10.3 over real ``torch.distributed`` (gloo) processes: the GSR protocol and an
-All-to-All MoE baseline, with every message and byte counted at the communication call.
+"""GeoResolver §10.3 over real ``torch.distributed`` (gloo) processes: the GSR protocol and an All-to-All
+MoE baseline, with every message and byte counted at the communication call.
 
-:func:`run_grid` starts ``world`` worker processes; rank 0 hosts the rendezvous store on a port the
-OS picked. The parent waits with no deadline on the run (load slows a run, it does not make it
-wrong): it stops the workers only when their CPU time together passes ``spec["cpu_limit_s"]``
-(runaway) or when no worker has reported progress (a heartbeat at its start and after every
-configuration, each well under a second of CPU) for ``STALL_S`` seconds (a hang), and kills every
-worker still alive in ``finally``. Gloo's timeout ``COLLECTIVE_TIMEOUT_S`` on the rendezvous and
-collectives is a backstop far beyond any loaded run. Groups of P < world ranks are prefix subgroups
-(``torch.distributed.new_group(range(P))``) of one start.
-
-Counting model (:class:`CountingComm`, per rank, what the calling rank SENDS to other ranks):
-``send`` 1 message of the tensor's bytes; ``all_gather`` P − 1 messages of the input's bytes (the
-tensor reaches every peer); ``all_to_all_single`` one message per peer with a non-empty split, of
-that split's bytes. Receives are tallied apart. Totals are summed over ranks by the parent.
-"""
+Counting model (:class:`CountingComm`, per rank, what the calling rank SENDS to other ranks): ``send`` 1
+message of the tensor's bytes; ``all_gather`` P − 1 messages of the input's bytes (the tensor reaches
+every peer); ``all_to_all_single`` one message per peer with a non-empty split, of that split's bytes.
+Receives are tallied apart. Totals are summed over ranks by the parent (:func:`run_grid`), which stops
+the workers on CPU time or on no progress, never on a deadline (load slows a run, it does not make it
+wrong); gloo's ``COLLECTIVE_TIMEOUT_S`` is a backstop far beyond any loaded run. Rank 0 hosts the
+rendezvous store on a port the OS picked; groups of P < world ranks are prefix subgroups
+(``torch.distributed.new_group(range(P))``) of one start."""
 
 from __future__ import annotations
 
@@ -245,7 +239,7 @@ def run_grid(spec: dict, world: int, *, fresh: bool | None = None) -> list[dict]
     Workers are forked (``os.fork``) from the calling process, main or child alike, so they start
     with torch imported and warm (a fresh interpreter costs seconds of imports per rank). Where the
     caller runs other threads (``fresh=None`` checks), forking could copy a lock another thread
-    holds, so fresh interpreters are started instead (``python -m claims.georesolver._gsr_dist``).
+    holds, so fresh interpreters are started instead (``python -m attnaudit.claims.georesolver._gsr_dist``).
     Every worker still alive when this returns or raises is killed and reaped.
     """
     if fresh is None:

@@ -1,7 +1,5 @@
 """GeoResolver §9.1, Lemma 9.1 (Adaptive Threshold Regret Bound under Sub-Gaussian Loss): the DMG
-detector's expected surprise count E[S_T] under a sub-Gaussian null. Detector: ``operators.dmg``
-(its docstring quotes §9 and states every choice the paper leaves open); measurements: ``_dmg``.
-"""
+detector's expected surprise count E[S_T] under a sub-Gaussian null (``operators.dmg``, ``_dmg``)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""GeoResolver §11.5, Proposition 3 (DMG Scalability Observations), part 2: the quantisation error of
-K_max memory slots. Quantisers: Lloyd's k-means in ``_dmg.lloyd_distortion`` (distortion in d_H², data
-uniform in a Euclidean ball of radius 1/2 inside the Poincaré ball). Part 1 (online k-means regret
-O(log T)) is the statement of §9.2 and is tested there (georesolver/section-9.2).
-"""
+"""GeoResolver §11.5, Proposition 3 (DMG Scalability Observations): part 2, the quantisation error of
+K_max memory slots (Lloyd's k-means, ``_dmg.lloyd_distortion``); part 1 is section-9.2's statement,
+here an alternative reading."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """GeoResolver §8.2 (Cross-Geometric Mapping): the three maps of prototype centroids onto the unit
-sphere. Operators: ``operators.sphere_normalize`` (φ_A), ``operators.sphere_stereographic`` (φ_B),
-``operators.sphere_mlp_map`` (φ_C, a two-layer tanh MLP: §8.2 says only "MLP_θ")."""
+sphere, φ_C a two-layer tanh MLP (§8.2 says only "MLP_θ")."""
 
 from __future__ import annotations
 

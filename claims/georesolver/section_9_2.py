@@ -1,7 +1,5 @@
-"""GeoResolver §9.2 (Convergence Guarantee): the total regret of the DMG pool. Pool and detector:
-``operators.dmg_pool`` (its docstring quotes §9 and Definition 5.4 and states the spawn/merge rules
-the paper leaves open); simulation and comparator: ``_dmg.pool_regret``.
-"""
+"""GeoResolver §9.2 (Convergence Guarantee): the total regret of the DMG pool (``operators.dmg_pool``,
+whose docstring states the spawn/merge rules the paper leaves open; comparator: ``_dmg.pool_regret``)."""
 
 from __future__ import annotations
 

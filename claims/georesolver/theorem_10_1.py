@@ -1,7 +1,5 @@
 """GeoResolver §10.2, Theorem 10.1 (GSR Routing Quality): the Top-K routing error bound, and its
-limit as ε → 0⁺. Operators: ``operators.gsr_attention`` (o, Top-K with pool-normalised weights, as
-§10.1 defines it), ``operators.gsr_exact`` (o*, SIDA over the whole pool), ``operators.gsr_topk``.
-"""
+limit as ε → 0⁺; o is Top-K with pool-normalised weights as §10.1 defines it, o* SIDA over the pool."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""GeoResolver §10.3, Theorem 10.2 (GSR Communication Complexity), measured on a real distributed
-run: the GSR protocol and an All-to-All MoE baseline over ``torch.distributed`` (gloo), P worker
-processes on this machine started by the claim, every message and byte counted at the
-communication call (``_gsr_dist.CountingComm``), over a grid of B, P and K_pool.
-"""
+"""GeoResolver §10.3, Theorem 10.2 (GSR Communication Complexity), measured on a real distributed run:
+GSR and an All-to-All MoE baseline on P gloo processes started by the claim, every message and byte
+counted at the communication call (``_gsr_dist.CountingComm``), over a grid of B, P and K_pool."""
 
 from __future__ import annotations
 

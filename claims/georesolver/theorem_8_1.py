@@ -1,10 +1,8 @@
-"""GeoResolver §8.1, Theorem 8.1 (Spherical PL Inequality): PL constants of SIDA and softmax for
-two keys at angle θ on the sphere, measured through the operators (``operators.sida_attention``,
-``operators.softmax_weights``) with autograd along the geodesic, and fitted over ε and θ.
+"""GeoResolver §8.1, Theorem 8.1 (Spherical PL Inequality): PL constants of SIDA and softmax for two keys
+at angle θ on the sphere, by autograd through the operators along the geodesic, fitted over ε and θ.
 
 The PL constant is Part I's (theorem-2.6): μ = inf |L′|²/(2(L − L*)) on the segment between the
-keys, for L = (W₁v₁ + W₂v₂ − y)² with y = v₁ = 1, v₂ = 0 (so L = W₂² and L* = L(0) at the key).
-"""
+keys, for L = (W₁v₁ + W₂v₂ − y)² with y = v₁ = 1, v₂ = 0 (so L = W₂² and L* = L(0) at the key)."""
 
 from __future__ import annotations
 
