@@ -76,8 +76,7 @@ def derivation():
                        sp.StrictLessThan(gamma * (t - 1) / t, gamma, evaluate=False), role=St),
         symbolic.bounded_by("E[S_T] ≥ (T − W + 1)·p, p = P(μ_t − κσ_t > τ_base + γ) > 0 (stationary for "
                             "t ≥ W; positive for a Gaussian null), is O(log T)", (T - W + 1) * p, T,
-                            sp.log(T), role=St,
-                            note="a positive per-step rate makes E[S_T] grow linearly"),
+                            sp.log(T), role=St, note="a positive per-step rate makes E[S_T] grow linearly"),
     ]
 
 

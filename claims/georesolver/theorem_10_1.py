@@ -132,8 +132,7 @@ def bound_derivation():
         symbolic.holds("Σ_{e>K} w_e ≤ Σ_{e>K} w_e / Σ_{e≤K} w_e as Σ_{e≤K} w_e = 1/(1+s) ≤ 1",
                        sp.LessThan(t, t / h), role="proof", step="ratio"),
         symbolic.exact("the stated bound is the proof's last line ‖V‖_F·T/H", paper, f * t / h, role="proof",
-                       step="ratio",
-                       note="the factor 2·max_{e≤K}‖v_e‖ appears only in the statement"),
+                       step="ratio", note="the factor 2·max_{e≤K}‖v_e‖ appears only in the statement"),
         symbolic.exact("the bound scales like the error under V → λV (degree 1), as it must to hold "
                        "for every V", lam * paper, paper.subs({f: lam * f, m: lam * m}), role="statement",
                        note="the bound is quadratic in V, the error linear: it fails for small V"),

@@ -190,8 +190,7 @@ def derivation():
                                clause="a2a-bytes"),
         symbolic.leading_order("GSR messages 3P(P−1) (three All-Gathers, measured exactly: "
                                "gsr-messages-per-pair-flat) are O(K_pool + K + P) in P", 3 * p * (p - 1),
-                               p, p,
-                               role="statement", clause="gsr-messages",
+                               p, p, role="statement", clause="gsr-messages",
                                note="the ratio to P grows without bound: Θ(P²), not O(P)"),
         symbolic.leading_order("GSR bytes per query (measured exactly: gsr-bytes-per-query-vs-p) are "
                                "O((K_pool + K)·d_h), bounded in P", gsr_bytes / b, p, sp.Integer(1),
