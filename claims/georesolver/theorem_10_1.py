@@ -25,8 +25,9 @@ from attnaudit.checks import (
 from attnaudit.checks.fitting import closed_form_bias
 
 BOUND_STATEMENT = (
-    r"\|o(q)-o^*(q)\|_2\le 2\|V\|_F\cdot\frac{\sum_{e>K}w_{(e)}}{\sum_{e\le K}w_{(e)}}\cdot\Bigl(\max_{e\le "
-    r"K}\|v_e\|_2\Bigr),\quad o(q)=\sum_{e\in S(q)}w_ev_e,\ o^*(q)=\sum_{e=1}^{K_{pool}}w_ev_e")
+    r"\|o(q)-o^*(q)\|_2\le 2\|V\|_F\cdot\frac{\sum_{e>K}w_{(e)}}{\sum_{e\le K}w_{(e)}}\cdot"
+    r"\Bigl(\max_{e\le K}\|v_e\|_2\Bigr),\quad o(q)=\sum_{e\in S(q)}w_ev_e,\ "
+    r"o^*(q)=\sum_{e=1}^{K_{pool}}w_ev_e")
 LIMIT_STATEMENT = (
     r"\text{as } \varepsilon\to0^+ \text{: for any } \delta>0 \text{ there is } \varepsilon_0>0 "
     r"\text{ with } \|o(q)-o^*(q)\|_2\le\delta \text{ for all } \varepsilon<\varepsilon_0, "
