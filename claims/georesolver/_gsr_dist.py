@@ -1,28 +1,19 @@
-"""GeoResolver §10.3 over real ``torch.distributed`` (gloo) processes: the GSR protocol and an
-All-to-All MoE baseline, with every message and byte counted at the communication call.
+"""GeoResolver §10.3 over real ``torch.distributed`` (gloo) processes: the GSR protocol and an All-to-All
+MoE baseline, with every message and byte counted at the communication call.
 
-The parent (:func:`run_grid`) asks the OS for a free port, then forks ``world`` worker processes
-(``os.fork``: no ``__main__`` re-import, no pickling, so it works the same in a main process and
-in a child process; the parent holds no store or other thread when it forks); rank 0 hosts the
-rendezvous store on that port. The parent waits for the workers with no deadline on the run (load
-slows a run, it does not make it wrong): it stops them only when their CPU time together passes
-``spec["cpu_limit_s"]`` (runaway) or when no worker has reported progress (a heartbeat at its start
-and after every configuration, each well under a second of CPU) for ``STALL_S`` seconds (a hang: a
-loaded machine slows each step, it does not stall them for minutes), and kills every worker still
-alive in ``finally``. The workers' rendezvous and collectives carry gloo's timeout of
-``COLLECTIVE_TIMEOUT_S``, a backstop far beyond any loaded run. Groups of P < world ranks are
-prefix subgroups (``torch.distributed.new_group(range(P))``) of one start.
-
-Counting model (:class:`CountingComm`, per rank, what the calling rank SENDS to other ranks):
-``send`` 1 message of the tensor's bytes; ``all_gather`` P − 1 messages of the input's bytes
-(the tensor reaches every peer); ``all_to_all_single`` one message per peer with a non-empty
-split, of that split's bytes; ``broadcast`` P − 1 messages at the root. Receives are tallied
-apart. Totals are summed over ranks by the parent.
-"""
+Counting model (:class:`CountingComm`, per rank, what the calling rank SENDS to other ranks): ``send`` 1
+message of the tensor's bytes; ``all_gather`` P − 1 messages of the input's bytes (the tensor reaches
+every peer); ``all_to_all_single`` one message per peer with a non-empty split, of that split's bytes.
+Receives are tallied apart. Totals are summed over ranks by the parent (:func:`run_grid`), which stops
+the workers on CPU time or on no progress, never on a deadline (load slows a run, it does not make it
+wrong); gloo's ``COLLECTIVE_TIMEOUT_S`` is a backstop far beyond any loaded run. Rank 0 hosts the
+rendezvous store on a port the OS picked; groups of P < world ranks are prefix subgroups
+(``torch.distributed.new_group(range(P))``) of one start."""
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import datetime
 import json
 import os
@@ -38,6 +29,7 @@ from pathlib import Path
 
 import torch
 
+import attnaudit
 from attnaudit import operators
 
 # torch.distributed is reached as an attribute of torch (``import torch`` loads it): a module-level
@@ -47,10 +39,12 @@ D_H, D_V = 16, 16  # query/prototype dimension d_h and value dimension
 # second of CPU; at a twentieth of a core, 20 s). Gloo's own timeout is a backstop beyond it.
 STALL_S, COLLECTIVE_TIMEOUT_S = 600.0, 1800.0
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+COUNTS = ("messages", "bytes", "recv_messages", "recv_bytes")
 
 
 class CountingComm:
     """The only way the protocols communicate: wraps torch.distributed and counts each call."""
+
     def __init__(self, group, rank: int, size: int):
         self.group, self.rank, self.size = group, rank, size
         self.messages = self.bytes = self.recv_messages = self.recv_bytes = 0
@@ -63,6 +57,9 @@ class CountingComm:
         entry[0] += messages
         entry[1] += nbytes
 
+    def row(self) -> dict:
+        return {f: getattr(self, f) for f in COUNTS} | {"calls": self.calls}
+
     def send(self, tensor, dst: int) -> None:
         torch.distributed.send(tensor, dst=dst, group=self.group)
         self._count("send", 1, tensor.numel() * tensor.element_size())
@@ -71,11 +68,6 @@ class CountingComm:
         torch.distributed.recv(tensor, src=src, group=self.group)
         self.recv_messages += 1
         self.recv_bytes += tensor.numel() * tensor.element_size()
-
-    def broadcast(self, tensor, src: int) -> None:
-        torch.distributed.broadcast(tensor, src=src, group=self.group)
-        if self.rank == src:
-            self._count("broadcast", self.size - 1, (self.size - 1) * tensor.numel() * tensor.element_size())
 
     def all_gather(self, tensor) -> list:
         out = [torch.empty_like(tensor) for _ in range(self.size)]
@@ -86,7 +78,6 @@ class CountingComm:
     def all_to_all_rows(self, rows, splits: list[int]):
         """Rows ``(n, m)`` split by destination (``splits`` rows to rank j); returns the received
         rows (grouped by source) and the received splits. The split sizes travel first."""
-
         send_counts = torch.tensor(splits, dtype=torch.int64)
         recv_counts = torch.empty_like(send_counts)
         torch.distributed.all_to_all_single(recv_counts, send_counts, group=self.group)
@@ -94,8 +85,8 @@ class CountingComm:
         got = [int(c) for c in recv_counts.tolist()]
         out = torch.empty(sum(got), rows.shape[1], dtype=rows.dtype)
         torch.distributed.all_to_all_single(out, rows.contiguous(), got, splits, group=self.group)
-        row_bytes = rows.shape[1] * rows.element_size()
         peers = [j for j in range(self.size) if j != self.rank and splits[j] > 0]
+        row_bytes = rows.shape[1] * rows.element_size()
         self._count("all_to_all", len(peers), sum(splits[j] for j in peers) * row_bytes)
         return out, got
 
@@ -116,8 +107,6 @@ def _shards(n: int, parts: int):
 def gsr(comm: CountingComm, q_local, c, v, eps: float, k: int):
     """§10.3's four steps for this rank's query shard and prototype shard; returns the outputs
     o(q) of this rank's queries."""
-
-
     rank, size = comm.rank, comm.size
     mine = _shards(c.shape[0], size)[rank]
     q_all = torch.cat(comm.all_gather(q_local))  # the queries reach every worker (the "scatter")
@@ -145,8 +134,6 @@ def all_to_all_moe(comm: CountingComm, q_local, c, v, eps: float, k: int):
     """All-to-All MoE: route each local token to its Top-K experts (prototypes, sharded by owner),
     dispatch token + (expert id, weight) to the owners, experts return w_e·v_e, the token's owner
     sums them."""
-
-
     size = comm.size
     owner = torch.empty(c.shape[0], dtype=torch.int64)
     for j, part in enumerate(_shards(c.shape[0], size)):
@@ -168,33 +155,28 @@ def all_to_all_moe(comm: CountingComm, q_local, c, v, eps: float, k: int):
     return result
 
 
-def _one(comm, protocol: str, cfg: dict, reference: bool) -> dict:
+def _one(comm, protocol: str, cfg: dict, spec: dict) -> dict:
     q, c, v = make_instance(cfg["seed"], cfg["B"], cfg["K_pool"])
     q_local = q[_shards(cfg["B"], comm.size)[comm.rank]]
-    fn = gsr if protocol == "gsr" else all_to_all_moe
-    out = fn(comm, q_local, c, v, cfg["eps"], cfg["K"])
-    row = {"messages": comm.messages, "bytes": comm.bytes, "calls": comm.calls,
-           "recv_messages": comm.recv_messages, "recv_bytes": comm.recv_bytes}
-    if reference:  # the single-process Top-K output and the exact all-prototype output
+    out = (gsr if protocol == "gsr" else all_to_all_moe)(comm, q_local, c, v, cfg["eps"], cfg["K"])
+    if protocol == "gsr" and spec.get("extra_send") and comm.size >= 2 and comm.rank < 2:  # tests only
+        extra = torch.zeros(spec["extra_send"] // 8, dtype=torch.float64)
+        comm.send(extra, 1) if comm.rank == 0 else comm.recv(extra, 0)
+    row = comm.row()
+    if cfg["B"] <= spec["reference_max_B"]:  # the single-process Top-K output and the exact one
         ref = operators.gsr_attention(q_local, c, v, eps=cfg["eps"], k=cfg["K"])
         exact = operators.gsr_exact(q_local, c, v, eps=cfg["eps"])
         row |= {"max_abs_error": float((out - ref).abs().max()),
-                "max_abs_vs_exact": float((out - exact).abs().max()),
-                "max_abs_v": float(v.abs().max())}
+                "max_abs_vs_exact": float((out - exact).abs().max()), "max_abs_v": float(v.abs().max())}
     return row
-
-
-def _beat(spec: dict, rank: int) -> None:
-    """Progress for the parent's hang guard: this rank's heartbeat file, touched."""
-    if spec.get("beat_dir"):
-        Path(spec["beat_dir"], f"beat{rank}").touch()
 
 
 def worker(rank: int, world: int, port: int, spec: dict) -> list[dict]:
     torch.set_num_threads(1)
     if spec.get("hang_rank") == rank:  # tests only: a worker that never joins (the hang guard's test)
         time.sleep(3600)
-    _beat(spec, rank)
+    beat = Path(spec["beat_dir"], f"beat{rank}").touch  # progress, for the parent's hang guard
+    beat()
     timeout = datetime.timedelta(seconds=spec.get("collective_timeout_s", COLLECTIVE_TIMEOUT_S))
     torch.distributed.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
                                          world_size=world, timeout=timeout)  # rank 0 hosts the store
@@ -202,40 +184,27 @@ def worker(rank: int, world: int, port: int, spec: dict) -> list[dict]:
     try:
         groups = {p: torch.distributed.new_group(list(range(p))) for p in spec["P"]}  # on every rank
         for p in spec["P"]:
-            if rank < p:
-                for cfg in spec["configs"]:
-                    for protocol in ("gsr", "a2a"):
-                        comm = CountingComm(groups[p], rank, p)
-                        row = _one(comm, protocol, cfg, cfg["B"] <= spec["reference_max_B"])
-                        if protocol == "gsr" and spec.get("extra_send") and p >= 2 and rank < 2:
-                            extra = torch.zeros(spec["extra_send"] // 8, dtype=torch.float64)
-                            comm.send(extra, 1) if rank == 0 else comm.recv(extra, 0)
-                            row |= {"messages": comm.messages, "bytes": comm.bytes, "calls": comm.calls,
-                                    "recv_messages": comm.recv_messages, "recv_bytes": comm.recv_bytes}
-                        rows.append(row | {"protocol": protocol, "P": p, "rank": rank,
-                                           **{k: cfg[k] for k in ("B", "K_pool", "K", "seed")}})
-                        _beat(spec, rank)
+            for cfg in spec["configs"] if rank < p else ():
+                for protocol in ("gsr", "a2a"):
+                    row = _one(CountingComm(groups[p], rank, p), protocol, cfg, spec)
+                    rows.append(row | {"protocol": protocol, "P": p, "rank": rank,
+                                       **{k: cfg[k] for k in ("B", "K_pool", "K", "seed")}})
+                    beat()
             torch.distributed.barrier()
     finally:
         torch.distributed.destroy_process_group()
     return rows
 
 
-def _die_with_parent() -> None:
-    """Linux: the kernel kills this worker if the parent dies (no orphan outlives a killed run)."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
-def _child(rank: int, world: int, port: int, spec: dict, tmp: Path) -> None:
-    """The forked worker: never returns (``os._exit``), so nothing of the parent runs twice."""
+def _child(rank: int, world: int, port: int, tmp: Path) -> None:
+    """One worker, forked or in a fresh interpreter (``main``): the kernel kills it if the parent dies
+    (Linux); it never returns (``os._exit``), so nothing of the parent runs twice."""
     code = 1
     try:
-        _die_with_parent()
-        rows = worker(rank, world, port, spec)
+        if sys.platform.startswith("linux"):
+            with contextlib.suppress(OSError, AttributeError):
+                ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        rows = worker(rank, world, port, json.loads((tmp / "spec.json").read_text()))
         (tmp / f"out{rank}.json").write_text(json.dumps(rows))
         code = 0
     except BaseException:  # noqa: BLE001 - reported to the parent through the file
@@ -244,23 +213,21 @@ def _child(rank: int, world: int, port: int, spec: dict, tmp: Path) -> None:
         os._exit(code)
 
 
-def _start(rank: int, world: int, port: int, spec: dict, tmp: Path, fresh: bool):
+def _start(rank: int, world: int, port: int, tmp: Path, fresh: bool):
     """Start one worker; returns (pid, Popen or None)."""
-    if fresh:  # a new interpreter: the package root on its path, this module as the program
-        import attnaudit
-
-        root = str(Path(attnaudit.__file__).resolve().parents[1])  # where `attnaudit` imports from
-        env = dict(os.environ, OMP_NUM_THREADS="1",
-                   PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-        with open(tmp / f"err{rank}", "w") as err:
-            proc = subprocess.Popen([sys.executable, "-m", "attnaudit.claims.georesolver._gsr_dist",
-                                     str(rank), str(world), str(port), str(tmp)], cwd=root, env=env,
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
-        return proc.pid, proc
-    pid = os.fork()
-    if pid == 0:
-        _child(rank, world, port, spec, tmp)
-    return pid, None
+    if not fresh:
+        pid = os.fork()
+        if pid == 0:
+            _child(rank, world, port, tmp)
+        return pid, None
+    root = str(Path(attnaudit.__file__).resolve().parents[1])  # where `attnaudit` imports from
+    env = dict(os.environ, OMP_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    with open(tmp / f"err{rank}", "w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "attnaudit.claims.georesolver._gsr_dist", str(rank),
+                                 str(world), str(port), str(tmp)], cwd=root, env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+    return proc.pid, proc
 
 
 def run_grid(spec: dict, world: int, *, fresh: bool | None = None) -> list[dict]:
@@ -272,13 +239,16 @@ def run_grid(spec: dict, world: int, *, fresh: bool | None = None) -> list[dict]
     Workers are forked (``os.fork``) from the calling process, main or child alike, so they start
     with torch imported and warm (a fresh interpreter costs seconds of imports per rank). Where the
     caller runs other threads (``fresh=None`` checks), forking could copy a lock another thread
-    holds, so fresh interpreters are started instead (``python -m claims.georesolver._gsr_dist``).
+    holds, so fresh interpreters are started instead (``python -m attnaudit.claims.georesolver._gsr_dist``).
     Every worker still alive when this returns or raises is killed and reaped.
     """
     if fresh is None:
         fresh = threading.active_count() > 1
-    if not fresh:
-        _warm_up()
+    if not fresh:  # the operators' lazy imports and first-call set-up, once in the parent
+        q, c, v = make_instance(0, 4, 4)
+        operators.sphere_sqdist(q, c)
+        operators.gsr_attention(q, c, v, eps=1e-2, k=2)
+        operators.gsr_exact(q, c, v, eps=1e-2)
     cpu_limit, stall = float(spec["cpu_limit_s"]), float(spec.get("stall_s", STALL_S))
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:  # a free port, from the OS
         probe.bind(("127.0.0.1", 0))
@@ -287,32 +257,26 @@ def run_grid(spec: dict, world: int, *, fresh: bool | None = None) -> list[dict]
     codes: dict[int, int] = {}
     with tempfile.TemporaryDirectory(prefix="gsr-dist-") as tmp:
         tmp_path = Path(tmp)
-        spec = spec | {"beat_dir": tmp}
-        (tmp_path / "spec.json").write_text(json.dumps(spec))
+        (tmp_path / "spec.json").write_text(json.dumps(spec | {"beat_dir": tmp}))
         try:
             for r in range(world):
-                workers[r] = _start(r, world, port, spec, tmp_path, fresh)
+                workers[r] = _start(r, world, port, tmp_path, fresh)
             cpu = dict.fromkeys(workers, 0.0)  # each worker's CPU seconds, last seen alive
             beats, last_progress = 0.0, time.monotonic()
             while len(codes) < world:
-                for r, (pid, proc) in workers.items():
+                for r, (pid, _) in workers.items():  # a fresh worker's Popen is only kept alive: reaped here
                     if r in codes:
                         continue
                     cpu[r] = max(cpu[r], _cpu_seconds(pid))
-                    if proc is not None:
-                        if proc.poll() is not None:
-                            codes[r] = proc.returncode
-                        continue
                     done, status = os.waitpid(pid, os.WNOHANG)
                     if done:
                         codes[r] = os.waitstatus_to_exitcode(status)
                 if any(c != 0 for c in codes.values()):
                     break  # a failed worker: its peers may wait for it in a collective
-                total = sum(cpu.values())
                 newest = max((f.stat().st_mtime_ns for f in tmp_path.glob("beat*")), default=0)
                 if newest > beats:
                     beats, last_progress = newest, time.monotonic()
-                if total > cpu_limit:
+                if (total := sum(cpu.values())) > cpu_limit:
                     raise RuntimeError(f"distributed run used {total:.1f} s of CPU, past its limit of "
                                        f"{cpu_limit:g} s (ranks done: {sorted(codes)})")
                 if len(codes) < world and time.monotonic() - last_progress > stall:
@@ -321,21 +285,17 @@ def run_grid(spec: dict, world: int, *, fresh: bool | None = None) -> list[dict]
                 time.sleep(0.05)
             failed = [r for r, c in codes.items() if c != 0]
             if failed:
-                tails = "; ".join(f"rank {r}: " + _read(tmp_path / f"err{r}")[-800:] for r in failed)
+                tails = "; ".join(f"rank {r}: " + (tmp_path / f"err{r}").read_text()[-800:]
+                                  if (tmp_path / f"err{r}").exists() else
+                                  f"rank {r}: (no traceback: killed or exited early)" for r in failed)
                 raise RuntimeError(f"distributed run failed on ranks {failed}: {tails}")
             rows = [row for r in range(world) for row in json.loads((tmp_path / f"out{r}.json").read_text())]
         finally:
-            for r, (pid, proc) in workers.items():
-                if r in codes:
-                    continue
-                if proc is not None:
-                    proc.kill()
-                    proc.wait()
-                    continue
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-                with contextlib.suppress(ChildProcessError):
-                    os.waitpid(pid, 0)
+            for r, (pid, _) in workers.items():
+                if r not in codes:
+                    with contextlib.suppress(ProcessLookupError, ChildProcessError):
+                        os.kill(pid, signal.SIGKILL)
+                        os.waitpid(pid, 0)
     return _sum_ranks(rows)
 
 
@@ -349,28 +309,13 @@ def _cpu_seconds(pid: int) -> float:
         return 0.0
 
 
-def _warm_up() -> None:
-    """One tiny call of each operator the workers use, before forking: their lazy imports and first-
-    call set-up then happen once, in the parent, instead of once per worker."""
-
-    q, c, v = make_instance(0, 4, 4)
-    operators.sphere_sqdist(q, c)
-    operators.gsr_attention(q, c, v, eps=1e-2, k=2)
-    operators.gsr_exact(q, c, v, eps=1e-2)
-
-
-def _read(path: Path) -> str:
-    return path.read_text() if path.exists() else "(no traceback: killed or exited early)"
-
-
 def _sum_ranks(rows: list[dict]) -> list[dict]:
     out: dict[tuple, dict] = {}
     for row in rows:
         key = (row["protocol"], row["P"], row["B"], row["K_pool"], row["K"])
-        acc = out.setdefault(key, {"protocol": row["protocol"], "P": row["P"], "B": row["B"],
-                                   "K_pool": row["K_pool"], "K": row["K"], "messages": 0, "bytes": 0,
-                                   "recv_messages": 0, "recv_bytes": 0, "calls": {}})
-        for f in ("messages", "bytes", "recv_messages", "recv_bytes"):
+        acc = out.setdefault(key, dict(zip(("protocol", "P", "B", "K_pool", "K"), key, strict=True))
+                             | dict.fromkeys(COUNTS, 0) | {"calls": {}})
+        for f in COUNTS:
             acc[f] += row[f]
         for op, (m, b) in row["calls"].items():
             slot = acc["calls"].setdefault(op, [0, 0])
@@ -382,14 +327,5 @@ def _sum_ranks(rows: list[dict]) -> list[dict]:
     return [out[k] for k in sorted(out)]
 
 
-def main(argv: list[str] | None = None) -> None:
-    """One worker in a fresh interpreter: ``RANK WORLD PORT TMP`` (the spec in TMP/spec.json)."""
-    rank, world, port, tmp = (argv if argv is not None else sys.argv[1:])
-    tmp_path = Path(tmp)
-    spec = json.loads((tmp_path / "spec.json").read_text())
-    rows = worker(int(rank), int(world), int(port), spec)  # a traceback goes to stderr, err{rank}
-    (tmp_path / f"out{rank}.json").write_text(json.dumps(rows))
-
-
-if __name__ == "__main__":
-    main()
+if __name__ == "__main__":  # a worker in a fresh interpreter: RANK WORLD PORT TMP (the spec in TMP/spec.json)
+    _child(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4]))

@@ -1,24 +1,11 @@
 """GeoResolver §9.1, Lemma 9.1 (Adaptive Threshold Regret Bound under Sub-Gaussian Loss): the DMG
-detector's expected surprise count E[S_T] under a sub-Gaussian null. Detector: ``operators.dmg``
-(its docstring quotes §9 and states every choice the paper leaves open); measurements: ``_dmg``.
-"""
+detector's expected surprise count E[S_T] under a sub-Gaussian null (``operators.dmg``, ``_dmg``)."""
 
 from __future__ import annotations
 
 import sympy as sp
 
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    Reading,
-    ScalingLaw,
-    control,
-    grids,
-    symbolic,
-    tolerances,
-)
+from attnaudit.checks import Claim, Clause, ProofStep, Reading, ScalingLaw, control, symbolic, tolerances
 from attnaudit.claims.georesolver import _dmg
 
 STATEMENT = (
@@ -35,6 +22,19 @@ PROOF_STEPS = (
                                 "negative drift."),
     ProofStep("summing", "Summing yields [ST]=(logT)E[S_T]=O( T)."),
 )
+NULL = "ℓ_t ~ N(0, 1) i.i.d. (μ₀ = 0, σ₀² = 1: Gaussian, the canonical sub-Gaussian law)"
+READING = ("T_s(T) = S_T, the number of surprises in t ≤ T, surprise(t) = 1[μ_t > τ_t] (the proof's trigger "
+           "condition) with τ_t as defined (count of the surprises before t, decisions from t = W on; "
+           "operators.dmg). For every sub-Gaussian null and every τ_base > μ₀, κ, γ ≥ 0, W ≥ 1: E[S_T] = "
+           "O(log T); tested on " + NULL + " for three (τ_base, κ, γ, W), T from 1e2 to 1e5.")
+READING_WHY = ("the lemma quantifies over the parameters with only τ_base > μ₀; the surprise indicator is "
+               "defined nowhere but in the proof's trigger condition μ_t > τ_t")
+ALTERNATIVES = (
+    Reading("loss-trigger", "The same with surprise(t) = 1[ℓ_t > τ_t].",
+            "the proof glosses its trigger as 'the loss exceeds the threshold'"),
+    Reading("suite-corrected", "E[S_T] = Θ(T) (a positive per-step surprise rate).",
+            "so that the corrected statement rests on a measurement"),
+)
 REPLICATES = 3  # independent batches of runs per horizon (the engine's error bars)
 
 # (τ_base, κ, γ, W) under the null ℓ_t ~ N(0, 1): τ_base > μ₀ = 0 in every set; each parameter varies.
@@ -44,7 +44,6 @@ MEAN_SETS = {
     "c": {"tau_base": 0.12, "kappa": 0.5, "gamma": 0.5, "window": 16},
 }
 LOSS_SET = {"tau_base": 1.8, "kappa": 0.5, "gamma": 1.0, "window": 8}
-NULL = "ℓ_t ~ N(0, 1) i.i.d. (μ₀ = 0, σ₀² = 1: Gaussian, the canonical sub-Gaussian law)"
 
 POLYLOG_TOL = tolerances.Systematic(0.25, "an additive constant or a log log factor in E[S_T], which "
                                           "moves a (log T)^p fit over T ∈ [1e2, 1e5] by less than this")
@@ -77,43 +76,18 @@ def derivation():
                        sp.StrictLessThan(gamma * (t - 1) / t, gamma, evaluate=False), role=St),
         symbolic.bounded_by("E[S_T] ≥ (T − W + 1)·p, p = P(μ_t − κσ_t > τ_base + γ) > 0 (stationary for "
                             "t ≥ W; positive for a Gaussian null), is O(log T)", (T - W + 1) * p, T,
-                            sp.log(T), role=St,
-                            note="a positive per-step rate makes E[S_T] grow linearly"),
+                            sp.log(T), role=St, note="a positive per-step rate makes E[S_T] grow linearly"),
     ]
 
 
-T_GRID = grids.log_integer_grid(1e2, _dmg.T_MAX, quick=7, full=13)
-
-
-def _measure(tag, params):
-    def measure(ctx, grid):
-        return _dmg.detector_counts(ctx, tag, params, grid)
-
-    return measure
-
-
-def _describe(params, trigger="mean"):
-    x = "μ_t" if trigger == "mean" else "ℓ_t"
-    return (f"{NULL}; trigger {x} > τ_t; τ_base = {params['tau_base']:g}, κ = {params['kappa']:g}, "
-            f"γ = {params['gamma']:g}, W = {params['window']}; T ∈ [1e2, 1e5]")
-
-
-def _log_law(tag, params, trigger="mean", reading=None):
+def _law(tag, params, trigger="mean", **kw):
     full = params | {"trigger": trigger}
-    return ScalingLaw(
-        name=f"count-vs-log-t-{tag}", quantity="E[S_T]", variable="T", exponent=1.0, order="O",
-        grid=T_GRID, measure=_measure(tag, full), family=_describe(params, trigger), law="polylog",
-        tolerance=POLYLOG_TOL, reading=reading, max_ci_width=LOG_CI_WIDTH,
-        replicates=REPLICATES)
-
-
-def _power_law():
-    full = MEAN_SETS["a"] | {"trigger": "mean"}
-    return ScalingLaw(
-        name="count-vs-t-a", quantity="E[S_T]", variable="T", exponent=1.0, order="Θ", grid=T_GRID,
-        measure=_measure("a", full), family=_describe(MEAN_SETS["a"]), tolerance=POWER_TOL,
-        predicted="Θ(T): a positive surprise rate", reading="suite-corrected", replicates=REPLICATES,
-        controls=(control("the exponent moved to 1/2", exponent=0.5),))
+    x = "μ_t" if trigger == "mean" else "ℓ_t"
+    return ScalingLaw(quantity="E[S_T]", variable="T", exponent=1.0, grid=_dmg.T_GRID, replicates=REPLICATES,
+                      measure=lambda ctx, grid: _dmg.detector_counts(ctx, tag, full, grid),
+                      family=(f"{NULL}; trigger {x} > τ_t; τ_base = {params['tau_base']:g}, κ = "
+                              f"{params['kappa']:g}, γ = {params['gamma']:g}, W = {params['window']}; "
+                              "T ∈ [1e2, 1e5]"), **kw)
 
 
 def _correction(evidence):
@@ -130,38 +104,22 @@ def _correction(evidence):
 
 
 CLAIM = Claim(
-    id="georesolver/lemma-9.1",
-    label="Lemma 9.1 (Adaptive Threshold Regret Bound under Sub-Gaussian Loss)",
-    section="§9.1",
-    statement=STATEMENT,
-    clauses=CLAUSES,
-    proof_steps=PROOF_STEPS,
-    reading=("T_s(T) = S_T, the number of surprises in t ≤ T, surprise(t) = 1[μ_t > τ_t] (the proof's "
-             "trigger condition) with τ_t as defined (count of the surprises before t, decisions from "
-             "t = W on; operators.dmg). For every sub-Gaussian null and every τ_base > μ₀, κ, γ ≥ 0, W ≥ 1: "
-             "E[S_T] = O(log T); tested on " + NULL + " for three (τ_base, κ, γ, W), T from 1e2 to 1e5."),
-    reading_why=("the lemma quantifies over the parameters with only τ_base > μ₀; the surprise indicator "
-                 "is defined nowhere but in the proof's trigger condition μ_t > τ_t"),
-    alternatives=(
-        Reading("loss-trigger", "The same with surprise(t) = 1[ℓ_t > τ_t].",
-                "the proof glosses its trigger as 'the loss exceeds the threshold'"),
-        Reading("suite-corrected", "E[S_T] = Θ(T) (a positive per-step surprise rate).",
-                "so that the corrected statement rests on a measurement"),
-    ),
-    kind=Kind.ASYMPTOTIC,
-    derivation=derivation,
+    id="georesolver/lemma-9.1", label="Lemma 9.1 (Adaptive Threshold Regret Bound under Sub-Gaussian Loss)",
+    section="§9.1", statement=STATEMENT, clauses=CLAUSES, proof_steps=PROOF_STEPS, reading=READING,
+    reading_why=READING_WHY, alternatives=ALTERNATIVES, kind="asymptotic", derivation=derivation,
     checks=(
-        *(_log_law(tag, params) for tag, params in MEAN_SETS.items()),
-        _log_law("loss", LOSS_SET, trigger="loss", reading="loss-trigger"),
-        _power_law(),
+        *(_law(tag, params, name=f"count-vs-log-t-{tag}", order="O", law="polylog", tolerance=POLYLOG_TOL,
+               max_ci_width=LOG_CI_WIDTH) for tag, params in MEAN_SETS.items()),
+        _law("loss", LOSS_SET, "loss", name="count-vs-log-t-loss", order="O", law="polylog",
+             tolerance=POLYLOG_TOL, max_ci_width=LOG_CI_WIDTH, reading="loss-trigger"),
+        _law("a", MEAN_SETS["a"], name="count-vs-t-a", order="Θ", tolerance=POWER_TOL,
+             predicted="Θ(T): a positive surprise rate", reading="suite-corrected",
+             controls=(control("the exponent moved to 1/2", exponent=0.5),)),
     ),
-    correction=_correction,
-    time_limit_s=60.0,
-    notes=("The adaptive term γS_t/t is at most γ, so it cannot push a stationary exceedance probability "
-           "to 0: the rate settles near the r > 0 that solves r ≈ P(μ_t − κσ_t > τ_base + γr). "
-           "The proof's M_t increases (it is a submartingale), and E[σ_t] < σ₀. Horizons are batched "
-           "over independent runs; the sequential count S is advanced event by event "
-           "(operators.dmg_surprises)."),
+    correction=_correction, time_limit_s=60.0,
+    notes=("The adaptive term γS_t/t is at most γ, so it cannot push a stationary exceedance probability to "
+           "0: the rate settles near the r > 0 that solves r ≈ P(μ_t − κσ_t > τ_base + γr). The proof's M_t "
+           "increases (it is a submartingale), and E[σ_t] < σ₀. Horizons are batched over independent runs; "
+           "the sequential count S is advanced event by event (operators.dmg_surprises)."),
 )
-
 CLAIMS = (CLAIM,)

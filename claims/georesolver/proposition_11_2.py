@@ -1,13 +1,6 @@
 """GeoResolver §11.4, Proposition 2 (Information-Theoretic Justification): the routing bound
-I(q_S; c_e) ≤ log K_pool and the storage relation I(k; c_e) ∝ log 1/(1 − ‖c_e‖²).
-
-The second mutual information is not defined as written (a number, not a function of one prototype's
-norm, and no joint law of k and c_e is given): that clause reads unverifiable. Alternatives compute the
-quantity the proof invokes instead, the log-volume of the hyperbolic ball out to c_e,
-log V_ℍ(d_ℍ(0, c_e)), against L = log 1/(1 − ‖c_e‖²): proportional (the ratio constant) and
-asymptotically proportional (the ratio → d_h − 1). The routing bound is checked by plug-in mutual
-information of routing laws.
-"""
+I(q_S; c_e) ≤ log K_pool, by plug-in mutual information of routing laws, and the storage relation
+I(k; c_e) ∝ log 1/(1 − ‖c_e‖²), undefined as written; alternatives test the proof's log-volume instead."""
 
 from __future__ import annotations
 
@@ -20,7 +13,6 @@ from attnaudit import operators
 from attnaudit.checks import (
     Claim,
     Clause,
-    Kind,
     Limit,
     ProofStep,
     Reading,
@@ -49,6 +41,20 @@ PROOF_STEPS = (
                                "bound H(e)≤logKpoolH(c_e^S)≤ K_pool."),
     ProofStep("volume-growth", "For hyperbolic storage, the volume growth Vℍ(R)∝e(dh−1)RV_H(R) e^(d_h-1)R "
                                "gives the divergence as ‖e‖→1−\\|c_e\\|→ 1^-."),
+)
+
+READING = ("(routing) For any joint law of a query and a routing variable c_e with K_pool values, I(q; c_e) "
+           "≤ log K_pool (checked by plug-in mutual information of random, SIDA-hard, SIDA-soft and balanced "
+           "routing laws). (storage) I(k; c_e) ∝ log 1/(1 − ‖c_e‖²) is not defined as written (no joint law "
+           "of k and c_e; a mutual information is not a function of one prototype's norm): unverifiable.")
+READING_WHY = "the routing clause is the entropy bound the proof cites; the storage clause as written"
+ALTERNATIVES = (
+    Reading("log-volume", "The proof's quantity in place of the mutual information: log V_ℍ(d_ℍ(0, c_e)) ∝ "
+                          "log 1/(1 − ‖c_e‖²), the ratio the same at every ‖c_e‖ near 1 (ℍ³, ℍ⁸).",
+            "the volume-growth argument is the proof's only computable content for the storage clause"),
+    Reading("log-volume-asymptotic", "log V_ℍ(d_ℍ(0, c_e))/log(1/(1 − ‖c_e‖²)) → d_h − 1 as ‖c_e‖ → 1 (ℍ³, "
+                                     "closed form).",
+            "'∝' weakened to asymptotic proportionality, the most the volume growth gives"),
 )
 
 VOL_DIM = 3  # V_ℍ(R) = π(sinh 2R − 2R) in ℍ³ (curvature −1): a closed form, evaluated in mpmath
@@ -81,32 +87,16 @@ def derivation():
     ]
 
 
-# ── routing: plug-in mutual information of routing laws ──
-
-
-def _plugin_mi(p):
-    """I(q; e) = Σ p log(p/(p_q p_e)) of joint tables p (B, Q, K), 0·log 0 = 0."""
-    pq, pe = p.sum(-1, keepdim=True), p.sum(-2, keepdim=True)
-    ratio = torch.where(p > 0, p / (pq * pe), torch.ones_like(p))
-    return (p * ratio.log()).sum((-2, -1))
-
-
-def _mi_sides(case, shrink=1.0):
+def mi_sides(case, shrink=1.0):
+    """Plug-in I(q_S; c_e) = Σ p log(p/(p_q p_e)) of joint tables p (B, Q, K), 0·log 0 = 0, against
+    log K_pool (or, with ``shrink=2``, log(K_pool/2): false for routing that uses the whole pool evenly)."""
     p = case["p"]
     q, k = p.shape[-2], p.shape[-1]
+    pq, pe = p.sum(-1, keepdim=True), p.sum(-2, keepdim=True)
+    mi = (p * torch.where(p > 0, p / (pq * pe), torch.ones_like(p)).log()).sum((-2, -1))
     logs = torch.where(p > 0, p.log().abs(), torch.zeros_like(p)).amax((-2, -1))
     bound = torch.full_like(logs, float(k)).log() - torch.full_like(logs, float(shrink)).log()
-    return _plugin_mi(p), bound, MI_TOL(q * k * (1 + logs), p.dtype)
-
-
-def mi_sides(case):
-    """Plug-in I(q_S; c_e) against log K_pool."""
-    return _mi_sides(case)
-
-
-def mi_sides_half_pool(case):
-    """The same against log(K_pool/2): false for routing that uses the whole pool evenly."""
-    return _mi_sides(case, shrink=2.0)
+    return mi, bound, MI_TOL(q * k * (1 + logs), p.dtype)
 
 
 def sample_routing(ctx, gen):
@@ -130,9 +120,6 @@ def sample_routing(ctx, gen):
         cells = max(k, 8)
         balanced = torch.nn.functional.one_hot(torch.arange(cells, device=ctx.device) % k, k).to(ctx.dtype)
         yield {"p": (balanced / cells).expand(batch, cells, k).contiguous()}
-
-
-# ── storage: log-volume out to c_e against log 1/(1 − ‖c_e‖²) ──
 
 
 def _volume_gap(euclidean=False):
@@ -178,61 +165,37 @@ def proportional_gap(case):
     return case["ratio"], case["last"], PROP_TOL(4, case["ratio"].dtype) * case["last"].abs()
 
 
-L_GRID = grids.log_grid(10, 1e4, quick=7, full=13)
-
-
 CLAIM = Claim(
     id="georesolver/proposition-11.2",
-    label="Proposition 11.2 (Proposition 2: Information-Theoretic Justification)",
-    section="§11.4",
-    statement=STATEMENT,
-    clauses=CLAUSES,
-    proof_steps=PROOF_STEPS,
-    uses=(
-        Use("georesolver/section-5.2/volume-growth", "For hyperbolic storage, the volume growth"),
-    ),
+    label="Proposition 11.2 (Proposition 2: Information-Theoretic Justification)", section="§11.4",
+    statement=STATEMENT, clauses=CLAUSES, proof_steps=PROOF_STEPS, reading=READING, reading_why=READING_WHY,
+    alternatives=ALTERNATIVES, kind="inequality", derivation=derivation, time_limit_s=30.0,
+    uses=(Use("georesolver/section-5.2/volume-growth", "For hyperbolic storage, the volume growth"),),
     proof_gap=("the volume growth gives the divergence of a log-volume, not of a mutual information: no "
                "joint law of k and c_e is given, so nothing connects V_ℍ to I(k; c_e)"),
-    identity=("I(q; c_e) ≤ H(c_e) ≤ log K_pool holds for every joint law with K_pool routing values "
-              "(Gibbs' inequality): no routing operator can violate it"),
-    reading=("(routing) For any joint law of a query and a routing variable c_e with K_pool values, "
-             "I(q; c_e) ≤ log K_pool (checked by plug-in mutual information of random, SIDA-hard, "
-             "SIDA-soft and balanced routing laws). (storage) I(k; c_e) ∝ log 1/(1 − ‖c_e‖²) is not "
-             "defined as written (no joint law of k and c_e; a mutual information is not a function of "
-             "one prototype's norm): unverifiable."),
-    reading_why="the routing clause is the entropy bound the proof cites; the storage clause as written",
-    alternatives=(
-        Reading("log-volume", "The proof's quantity in place of the mutual information: log V_ℍ(d_ℍ(0, c_e)) "
-                              "∝ log 1/(1 − ‖c_e‖²), the ratio the same at every ‖c_e‖ near 1 (ℍ³, ℍ⁸).",
-                "the volume-growth argument is the proof's only computable content for the storage clause"),
-        Reading("log-volume-asymptotic", "log V_ℍ(d_ℍ(0, c_e))/log(1/(1 − ‖c_e‖²)) → d_h − 1 as ‖c_e‖ → 1 "
-                                         "(ℍ³, closed form).",
-                "'∝' weakened to asymptotic proportionality, the most the volume growth gives"),
-    ),
-    kind=Kind.INEQUALITY,
-    derivation=derivation,
+    identity=("I(q; c_e) ≤ H(c_e) ≤ log K_pool holds for every joint law with K_pool routing values (Gibbs' "
+              "inequality): no routing operator can violate it"),
     checks=(
         Relation(name="routing-mi-below-log-kpool", lhs="plug-in I(q; c_e)", rel="<=", rhs="log K_pool",
                  evaluate=mi_sides, sample=sample_routing, tolerance=MI_TOL, sampler=sample_routing.__doc__,
                  clause="routing",
                  controls=(control("log(K_pool/2) in place of log K_pool", contrast="prediction",
-                                   evaluate=mi_sides_half_pool),)),
+                                   evaluate=lambda case: mi_sides(case, shrink=2.0)),)),
         Relation(name="log-volume-proportional", lhs="log V_ℍ(d_ℍ(0, c))/L at ‖c‖", rel="==",
                  rhs="the same ratio at ‖c‖ = 1 − 1e-8", evaluate=proportional_gap, sample=sample_ratios,
                  tolerance=PROP_TOL, sampler=sample_ratios.__doc__, reading="log-volume"),
         Limit(name="log-volume-over-l", quantity="log V_ℍ(d_ℍ(0, c_e)) / log(1/(1 − ‖c_e‖²))",
               variable="L = log 1/(1 − ‖c_e‖²)", value=str(VOL_DIM - 1), point="oo", rate=1.0,
-              grid=L_GRID, gap=_volume_gap(), tolerance=RATE_TOL, reading="log-volume-asymptotic",
+              grid=grids.log_grid(10, 1e4, quick=7, full=13), gap=_volume_gap(), tolerance=RATE_TOL,
+              reading="log-volume-asymptotic",
               family=f"ℍ³ (d_h = {VOL_DIM}, curvature −1), L ∈ [10, 1e4], mpmath at 50 digits",
               controls=(control("the Euclidean volume (4π/3)‖c_e‖³ in place of V_ℍ", contrast="operator",
                                 gap=_volume_gap(euclidean=True)),)),
     ),
-    time_limit_s=30.0,
     notes=("The routing bound is tight: balanced deterministic routing attains log K_pool; it is Gibbs' "
            "inequality, true of every routing law. The storage clause is undefined as written. Even the "
            "proof's substitute, the log-volume, is not proportional to log 1/(1 − ‖c_e‖²): log V = "
            "(d_h − 1)L + O(1), so the ratio drifts (ℍ⁸: about 8.6 at ‖c‖ = 0.99, 7.6 at 0.99999, → 7); "
            "only the asymptotic ratio d_h − 1 holds."),
 )
-
 CLAIMS = (CLAIM,)

@@ -1,17 +1,14 @@
-"""GeoResolver §11.5, Proposition 3 (DMG Scalability Observations), part 2: the quantisation error of
-K_max memory slots. Quantisers: Lloyd's k-means in ``_dmg.lloyd_distortion`` (distortion in d_H², data
-uniform in a Euclidean ball of radius 1/2 inside the Poincaré ball). Part 1 (online k-means regret
-O(log T)) is the statement of §9.2 and is tested there (georesolver/section-9.2).
-"""
+"""GeoResolver §11.5, Proposition 3 (DMG Scalability Observations): part 2, the quantisation error of
+K_max memory slots (Lloyd's k-means, ``_dmg.lloyd_distortion``); part 1 is section-9.2's statement,
+here an alternative reading."""
 
 from __future__ import annotations
 
 import numpy as np
 import sympy as sp
 
-from attnaudit.checks import Claim, Clause, Kind, Reading, ScalingLaw, control, grids, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, Reading, ScalingLaw, control, grids, symbolic, tolerances
 from attnaudit.claims.georesolver import _dmg
-from attnaudit.claims.georesolver import _dmg_setup as _s92
 
 STATEMENT = (
     r"\text{The DMG system has two separate properties: 1. The online k-means update via C-HIDA achieves "
@@ -22,8 +19,22 @@ STATEMENT = (
 CLAUSES = (Clause("quantisation", "With KmaxK_ memory slots, the quantization error decays as "
                                   "(1/Kmax)O(1/ K_ ) under compactness assumptions (data bounded away from "
                                   "the hyperbolic boundary)."),)
-REPLICATES = 3  # independent training and test sets per point (the engine's error bars)
 DIM, LOW_DIM = 8, 2
+FAMILY = ("x uniform in the Euclidean ball of radius 1/2 in the Poincaré ball 𝔹^{d} (c = 1); distortion E "
+          "min_e d_H(x, c_e)² on held-out points of a K-point Lloyd quantiser; K ∈ [1, 1000]")
+READING = ("Part 2: for data with a compact support (with interior) bounded away from the boundary of the "
+           "Poincaré ball 𝔹^d, d = d_h arbitrary, the quantisation error (distortion E min_e d_H(x, c_e)²) "
+           "of K_max slots is O(K_max^{-1/2}) — for the best placement of the slots, a fortiori for DMG's. "
+           f"Tested at d = {DIM} on " + FAMILY.format(d=DIM) + ".")
+READING_WHY = ("the proposition names no dimension and the keys it stores are d_h-dimensional; 'quantisation "
+               "error' is k-means' distortion, the loss the DMG pool minimises")
+ALTERNATIVES = (Reading("low-dimension", f"The same for d ≤ 4 (tested at d = {LOW_DIM}).",
+                        "the dimension range in which the volume bound allows K^{-1/2}"),
+                Reading("online-k-means", "Part 1: C-HIDA's online k-means update (Definition 5.4, "
+                        "constant η, no spawns) has O(log T) regret relative to the optimal fixed "
+                        "centroids, i.e. bounded regret per decade of T.",
+                        "the proposition's other property; its primary test is section-9.2's"))
+REPLICATES = 3  # independent training and test sets per point (the engine's error bars)
 FIT_TOL = tolerances.Systematic(0.05, "Lloyd's local optima (within a constant factor of the optimum at "
                                       "every K) and the pre-asymptotic end K < 10 of the grid")
 
@@ -54,31 +65,19 @@ def derivation():
 
 # Part 1: C-HIDA's online k-means alone (no surprise can fire: τ_base beyond any loss), Definition
 # 5.4's constant step, on section-9.2's stream and comparator.
-KMEANS = _s92.POOL | {"tau_base": 1e300}
+KMEANS = _dmg.POOL | {"tau_base": 1e300}
 
 
 def _kmeans_increment(ctx, grid):
-    lo = np.asarray(grid) / _s92.RATIO
-    res = _dmg.pool_regret(ctx, KMEANS, {"constant": _s92.ETA}, np.unique(np.concatenate([grid, lo])))
-    full = np.unique(np.concatenate([grid, lo]))
-    hi_i, lo_i = np.searchsorted(full, grid), np.searchsorted(full, lo)
-    r = res["constant"]["regret"]
-    return r[hi_i] - r[lo_i]  # both ends from the same runs of this replicate
+    full = np.unique(np.concatenate([grid, np.asarray(grid) / _dmg.RATIO]))
+    return _dmg.regret_increment(ctx, KMEANS, {"constant": _dmg.ETA}, "constant", grid, full)
+
+
+def _distortion(d):
+    return lambda ctx, grid: _dmg.lloyd_distortion(ctx, d, grid)
 
 
 D_GRID = grids.log_integer_grid(1, 1000, quick=7, full=13)
-
-
-def _measure(d):
-    def measure(ctx, grid):
-        return _dmg.lloyd_distortion(ctx, d, grid)
-
-    return measure
-
-
-def _family(d):
-    return (f"x uniform in the Euclidean ball of radius 1/2 in the Poincaré ball 𝔹^{d} (c = 1); distortion "
-            f"E min_e d_H(x, c_e)² on held-out points of a K-point Lloyd quantiser; K ∈ [1, 1000]")
 
 
 def _correction(evidence):
@@ -103,45 +102,28 @@ def _correction(evidence):
 CLAIM = Claim(
     id="georesolver/proposition-11.3",
     label="Proposition 11.3 (Proposition 3: DMG Scalability Observations), quantisation error",
-    section="§11.5",
-    statement=STATEMENT,
-    clauses=CLAUSES,
-    reading=("Part 2: for data with a compact support (with interior) bounded away from the boundary of the "
-             "Poincaré ball 𝔹^d, d = d_h arbitrary, the quantisation error (distortion E min_e d_H(x, c_e)²) "
-             "of K_max slots is O(K_max^{-1/2}) — for the best placement of the slots, a fortiori for DMG's. "
-             f"Tested at d = {DIM} on " + _family(DIM) + "."),
-    reading_why=("the proposition names no dimension and the keys it stores are d_h-dimensional; "
-                 "'quantisation error' is k-means' distortion, the loss the DMG pool minimises"),
-    alternatives=(Reading("low-dimension", f"The same for d ≤ 4 (tested at d = {LOW_DIM}).",
-                          "the dimension range in which the volume bound allows K^{-1/2}"),
-                  Reading("online-k-means", "Part 1: C-HIDA's online k-means update (Definition 5.4, "
-                          "constant η, no spawns) has O(log T) regret relative to the optimal fixed "
-                          "centroids, i.e. bounded regret per decade of T.",
-                          "the proposition's other property; its primary test is section-9.2's")),
-    kind=Kind.ASYMPTOTIC,
-    derivation=derivation,
+    section="§11.5", statement=STATEMENT, clauses=CLAUSES, reading=READING, reading_why=READING_WHY,
+    alternatives=ALTERNATIVES, kind="asymptotic", derivation=derivation,
     checks=(
         ScalingLaw(name=f"distortion-vs-k-d{DIM}", quantity="distortion", variable="K_max", exponent=-0.5,
-                   order="O", grid=D_GRID, measure=_measure(DIM), family=_family(DIM), tolerance=FIT_TOL,
-                   replicates=REPLICATES),
+                   order="O", grid=D_GRID, measure=_distortion(DIM), family=FAMILY.format(d=DIM),
+                   tolerance=FIT_TOL, replicates=REPLICATES),
         ScalingLaw(name=f"distortion-vs-k-d{LOW_DIM}", quantity="distortion", variable="K_max",
-                   exponent=-0.5, order="O", grid=D_GRID, measure=_measure(LOW_DIM), family=_family(LOW_DIM),
-                   tolerance=FIT_TOL, reading="low-dimension",
+                   exponent=-0.5, order="O", grid=D_GRID, measure=_distortion(LOW_DIM),
+                   family=FAMILY.format(d=LOW_DIM), tolerance=FIT_TOL, reading="low-dimension",
                    replicates=REPLICATES,
                    controls=(control(f"the same quantiser at d = {DIM}", contrast="hypothesis",
-                                     hypothesis="d ≤ 4", measure=_measure(DIM)),)),
+                                     hypothesis="d ≤ 4", measure=_distortion(DIM)),)),
         ScalingLaw(name="online-k-means-regret-increment", quantity="E[R_T − R_{T/10}]", variable="T",
-                   exponent=0.0, order="O", grid=_s92.INCR_GRID, measure=_kmeans_increment,
-                   family=_s92.SETTING.split("; detector")[0] + f"; no spawns; C-HIDA step η = {_s92.ETA:g}; "
-                   + _s92.COMPARATOR, tolerance=_s92.INCREMENT_TOL, reading="online-k-means",
+                   exponent=0.0, order="O", grid=_dmg.INCR_GRID, measure=_kmeans_increment,
+                   family=_dmg.SETTING.split("; detector")[0] + f"; no spawns; C-HIDA step η = {_dmg.ETA:g}; "
+                   + _dmg.COMPARATOR, tolerance=_dmg.INCREMENT_TOL, reading="online-k-means",
                    predicted="O(T^0): bounded regret per decade", replicates=REPLICATES),
     ),
-    correction=_correction,
+    correction=_correction, time_limit_s=60.0,
     proof_absent="§11.5 states both properties as observations, without an argument",
-    time_limit_s=60.0,
     notes=("Zador's theorem: the optimal K-point distortion of a d-dimensional density is Θ(K^{-2/d}); "
            "the 1/√K rate is the d = 4 case. 'Bounded away from the boundary' only makes d_H and the "
            "Euclidean distance comparable (constants), it cannot change the exponent."),
 )
-
 CLAIMS = (CLAIM,)

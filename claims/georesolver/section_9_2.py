@@ -1,43 +1,31 @@
-"""GeoResolver §9.2 (Convergence Guarantee): the total regret of the DMG pool. Pool and detector:
-``operators.dmg_pool`` (its docstring quotes §9 and Definition 5.4 and states the spawn/merge rules
-the paper leaves open); simulation and comparator: ``_dmg.pool_regret``.
-"""
+"""GeoResolver §9.2 (Convergence Guarantee): the total regret of the DMG pool (``operators.dmg_pool``,
+whose docstring states the spawn/merge rules the paper leaves open; comparator: ``_dmg.pool_regret``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import sympy as sp
 
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    Reading,
-    ScalingLaw,
-    Use,
-    control,
-    grids,
-    symbolic,
-    tolerances,
-)
+from attnaudit.checks import Claim, Clause, ProofStep, Reading, ScalingLaw, Use, control, symbolic, tolerances
 from attnaudit.claims.georesolver import _dmg
-from attnaudit.claims.georesolver._dmg_setup import (
-    COMPARATOR,
-    ETA,
-    INCR_GRID,
-    INCREMENT_TOL,
-    POOL,
-    RATIO,
-    SETTING,
-    STEPS,
-)
+from attnaudit.claims.georesolver._dmg import ETA, INCR_GRID, INCREMENT_TOL, LOG_GRID, RATIO
 
 STATEMENT = (r"\text{Between spawns, standard C-HIDA regret applies. Under the lemma, total regret is } "
              r"O(\log T).")
 
 CLAUSES = (Clause("log-regret", "Under the lemma, total regret is (logT)O( T)."),)
 PROOF_STEPS = (ProofStep("between-spawns", "Between spawns, standard C-HIDA regret applies."),)
+READING = ("The DMG pool as §9 and Definition 5.4 define it (operators.dmg_pool: surprise → spawn at x_t, "
+           "closest-pair merge at k_max, otherwise the C-HIDA step of constant η on the nearest prototype) "
+           "on a stationary stream with no structural change has E[R_T] = O(log T) against the best fixed "
+           "centroids in hindsight; equivalently the regret gained over [T/10, T] stays bounded "
+           "(power-law exponent ≤ 0 in T). Tested on: " + _dmg.SETTING + f", η = {ETA:g}, T ∈ [10, 1e4].")
+READING_WHY = ("C-HIDA's update (Definition 5.4) has a constant step η and §9 states no other; the "
+               "comparator is the one §11.5 names ('relative to the optimal fixed centroids')")
+ALTERNATIVES = (Reading("running-mean", "The same with the step η = 1/(a_e + 1) (MacQueen's online "
+                        "k-means), under which online k-means has logarithmic regret.",
+                        "the most favourable step rule; the paper's Theorem 5.6 appeals to online "
+                        "convex optimisation, whose log T rates need decreasing steps"),)
 REPLICATES = 4  # independent batches of runs per point (the engine's error bars)
 
 POLYLOG_TOL = tolerances.Systematic(0.5, "the additive constant of R_T (the comparator's Σ_k n_k‖ȳ_k‖² "
@@ -65,37 +53,25 @@ def derivation():
     ]
 
 
-LOG_GRID = grids.log_integer_grid(10, 1e4, quick=7, full=13)
+def _full(ctx, grid):
+    """Every T that the checks read (and T/10 beside each), so that one cached run serves them all."""
+    return np.asarray(sorted(set(np.asarray(grid).tolist()) | set((np.asarray(grid) / RATIO).tolist())
+                             | set(LOG_GRID(ctx).tolist()) | set((INCR_GRID(ctx) / RATIO).tolist())
+                             | set(INCR_GRID(ctx).tolist())))
 
 
-def _runs(ctx, grid):
-    full = sorted(set(np.asarray(grid).tolist()) | set((np.asarray(grid) / RATIO).tolist())
-                  | set(LOG_GRID(ctx).tolist()) | set((INCR_GRID(ctx) / RATIO).tolist())
-                  | set(INCR_GRID(ctx).tolist()))
-    return np.asarray(full), _dmg.pool_regret(ctx, POOL, STEPS, np.asarray(full))
-
-
-def _regret(tag):
-    def measure(ctx, grid):
-        full, res = _runs(ctx, grid)
-        return res[tag]["regret"][np.searchsorted(full, grid)]
-
-    return measure
+def _regret(ctx, grid):
+    full = _full(ctx, grid)
+    return _dmg.pool_regret(ctx, _dmg.POOL, _dmg.STEPS, full)["constant"][np.searchsorted(full, grid)]
 
 
 def _increment(tag):
-    def measure(ctx, grid):
-        full, res = _runs(ctx, grid)
-        hi, lo = np.searchsorted(full, grid), np.searchsorted(full, np.asarray(grid) / RATIO)
-        r = res[tag]["regret"]
-        return r[hi] - r[lo]  # both ends from the same runs of this replicate
-
-    return measure
+    return lambda ctx, grid: _dmg.regret_increment(ctx, _dmg.POOL, _dmg.STEPS, tag, grid, _full(ctx, grid))
 
 
 def _family(tag):
     step = f"C-HIDA step η = {ETA:g} (Definition 5.4)" if tag == "constant" else "running mean η = 1/(a+1)"
-    return f"{SETTING}; {step}; {COMPARATOR}"
+    return f"{_dmg.SETTING}; {step}; {_dmg.COMPARATOR}"
 
 
 def _correction(evidence):
@@ -121,32 +97,14 @@ def _correction(evidence):
 
 
 CLAIM = Claim(
-    id="georesolver/section-9.2",
-    label="§9.2 Convergence Guarantee (DMG total regret)",
-    section="§9.2",
-    statement=STATEMENT,
-    clauses=CLAUSES,
-    proof_steps=PROOF_STEPS,
-    uses=(
-        Use("georesolver/theorem-5.6", "Between spawns, standard C-HIDA regret applies."),
-        Use("georesolver/lemma-9.1", "Under the lemma, total regret is"),
-    ),
-    reading=("The DMG pool as §9 and Definition 5.4 define it (operators.dmg_pool: surprise → spawn at x_t, "
-             "closest-pair merge at k_max, otherwise the C-HIDA step of constant η on the nearest prototype) "
-             "on a stationary stream with no structural change has E[R_T] = O(log T) against the best fixed "
-             "centroids in hindsight; equivalently the regret gained over [T/10, T] stays bounded "
-             "(power-law exponent ≤ 0 in T). Tested on: " + SETTING + f", η = {ETA:g}, T ∈ [10, 1e4]."),
-    reading_why=("C-HIDA's update (Definition 5.4) has a constant step η and §9 states no other; the "
-                 "comparator is the one §11.5 names ('relative to the optimal fixed centroids')"),
-    alternatives=(Reading("running-mean", "The same with the step η = 1/(a_e + 1) (MacQueen's online "
-                          "k-means), under which online k-means has logarithmic regret.",
-                          "the most favourable step rule; the paper's Theorem 5.6 appeals to online "
-                          "convex optimisation, whose log T rates need decreasing steps"),),
-    kind=Kind.ASYMPTOTIC,
-    derivation=derivation,
+    id="georesolver/section-9.2", label="§9.2 Convergence Guarantee (DMG total regret)", section="§9.2",
+    statement=STATEMENT, clauses=CLAUSES, proof_steps=PROOF_STEPS, reading=READING, reading_why=READING_WHY,
+    alternatives=ALTERNATIVES, kind="asymptotic", derivation=derivation,
+    uses=(Use("georesolver/theorem-5.6", "Between spawns, standard C-HIDA regret applies."),
+          Use("georesolver/lemma-9.1", "Under the lemma, total regret is")),
     checks=(
         ScalingLaw(name="regret-vs-log-t", quantity="E[R_T]", variable="T", exponent=1.0, order="O",
-                   grid=LOG_GRID, measure=_regret("constant"), family=_family("constant"), law="polylog",
+                   grid=LOG_GRID, measure=_regret, family=_family("constant"), law="polylog",
                    tolerance=POLYLOG_TOL, replicates=REPLICATES),
         ScalingLaw(name="regret-increment-vs-t", quantity="E[R_T − R_{T/10}]", variable="T", exponent=0.0,
                    order="O", grid=INCR_GRID, measure=_increment("constant"), family=_family("constant"),
@@ -159,13 +117,11 @@ CLAIM = Claim(
                    controls=(control(f"the constant step η = {ETA:g} in place of the running mean",
                                      contrast="operator", measure=_increment("constant")),)),
     ),
-    correction=_correction,
-    time_limit_s=60.0,
+    correction=_correction, time_limit_s=60.0,
     notes=("With a constant step the prototypes never stop moving: each step costs ηdσ²/(2−η) over the "
            "comparator, so regret is linear — the O(T·ε_opt) term of Theorem 5.6 that the section drops. "
            "Spawns are not what breaks it (with k_max = 4 every spawn merges back at once); under the "
            "running mean the same pool has logarithmic regret. The surprise count, which the section "
            "takes as O(log T) 'under the lemma', grows linearly (lemma-9.1)."),
 )
-
 CLAIMS = (CLAIM,)

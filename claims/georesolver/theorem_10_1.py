@@ -1,10 +1,9 @@
 """GeoResolver §10.2, Theorem 10.1 (GSR Routing Quality): the Top-K routing error bound, and its
-limit as ε → 0⁺. Operators: ``operators.gsr_attention`` (o, Top-K with pool-normalised weights, as
-§10.1 defines it), ``operators.gsr_exact`` (o*, SIDA over the whole pool), ``operators.gsr_topk``.
-"""
+limit as ε → 0⁺; o is Top-K with pool-normalised weights as §10.1 defines it, o* SIDA over the pool."""
 
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 import torch
 
@@ -12,7 +11,6 @@ from attnaudit import operators
 from attnaudit.checks import (
     Claim,
     Clause,
-    Kind,
     Limit,
     ProofStep,
     Reading,
@@ -24,6 +22,7 @@ from attnaudit.checks import (
     symbolic,
     tolerances,
 )
+from attnaudit.checks.fitting import closed_form_bias
 
 BOUND_STATEMENT = (
     r"\|o(q)-o^*(q)\|_2\le 2\|V\|_F\cdot\frac{\sum_{e>K}w_{(e)}}{\sum_{e\le K}w_{(e)}}\cdot"
@@ -53,6 +52,20 @@ LIMIT_STEPS = (
                               "concentrates on the single nearest prototype)."),
 )
 
+BOUND_READING = ("For every query and prototypes on S^{d−1}, values v_e ∈ ℝ^{d_v}, ε > 0 and 1 ≤ K < K_pool: "
+                 "with w the SIDA weights over the pool sorted descending, o = Σ_{e ≤ K} w_(e) v_(e) (not "
+                 "renormalised, §10.1) and o* = Σ_e w_e v_e, ‖o − o*‖₂ ≤ 2‖V‖_F·(Σ_{e>K} w_(e)/Σ_{e≤K} "
+                 "w_(e))·max_{e≤K}‖v_(e)‖₂, ‖V‖_F the Frobenius norm of the pool's value matrix.")
+BOUND_ALTERNATIVES = (Reading("proof-bound", "‖o − o*‖₂ ≤ ‖V‖_F·Σ_{e>K} w_(e)/Σ_{e≤K} w_(e): the bound the "
+                                             "proof's chain actually reaches.",
+                              "the proof ends there; the statement's extra 2·max‖v_e‖ is not derived"),)
+LIMIT_READING = ("For a query q ∈ S^{d−1} whose nearest prototype is unique (q generic: not on a prototype), "
+                 "any fixed 1 ≤ K < K_pool and bounded values, ‖o(q) − o*(q)‖₂ → 0 as ε → 0⁺; tested through "
+                 "the rate ε¹ that the suite derives where the limit holds (q on a prototype).")
+LIMIT_ALTERNATIVES = (Reading("on-prototype", "The same with q = c_{e*} for one prototype (the proof's "
+                                              "setting, Lemma 2.1): ‖o − o*‖₂ → 0, like ε.",
+                              "the proof applies exact retrieval, which assumes q = c_{e*}"),)
+
 # (K_pool, d, K) of the random families; K < K_pool (at K = K_pool both sides are 0).
 SHAPES = ((4, 3, 1), (4, 3, 3), (16, 3, 4), (16, 8, 1), (64, 8, 8), (64, 4, 32))
 # o and o* are K_pool-term sums of weights ≤ 1 times values: each off by ~K_pool·u·max‖v‖ (the
@@ -61,39 +74,21 @@ ERR_TOL = tolerances.Roundoff(condition="K_pool + d_v + 32 (the two K_pool-term 
                                         "own error, the norm)", scale="max_e ‖v_e‖")
 
 
-def _sorted_weights(case):
-    w = operators.gsr_weights(case["q"], case["c"], eps=case["eps"])[:, 0, :]
-    return torch.sort(w, dim=-1, descending=True)
-
-
-def _parts(case):
-    """‖o − o*‖, tail Σ_{e>K} w, head Σ_{e≤K} w, max_{e≤K}‖v_e‖, ‖V‖_F and the tolerance."""
+def bound_sides(case, bound="paper"):
+    """‖o − o*‖ against the paper's bound 2‖V‖_F·(tail/head)·max_{e≤K}‖v_e‖, the proof's ‖V‖_F·tail/head,
+    or (the control) tail/head; tail Σ_{e>K} w, head Σ_{e≤K} w."""
     q, c, v, eps, k = case["q"], case["c"], case["v"], case["eps"], int(case["k"])
     err = (operators.gsr_attention(q, c, v, eps=eps, k=k)
            - operators.gsr_exact(q, c, v, eps=eps))[:, 0, :].norm(dim=-1)
-    w, idx = _sorted_weights(case)
+    w, idx = torch.sort(operators.gsr_weights(q, c, eps=eps)[:, 0, :], dim=-1, descending=True)
     tail = w[:, k:].flip(-1).sum(dim=-1)  # smallest first: the tail is summed without cancellation
     head = w[:, :k].sum(dim=-1)
     norms = v.norm(dim=-1)
-    top = torch.gather(norms, 1, idx[:, :k]).amax(dim=-1)
-    size = c.shape[-2] + v.shape[-1] + 32
-    tol = ERR_TOL(torch.full_like(err, float(size)), err.dtype) * norms.amax(dim=-1)
-    return err, tail, head, top, v.flatten(1).norm(dim=-1), tol
-
-
-def paper_bound(case):
-    err, tail, head, top, frob, tol = _parts(case)
-    return err, 2 * frob * tail / head * top, tol
-
-
-def proof_bound(case):
-    err, tail, head, _, frob, tol = _parts(case)
-    return err, frob * tail / head, tol
-
-
-def _without_frobenius(case):
-    err, tail, head, _, _, tol = _parts(case)
-    return err, tail / head, tol
+    frob = v.flatten(1).norm(dim=-1)
+    tol = ERR_TOL(torch.full_like(err, float(c.shape[-2] + v.shape[-1] + 32)), err.dtype) * norms.amax(dim=-1)
+    if bound == "paper":
+        return err, 2 * frob * tail / head * torch.gather(norms, 1, idx[:, :k]).amax(dim=-1), tol
+    return err, (frob * tail / head if bound == "proof" else tail / head), tol
 
 
 def sample_routing(ctx, gen):
@@ -111,7 +106,6 @@ def sample_routing(ctx, gen):
 def _strategy(ctx):
     """Hypothesis: K_pool ≤ 12, d ≤ 5, d_v ≤ 3, K < K_pool, ε and the value scale log-uniform; the
     points are Gaussian from a drawn seed (the replayed witness holds the points themselves)."""
-    import numpy as np
     from hypothesis import strategies as st
 
     def build(drawn):
@@ -139,8 +133,7 @@ def bound_derivation():
         symbolic.holds("Σ_{e>K} w_e ≤ Σ_{e>K} w_e / Σ_{e≤K} w_e as Σ_{e≤K} w_e = 1/(1+s) ≤ 1",
                        sp.LessThan(t, t / h), role="proof", step="ratio"),
         symbolic.exact("the stated bound is the proof's last line ‖V‖_F·T/H", paper, f * t / h, role="proof",
-                       step="ratio",
-                       note="the factor 2·max_{e≤K}‖v_e‖ appears only in the statement"),
+                       step="ratio", note="the factor 2·max_{e≤K}‖v_e‖ appears only in the statement"),
         symbolic.exact("the bound scales like the error under V → λV (degree 1), as it must to hold "
                        "for every V", lam * paper, paper.subs({f: lam * f, m: lam * m}), role="statement",
                        note="the bound is quadratic in V, the error linear: it fails for small V"),
@@ -154,38 +147,25 @@ ROUTING_FAMILY = ("q, prototypes uniform on S^{d−1}, (K_pool, d, K) ∈ {(4,3,
                   "ε log-uniform in [1e-6, 10]; Hypothesis over K_pool ≤ 12, d ≤ 5, s ∈ [1e-4, 1e4]")
 
 BOUND_CLAIM = Claim(
-    id="georesolver/theorem-10.1/bound",
-    label="Theorem 10.1 (GSR Routing Quality), error bound",
-    section="§10.2",
-    statement=BOUND_STATEMENT,
-    clauses=BOUND_CLAUSES,
-    proof_steps=BOUND_STEPS,
-    reading=("For every query and prototypes on S^{d−1}, values v_e ∈ ℝ^{d_v}, ε > 0 and 1 ≤ K < K_pool: "
-             "with w the SIDA weights over the pool sorted descending, o = Σ_{e ≤ K} w_(e) v_(e) (not "
-             "renormalised, §10.1) and o* = Σ_e w_e v_e, ‖o − o*‖₂ ≤ 2‖V‖_F·(Σ_{e>K} w_(e)/Σ_{e≤K} "
-             "w_(e))·max_{e≤K}‖v_(e)‖₂, ‖V‖_F the Frobenius norm of the pool's value matrix."),
-    reading_why="the literal statement; o and o* exactly as §10.1 defines them",
-    alternatives=(Reading("proof-bound", "‖o − o*‖₂ ≤ ‖V‖_F·Σ_{e>K} w_(e)/Σ_{e≤K} w_(e): the bound the "
-                                         "proof's chain actually reaches.",
-                          "the proof ends there; the statement's extra 2·max‖v_e‖ is not derived"),),
-    kind=Kind.INEQUALITY,
-    derivation=bound_derivation,
+    id="georesolver/theorem-10.1/bound", label="Theorem 10.1 (GSR Routing Quality), error bound",
+    section="§10.2", statement=BOUND_STATEMENT, clauses=BOUND_CLAUSES, proof_steps=BOUND_STEPS,
+    reading=BOUND_READING, reading_why="the literal statement; o and o* exactly as §10.1 defines them",
+    alternatives=BOUND_ALTERNATIVES, kind="inequality", derivation=bound_derivation, time_limit_s=30.0,
     checks=(
         Relation(name="paper-bound", lhs="‖o(q) − o*(q)‖₂", rel="<=",
-                 rhs="2‖V‖_F·(Σ_{e>K}w_(e)/Σ_{e≤K}w_(e))·max_{e≤K}‖v_e‖₂", evaluate=paper_bound,
+                 rhs="2‖V‖_F·(Σ_{e>K}w_(e)/Σ_{e≤K}w_(e))·max_{e≤K}‖v_e‖₂", evaluate=bound_sides,
                  sample=sample_routing, strategy=_strategy, tolerance=ERR_TOL, sampler=ROUTING_FAMILY,
                  max_examples=30),
         Relation(name="proof-bound", lhs="‖o(q) − o*(q)‖₂", rel="<=", rhs="‖V‖_F·Σ_{e>K}w_(e)/Σ_{e≤K}w_(e)",
-                 evaluate=proof_bound, sample=sample_routing, strategy=_strategy, tolerance=ERR_TOL,
-                 sampler=ROUTING_FAMILY, reading="proof-bound", max_examples=60,
+                 evaluate=lambda case: bound_sides(case, "proof"), sample=sample_routing, strategy=_strategy,
+                 tolerance=ERR_TOL, sampler=ROUTING_FAMILY, reading="proof-bound", max_examples=60,
                  controls=(control("the bound without its ‖V‖_F factor", contrast="prediction",
-                                   evaluate=_without_frobenius),)),
+                                   evaluate=lambda case: bound_sides(case, "bare")),)),
     ),
     correction=lambda evidence: (
         "‖o − o*‖₂ ≤ Σ_{e>K} w_(e)‖v_(e)‖₂ ≤ ‖V‖_F·Σ_{e>K}w_(e)/Σ_{e≤K}w_(e) (linear in V); the stated "
         "bound is quadratic in V and fails whenever 2·max_{e≤K}‖v_e‖₂ < 1 on enough tail weight. "
         + next((e["summary"] for e in evidence if e["name"] == "paper-bound"), "")),
-    time_limit_s=30.0,
     notes=("The proof's chain (triangle inequality, ‖v_e‖ ≤ ‖V‖_F, Σ_{e≤K} w ≤ 1) is right and ends at "
            "‖V‖_F·tail/head; the statement multiplies that by 2·max_{e≤K}‖v_e‖₂ without derivation, "
            "which makes it dimensionally inconsistent (quadratic in V)."),
@@ -198,21 +178,11 @@ EPS_GRID = tuple(10.0 ** -e for e in range(2, 11))
 RATE_TOL = tolerances.Systematic(0.02, "the O(ε²) terms of the tail weight at ε/d_min² ≤ 1e-2 over a "
                                        "decade-spaced grid (a fit tilt below 1e-2)")
 LIMIT_SHAPES = ((4, 3, 1), (16, 3, 4), (64, 8, 8))
-
-
-def _on_prototype_bias():
-    """The tail at q = c_{e*} is S·t/(1 + S·t), t = ε/d_min², S = Σ_{e≠e*} d_min²/d_e² ≤ K_pool − 1:
-    its fit bias on the grid at the largest S of the family."""
-    import numpy as np
-
-    from attnaudit.checks.fitting import closed_form_bias
-
-    t, big_s = np.asarray(EPS_GRID), max(p for p, _, _ in LIMIT_SHAPES) - 1
-    return closed_form_bias(t, big_s * t / (1 + big_s * t), 1.0)
-
-
-ON_PROTOTYPE_TOL = tolerances.FitBias(_on_prototype_bias, "the tail S·t/(1 + S·t) at S = K_pool − 1 = 63 "
-                                      "on the ε grid")
+# The tail at q = c_{e*} is S·t/(1 + S·t), t = ε/d_min², S = Σ_{e≠e*} d_min²/d_e² ≤ K_pool − 1: its fit
+# bias on the grid at the largest S of the family.
+_T, _S = np.asarray(EPS_GRID), max(p for p, _, _ in LIMIT_SHAPES) - 1
+ON_PROTOTYPE_TOL = tolerances.FitBias(lambda: closed_form_bias(_T, _S * _T / (1 + _S * _T), 1.0),
+                                      "the tail S·t/(1 + S·t) at S = K_pool − 1 = 63 on the ε grid")
 
 
 def _limit_instances(ctx, pool, d, k, on_prototype):
@@ -221,11 +191,9 @@ def _limit_instances(ctx, pool, d, k, on_prototype):
     c = sampling.unit_vectors(ctx, gen, batch, pool, d)
     v = sampling.gaussian(ctx, gen, batch, pool, 4)
     if on_prototype:
-        q = c[torch.arange(batch, device=c.device), torch.randint(pool, (batch,), generator=gen,
-                                                                  device=c.device)][:, None, :].clone()
-    else:
-        q = sampling.unit_vectors(ctx, gen, batch, 1, d)
-    return q, c, v
+        pick = torch.randint(pool, (batch,), generator=gen, device=c.device)
+        return c[torch.arange(batch, device=c.device), pick][:, None, :].clone(), c, v
+    return sampling.unit_vectors(ctx, gen, batch, 1, d), c, v
 
 
 def routing_error_gap(ctx, grid, on_prototype=False):
@@ -236,8 +204,7 @@ def routing_error_gap(ctx, grid, on_prototype=False):
         q, c, v = ctx.cached(("limit", pool, d, k, on_prototype),
                              lambda pool=pool, d=d, k=k: _limit_instances(ctx, pool, d, k, on_prototype))
         d2 = operators.sphere_sqdist(q, c)[:, 0, :]
-        dmin = d2.masked_fill(d2 == 0, torch.inf).amin(dim=-1)
-        eps = t[:, None] * dmin[None, :]
+        eps = t[:, None] * d2.masked_fill(d2 == 0, torch.inf).amin(dim=-1)[None, :]
         err = (operators.gsr_attention(q[None], c[None], v[None], eps=eps, k=k)
                - operators.gsr_exact(q[None], c[None], v[None], eps=eps))[..., 0, :].norm(dim=-1)
         worst = torch.maximum(worst, (err / v.norm(dim=-1).amax(dim=-1)).amax(dim=-1))
@@ -275,24 +242,12 @@ def _limit_check(name, on_prototype, reading=None, controls=(), tolerance=RATE_T
 
 
 LIMIT_CLAIM = Claim(
-    id="georesolver/theorem-10.1/limit",
-    label="Theorem 10.1 (GSR Routing Quality), limit ε → 0⁺",
-    section="§10.2",
-    statement=LIMIT_STATEMENT,
-    clauses=LIMIT_CLAUSES,
-    proof_steps=LIMIT_STEPS,
-    uses=(
-        Use("georesolver/lemma-5.1/a", "recall from the exact retrieval property (Lemma 0, Part (a))"),
-    ),
-    reading=("For a query q ∈ S^{d−1} whose nearest prototype is unique (q generic: not on a prototype), "
-             "any fixed 1 ≤ K < K_pool and bounded values, ‖o(q) − o*(q)‖₂ → 0 as ε → 0⁺; tested through "
-             "the rate ε¹ that the suite derives where the limit holds (q on a prototype)."),
-    reading_why="the literal hypothesis: 'a unique nearest prototype' (not 'q equal to a prototype')",
-    alternatives=(Reading("on-prototype", "The same with q = c_{e*} for one prototype (the proof's "
-                                          "setting, Lemma 2.1): ‖o − o*‖₂ → 0, like ε.",
-                          "the proof applies exact retrieval, which assumes q = c_{e*}"),),
-    kind=Kind.LIMIT,
-    derivation=limit_derivation,
+    id="georesolver/theorem-10.1/limit", label="Theorem 10.1 (GSR Routing Quality), limit ε → 0⁺",
+    section="§10.2", statement=LIMIT_STATEMENT, clauses=LIMIT_CLAUSES, proof_steps=LIMIT_STEPS,
+    reading=LIMIT_READING, reading_why="the literal hypothesis: 'a unique nearest prototype' (not 'q equal "
+                                       "to a prototype')",
+    alternatives=LIMIT_ALTERNATIVES, kind="limit", derivation=limit_derivation, time_limit_s=30.0,
+    uses=(Use("georesolver/lemma-5.1/a", "recall from the exact retrieval property (Lemma 0, Part (a))"),),
     checks=(
         _limit_check("error-to-zero-generic-query", False),
         _limit_check("error-to-zero-on-prototype", True, reading="on-prototype", tolerance=ON_PROTOTYPE_TOL,
@@ -304,7 +259,6 @@ LIMIT_CLAIM = Claim(
         "For q not on a prototype the SIDA weights tend to d_e⁻²/Σ_l d_l⁻² as ε → 0⁺, so the error "
         "tends to ‖Σ_{e>K} w_e⁰ v_e‖₂ > 0; it vanishes (like ε) only when q coincides with a prototype. "
         + next((e["summary"] for e in evidence if e["name"] == "error-to-zero-generic-query"), "")),
-    time_limit_s=30.0,
     notes=("The proof cites exact retrieval (Lemma 2.1), whose hypothesis is q = c_{e*}; 'a unique "
            "nearest prototype' does not make the inverse-distance weights concentrate."),
 )

@@ -1,8 +1,6 @@
-"""GeoResolver §10.3, Theorem 10.2 (GSR Communication Complexity), measured on a real distributed
-run: the GSR protocol and an All-to-All MoE baseline over ``torch.distributed`` (gloo), P worker
-processes on this machine started by the claim, every message and byte counted at the
-communication call (``_gsr_dist.CountingComm``), over a grid of B, P and K_pool.
-"""
+"""GeoResolver §10.3, Theorem 10.2 (GSR Communication Complexity), measured on a real distributed run:
+GSR and an All-to-All MoE baseline on P gloo processes started by the claim, every message and byte
+counted at the communication call (``_gsr_dist.CountingComm``), over a grid of B, P and K_pool."""
 
 from __future__ import annotations
 
@@ -11,7 +9,6 @@ import sympy as sp
 from attnaudit.checks import (
     Claim,
     Clause,
-    Kind,
     ProofStep,
     Reading,
     Relation,
@@ -48,6 +45,24 @@ PROOF_STEPS = (
     ProofStep("messages", "The number of messages is (Kpool+K+P)O(K_pool+K+P): KpoolK_pool for the score "
                           "gathering, K for the result aggregation, and P for the initial scatter."),
 )
+READING = ("The protocol of §10.3 (queries sharded over P workers and all-gathered — the 'initial scatter'; "
+           "local SIDA scores over each worker's K_pool/P prototypes; All-Gather of each worker's top-K "
+           "scores with their prototype ids and its local normaliser; local outputs of the selected "
+           "prototypes; aggregation by an all-reduce, here an All-Gather of the partial outputs), run on P "
+           "gloo processes, messages counted per call as the counting model says: (per-query) the bytes GSR "
+           "sends per query do not depend on B; (gsr-messages) its messages per batch are O(K_pool + K + P): "
+           "at most linear in P and in K_pool, independent of B; (gsr-bytes) its bytes per query are "
+           "O((K_pool + K)·d_h): at most linear in K_pool, bounded in P; (a2a-messages) an All-to-All MoE "
+           "(tokens to the owners of their Top-K experts and back) sends O(P²) messages per batch; "
+           "(a2a-bytes) its bytes per batch grow linearly in B.")
+READING_WHY = ("each clause in the variables it names: the messages bound names P (tested over P ∈ {2, 3, 4, "
+               "6, 8}), the bytes bound has no P (so bounded in P); the All-to-All clauses are per batch, as "
+               "the theorem states them")
+ALTERNATIVES = (Reading("batch-total", "The bytes GSR sends for a whole batch do not depend on B.",
+                        "the contrast with All-to-All's O(BKd_h) reads as a batch total"),
+                Reading("like-for-like", "GSR sends no more bytes per query than All-to-All MoE on the same "
+                        "(P, K_pool, K, "
+                        "B).", "'In contrast' read as an advantage of GSR, compared like for like"))
 
 GRID = {
     "quick": {"P": [2, 3, 4], "K_pool": [8, 64], "K": [4], "B": [12, 120, 1200, 12000]},
@@ -67,13 +82,12 @@ def measure_grid(ctx) -> list[dict]:
     processes, the P sweep on max(P_SWEEP) processes); their table goes into the record."""
 
     def run():
-        grid = ctx.pick(**GRID)
+        grid, cpu = ctx.pick(**GRID), ctx.pick(**CPU_LIMIT_S)
         configs = [{"B": b, "K_pool": kp, "K": k, "eps": EPS,
                     "seed": ctx.seed_for(f"instance:{b}:{kp}:{k}") % 2**31}
                    for kp in grid["K_pool"] for k in grid["K"] for b in grid["B"]]
         configs += [{"B": POOL_SWEEP["B"], "K_pool": kp, "K": POOL_SWEEP["K"], "eps": EPS,
                      "seed": ctx.seed_for(f"pool-sweep:{kp}") % 2**31} for kp in POOL_SWEEP["K_pool"]]
-        cpu = ctx.pick(**CPU_LIMIT_S)
         spec = {"cpu_limit_s": cpu, "P": grid["P"], "configs": configs, "reference_max_B": REFERENCE_MAX_B}
         rows = [r | {"sweep": "grid"} for r in _gsr_dist.run_grid(spec, max(grid["P"]))]
         sweep = {"cpu_limit_s": cpu, "P": P_SWEEP["P"], "reference_max_B": 0,
@@ -84,8 +98,7 @@ def measure_grid(ctx) -> list[dict]:
             "counting": "per call, what the calling rank sends to other ranks, summed over ranks: "
                         "all_gather P−1 messages of its input; all_to_all one message per peer with "
                         "a non-empty split (sizes exchanged first, counted); send 1",
-            "d_h": _gsr_dist.D_H, "d_v": _gsr_dist.D_V, "dtype": "float64", "eps": EPS,
-            "rows": rows})
+            "d_h": _gsr_dist.D_H, "d_v": _gsr_dist.D_V, "dtype": "float64", "eps": EPS, "rows": rows})
         return rows
 
     return ctx.cached("grid", run)
@@ -95,58 +108,21 @@ def _rows(ctx, protocol, sweep="grid"):
     return [r for r in measure_grid(ctx) if r["protocol"] == protocol and r["sweep"] == sweep]
 
 
-def _per_config_cases(ctx, protocol):
-    """One case per (P, K_pool, K, B) row, with the same configuration's smallest-B row."""
-    rows = _rows(ctx, protocol)
-    first = {}
-    for r in sorted(rows, key=lambda r: r["B"]):
-        first.setdefault((r["P"], r["K_pool"], r["K"]), r)
-    ref = [first[(r["P"], r["K_pool"], r["K"])] for r in rows]
-    fields = {"B": [r["B"] for r in rows], "bytes": [r["bytes"] for r in rows],
-              "messages": [r["messages"] for r in rows], "B_min": [r["B"] for r in ref],
-              "bytes_min": [r["bytes"] for r in ref], "messages_min": [r["messages"] for r in ref],
-              "P": [r["P"] for r in rows], "K_pool": [r["K_pool"] for r in rows], "K": [r["K"] for r in rows]}
-    return {k: ctx.tensor(v) for k, v in fields.items()}
+def _cases(protocol, sweep="grid"):
+    """One batch: every row of ``protocol`` in ``sweep``, each beside its reference row (suffix ``_min``): in
+    the grid the same (P, K_pool, K) at its smallest B, in the P sweep the smallest P."""
+    group = (lambda r: (r["P"], r["K_pool"], r["K"])) if sweep == "grid" else (lambda r: ())
 
+    def sample(ctx, gen):  # noqa: ARG001 - the run is deterministic given the seed
+        rows, first = sorted(_rows(ctx, protocol, sweep), key=lambda r: r["P"]), {}
+        for r in sorted(rows, key=lambda r: r["B"]):
+            first.setdefault(group(r), r)
+        ref = [first[group(r)] for r in rows]
+        fields = ("B", "P", "K_pool", "K", "bytes", "messages")
+        yield {f: ctx.tensor([r[f] for r in rows]) for f in fields} | {
+            f"{f}_min": ctx.tensor([r[f] for r in ref]) for f in ("B", "P", "bytes", "messages")}
 
-def sample_gsr(ctx, gen):  # noqa: ARG001 - the run is deterministic given the seed
-    yield _per_config_cases(ctx, "gsr")
-
-
-def sample_a2a(ctx, gen):  # noqa: ARG001 - the run is deterministic given the seed
-    yield _per_config_cases(ctx, "a2a")
-
-
-def a2a_per_query_gap(case):
-    """Like for like: All-to-All's bytes per query are bounded free of B as well (each (token,
-    expert) pair sends at most one row of d_h + 2 out and one of d_v back; the split sizes, 2·8 bytes
-    per ordered pair, are a per-batch cost)."""
-    lhs = case["bytes"] / case["B"]
-    pairs = case["P"] * (case["P"] - 1)
-    bound = 8 * case["K"] * (_gsr_dist.D_H + 2 + _gsr_dist.D_V) + 16 * pairs / case["B_min"]
-    return lhs, bound, 0 * lhs
-
-
-def per_query_gap(case):
-    lhs, rhs = case["bytes"] / case["B"], case["bytes_min"] / case["B_min"]
-    return lhs, rhs, 0 * lhs
-
-
-def total_gap(case):
-    return case["bytes"], case["bytes_min"], 0 * case["bytes"]
-
-
-def messages_gap(case):
-    return case["messages"], case["messages_min"], 0 * case["messages"]
-
-
-def _bytes_messages(case):
-    return case["bytes"], case["bytes_min"], 0 * case["bytes"]
-
-
-OUT_TOL = tolerances.Roundoff(condition="K_pool + 32 (the K_pool-term normaliser summed in another "
-                                        "order across workers, sphere_sqdist's 32 ulps), relative to "
-                                        "max|v|")
+    return sample
 
 
 def sample_outputs(ctx, gen):  # noqa: ARG001
@@ -154,92 +130,6 @@ def sample_outputs(ctx, gen):  # noqa: ARG001
     yield {k: ctx.tensor([r[f] for r in rows]) for k, f in
            (("err", "max_abs_error"), ("vs_exact", "max_abs_vs_exact"), ("scale", "max_abs_v"),
             ("K_pool", "K_pool"))}
-
-
-def output_gap(case, field="err"):
-    lhs = case[field] / case["scale"]
-    return lhs, 0 * lhs, OUT_TOL(case["K_pool"] + 32, lhs.dtype)
-
-
-def _b_grid(ctx):
-    return ctx.pick(**GRID)["B"]
-
-
-def _law_measure(protocol, per_query):
-    def measure(ctx, grid):
-        rows = {r["B"]: r for r in _rows(ctx, protocol)
-                if (r["P"], r["K_pool"], r["K"]) == (LAW_P, LAW_K_POOL, LAW_K)}
-        return [rows[b]["bytes"] / (b if per_query else 1) for b in grid]
-
-    return measure
-
-
-def _pool_measure(ctx, grid):
-    rows = {r["K_pool"]: r for r in _rows(ctx, "gsr")
-            if (r["P"], r["B"], r["K"]) == (LAW_P, POOL_SWEEP["B"], POOL_SWEEP["K"])}
-    return [rows[int(kp)]["bytes"] / POOL_SWEEP["B"] for kp in grid]
-
-
-def _p_measure(protocol, field, per_query):
-    def measure(ctx, grid):
-        rows = {r["P"]: r for r in _rows(ctx, protocol, "P")}
-        return [rows[int(p)][field] / (P_SWEEP["B"] if per_query else 1) for p in grid]
-
-    return measure
-
-
-def _p_cases(protocol):
-    def sample(ctx, gen):  # noqa: ARG001 - the run is deterministic given the seed
-        """The P sweep's rows (one per P), each with the smallest P's row."""
-        rows = sorted(_rows(ctx, protocol, "P"), key=lambda r: r["P"])
-        yield {"P": ctx.tensor([r["P"] for r in rows]), "messages": ctx.tensor([r["messages"] for r in rows]),
-               "P_min": ctx.tensor([rows[0]["P"]] * len(rows)),
-               "messages_min": ctx.tensor([rows[0]["messages"]] * len(rows)),
-               "bytes": ctx.tensor([r["bytes"] for r in rows]),
-               "bytes_min": ctx.tensor([rows[0]["bytes"]] * len(rows))}
-
-    return sample
-
-
-def _gsr_bytes_per_query(p, k=P_SWEEP["K"]):
-    """The protocol's tensor sizes at float64: queries (d_h), candidates (P(2K+1)) and partial
-    outputs (P·d_v) per query, each to P − 1 peers."""
-    return 8 * (p - 1) * (_gsr_dist.D_H + p * (2 * k + 1) + p * _gsr_dist.D_V)
-
-
-def bytes_formula_gap(case):
-    lhs = case["bytes"] / P_SWEEP["B"]
-    return lhs, _gsr_bytes_per_query(case["P"]), 0 * lhs
-
-
-def bytes_flat_p_gap(case):
-    lhs = case["bytes"] / P_SWEEP["B"]
-    return lhs, case["bytes_min"] / P_SWEEP["B"], 0 * lhs
-
-
-def per_pair_gap(case):
-    """Messages per ordered pair of workers, P(P−1) ≤ P²: flat in P means O(P²)."""
-    lhs = case["messages"] / (case["P"] * (case["P"] - 1))
-    return lhs, case["messages_min"] / (case["P_min"] * (case["P_min"] - 1)), 0 * lhs
-
-
-def a2a_pairs_gap(case):
-    """Four All-to-All calls (sizes and payload, dispatch and combine), each at most one message per
-    ordered pair of workers (none to a peer with an empty split)."""
-    lhs = case["messages"] / (case["P"] * (case["P"] - 1))
-    return lhs, 4 + 0 * lhs, 0 * lhs
-
-
-def per_worker_gap(case):
-    """The prediction moved to O(P): messages per worker flat in P."""
-    lhs = case["messages"] / case["P"]
-    return lhs, case["messages_min"] / case["P_min"], 0 * lhs
-
-
-def messages_linear_gap(case):
-    """The prediction moved: messages growing like B."""
-    lhs = case["messages"]
-    return lhs, case["messages_min"] * case["B"] / case["B_min"], 0 * lhs
 
 
 def sample_like_for_like(ctx, gen):  # noqa: ARG001 - the run is deterministic given the seed
@@ -251,10 +141,35 @@ def sample_like_for_like(ctx, gen):  # noqa: ARG001 - the run is deterministic g
            "a2a": ctx.tensor([a2a[k]["bytes"] / k[3] for k in keys])}
 
 
-def like_for_like_gap(case):
-    return case["gsr"], case["a2a"], 0 * case["gsr"]
+def _flat(field, per):
+    """``field`` per batch, query, worker or ordered pair of workers at each row against the same at its
+    reference row (suffix ``_min``): equal where that count is flat."""
+    by = {"batch": lambda c, s: 1, "query": lambda c, s: c["B" + s], "worker": lambda c, s: c["P" + s],
+          "pair": lambda c, s: c["P" + s] * (c["P" + s] - 1)}[per]
+    return lambda case: (case[field] / by(case, ""), case[f"{field}_min"] / by(case, "_min"), 0)
 
 
+def _a2a_per_query(c):
+    """All-to-All's bytes per query are bounded free of B as well: each (token, expert) pair sends at most
+    one row of d_h + 2 out and one of d_v back; the split sizes, 2·8 bytes per ordered pair, are a per-batch
+    cost."""
+    bound = 8 * c["K"] * (_gsr_dist.D_H + 2 + _gsr_dist.D_V) + 16 * (c["P"] * (c["P"] - 1)) / c["B_min"]
+    return c["bytes"] / c["B"], bound, 0
+
+
+def output_gap(case, field="err"):
+    lhs = case[field] / case["scale"]
+    return lhs, 0 * lhs, OUT_TOL(case["K_pool"] + 32, lhs.dtype)
+
+
+def _gsr_bytes_per_query(p, k=P_SWEEP["K"]):
+    """The protocol's tensor sizes at float64: queries (d_h), candidates (P(2K+1)) and partial
+    outputs (P·d_v) per query, each to P − 1 peers."""
+    return 8 * (p - 1) * (_gsr_dist.D_H + p * (2 * k + 1) + p * _gsr_dist.D_V)
+
+
+OUT_TOL = tolerances.Roundoff(condition="K_pool + 32 (the K_pool-term normaliser summed in another order "
+                                        "across workers, sphere_sqdist's 32 ulps), relative to max|v|")
 A2A_TOL = tolerances.Systematic(0.02, "routing randomness: the share of (token, expert) pairs whose "
                                       "expert is remote fluctuates around (P−1)/P by O(1/√(BK))")
 EXACT = tolerances.Exact("byte and message counts are integers, measured without noise")
@@ -275,8 +190,7 @@ def derivation():
                                clause="a2a-bytes"),
         symbolic.leading_order("GSR messages 3P(P−1) (three All-Gathers, measured exactly: "
                                "gsr-messages-per-pair-flat) are O(K_pool + K + P) in P", 3 * p * (p - 1),
-                               p, p,
-                               role="statement", clause="gsr-messages",
+                               p, p, role="statement", clause="gsr-messages",
                                note="the ratio to P grows without bound: Θ(P²), not O(P)"),
         symbolic.leading_order("GSR bytes per query (measured exactly: gsr-bytes-per-query-vs-p) are "
                                "O((K_pool + K)·d_h), bounded in P", gsr_bytes / b, p, sp.Integer(1),
@@ -295,78 +209,67 @@ def derivation():
     ]
 
 
-def _law(name, protocol, per_query, exponent, tolerance, *, clause=None, reading=None, controls=(),
-         role="statement", order="Θ"):
+def _law(name, protocol, per_query, exponent, tolerance, **kw):
+    def measure(ctx, grid):
+        rows = {r["B"]: r for r in _rows(ctx, protocol)
+                if (r["P"], r["K_pool"], r["K"]) == (LAW_P, LAW_K_POOL, LAW_K)}
+        return [rows[b]["bytes"] / (b if per_query else 1) for b in grid]
+
     what = "bytes per query (total / B)" if per_query else "bytes of the batch"
     return ScalingLaw(
         name=name, quantity=f"{'GSR' if protocol == 'gsr' else 'All-to-All MoE'} {what}", variable="B",
-        exponent=exponent, order=order, grid=_b_grid, measure=_law_measure(protocol, per_query),
-        tolerance=tolerance, reading=reading, controls=controls, clause=clause, role=role,
+        exponent=exponent, order="Θ", measure=measure, tolerance=tolerance,
+        grid=grids.per_profile(quick=GRID["quick"]["B"], full=GRID["full"]["B"]),
         family=(f"P = {LAW_P} gloo processes, K_pool = {LAW_K_POOL}, K = {LAW_K}, d_h = d_v = 16, "
-                "float64, queries and prototypes uniform on the sphere, values N(0, I)"),
-        predicted="independent of B" if exponent == 0 else "linear in B")
+                "float64, queries and prototypes uniform on the sphere, values N(0, I)"), **kw)
+
+
+def _pool_measure(ctx, grid):
+    rows = {r["K_pool"]: r for r in _rows(ctx, "gsr")
+            if (r["P"], r["B"], r["K"]) == (LAW_P, POOL_SWEEP["B"], POOL_SWEEP["K"])}
+    return [rows[int(kp)]["bytes"] / POOL_SWEEP["B"] for kp in grid]
 
 
 GRID_TEXT = ("the measured grid: P ∈ {2, 3, 4} gloo processes, K_pool ∈ {8, 64}, K = 4, "
              "B ∈ {12, 120, 1200, 12000} (quick), one case per (P, K_pool, K, B)")
 P_FAMILY = (f"P ∈ {{2, 3, 4, 6, 8}} gloo processes, B = {P_SWEEP['B']}, K_pool = {P_SWEEP['K_pool']}, "
             f"K = {P_SWEEP['K']}, d_h = d_v = 16, float64")
+P_TEXT = f"the P sweep: {P_FAMILY}, one case per P"
 
 CLAIM = Claim(
-    id="georesolver/theorem-10.2",
-    label="Theorem 10.2 (GSR Communication Complexity)",
-    section="§10.3",
-    statement=STATEMENT,
-    clauses=CLAUSES,
-    proof_steps=PROOF_STEPS,
-    reading=("The protocol of §10.3 (queries sharded over P workers and all-gathered — the 'initial "
-             "scatter'; local SIDA scores over each worker's K_pool/P prototypes; All-Gather of each "
-             "worker's top-K scores with their prototype ids and its local normaliser; local outputs "
-             "of the selected prototypes; aggregation by an all-reduce, here an All-Gather of the "
-             "partial outputs), run on P gloo processes, messages counted per call as the counting "
-             "model says: (per-query) the bytes GSR sends per query do not depend on B; (gsr-messages) "
-             "its messages per batch are O(K_pool + K + P): at most linear in P and in K_pool, "
-             "independent of B; (gsr-bytes) its bytes per query are O((K_pool + K)·d_h): at most linear "
-             "in K_pool, bounded in P; (a2a-messages) an All-to-All MoE (tokens to the owners of their "
-             "Top-K experts and back) sends O(P²) messages per batch; (a2a-bytes) its bytes per batch "
-             "grow linearly in B."),
-    reading_why=("each clause in the variables it names: the messages bound names P (tested over "
-                 "P ∈ {2, 3, 4, 6, 8}), the bytes bound has no P (so bounded in P); the All-to-All "
-                 "clauses are per batch, as the theorem states them"),
-    alternatives=(Reading("batch-total", "The bytes GSR sends for a whole batch do not depend on B.",
-                          "the contrast with All-to-All's O(BKd_h) reads as a batch total"),
-                  Reading("like-for-like", "GSR sends no more bytes per query than All-to-All MoE on the "
-                                           "same (P, K_pool, K, B).",
-                          "'In contrast' read as an advantage of GSR, compared like for like")),
-    kind=Kind.COMPLEXITY,
-    derivation=derivation,
+    id="georesolver/theorem-10.2", label="Theorem 10.2 (GSR Communication Complexity)", section="§10.3",
+    statement=STATEMENT, clauses=CLAUSES, proof_steps=PROOF_STEPS,
+    reading=READING, reading_why=READING_WHY, alternatives=ALTERNATIVES,
+    kind="complexity", derivation=derivation, time_limit_s=90.0,
     checks=(
         Relation(name="gsr-bytes-per-query-flat", lhs="GSR bytes/B at B", rel="==",
-                 rhs="GSR bytes/B at the smallest B (same P, K_pool, K)", evaluate=per_query_gap,
-                 sample=sample_gsr, tolerance=EXACT, sampler=GRID_TEXT, clause="per-query",
+                 rhs="GSR bytes/B at the smallest B (same P, K_pool, K)", evaluate=_flat("bytes", "query"),
+                 sample=_cases("gsr"), tolerance=EXACT, sampler=GRID_TEXT, clause="per-query",
                  controls=(control("bytes of the batch flat (per query ∝ 1/B)", contrast="prediction",
-                                   evaluate=total_gap),)),
+                                   evaluate=_flat("bytes", "batch")),)),
         Relation(name="gsr-messages-flat", lhs="GSR messages at B", rel="==",
-                 rhs="GSR messages at the smallest B (same P, K_pool, K)", evaluate=messages_gap,
-                 sample=sample_gsr, tolerance=EXACT, sampler=GRID_TEXT, clause="gsr-messages",
-                 controls=(control("messages growing like B", contrast="prediction",
-                                   evaluate=messages_linear_gap),)),
+                 rhs="GSR messages at the smallest B (same P, K_pool, K)", sample=_cases("gsr"),
+                 evaluate=_flat("messages", "batch"), tolerance=EXACT, sampler=GRID_TEXT,
+                 clause="gsr-messages",
+                 controls=(control("messages growing like B", contrast="prediction", evaluate=lambda c: (
+                     c["messages"], c["messages_min"] * c["B"] / c["B_min"], 0)),)),
         _law("gsr-per-query-vs-b", "gsr", True, 0.0, EXACT, clause="per-query",
              controls=(control("bytes per query linear in B", exponent=1.0),)),
         Relation(name="a2a-per-query-bounded-in-b", lhs="All-to-All bytes/B at B", rel="<=",
-                 rhs="8K(d_h + 2 + d_v) + 16P(P−1)/B_min, a bound free of B", evaluate=a2a_per_query_gap,
-                 sample=sample_a2a, tolerance=EXACT, sampler=GRID_TEXT, clause="per-query", role="vacuity"),
+                 rhs="8K(d_h + 2 + d_v) + 16P(P−1)/B_min, a bound free of B", evaluate=_a2a_per_query,
+                 sample=_cases("a2a"), tolerance=EXACT, sampler=GRID_TEXT, clause="per-query",
+                 role="vacuity"),
         _law("a2a-bytes-vs-b", "a2a", False, 1.0, A2A_TOL, clause="a2a-bytes",
              controls=(control("All-to-All bytes of the batch independent of B", exponent=0.0),)),
         _law("gsr-batch-total-vs-b", "gsr", False, 0.0, EXACT, reading="batch-total"),
         Relation(name="gsr-vs-a2a-per-query", lhs="GSR bytes/B", rel="<=", rhs="All-to-All bytes/B",
-                 evaluate=like_for_like_gap, sample=sample_like_for_like, tolerance=EXACT,
-                 sampler=sample_like_for_like.__doc__, reading="like-for-like"),
+                 evaluate=lambda c: (c["gsr"], c["a2a"], 0), sample=sample_like_for_like, tolerance=EXACT,
+                 reading="like-for-like"),
         Relation(name="gsr-messages-per-pair-flat", lhs="GSR messages / (P(P−1))", rel="==",
-                 rhs="the same at P = 2", evaluate=per_pair_gap, sample=_p_cases("gsr"), tolerance=EXACT,
-                 sampler=f"the P sweep: {P_FAMILY}, one case per P", clause="gsr-messages",
+                 rhs="the same at P = 2", evaluate=_flat("messages", "pair"), sample=_cases("gsr", "P"),
+                 tolerance=EXACT, sampler=P_TEXT, clause="gsr-messages",
                  controls=(control("O(P): messages per worker flat in P", contrast="prediction",
-                                   evaluate=per_worker_gap),)),
+                                   evaluate=_flat("messages", "worker")),)),
         ScalingLaw(name="gsr-per-query-vs-kpool", quantity="GSR bytes per query", variable="K_pool",
                    exponent=1.0, order="O", grid=grids.fixed(POOL_SWEEP["K_pool"]), measure=_pool_measure,
                    tolerance=EXACT, clause="gsr-bytes",
@@ -374,17 +277,17 @@ CLAIM = Claim(
                    family=(f"P = {LAW_P}, B = {POOL_SWEEP['B']}, K = {POOL_SWEEP['K']}, "
                            "K_pool ∈ {4, 40, 400, 4000}, d_h = d_v = 16, float64")),
         Relation(name="gsr-bytes-per-query-vs-p", lhs="GSR bytes/B at P", rel="==",
-                 rhs="8(P−1)(d_h + P(2K+1) + P·d_v), the protocol's tensor sizes", evaluate=bytes_formula_gap,
-                 sample=_p_cases("gsr"), tolerance=EXACT, sampler=f"the P sweep: {P_FAMILY}, one case per P",
-                 clause="gsr-bytes",
+                 rhs="8(P−1)(d_h + P(2K+1) + P·d_v), the protocol's tensor sizes",
+                 evaluate=lambda c: (c["bytes"] / c["B"], _gsr_bytes_per_query(c["P"]), 0),
+                 sample=_cases("gsr", "P"), tolerance=EXACT, sampler=P_TEXT, clause="gsr-bytes",
                  controls=(control("bounded in P: bytes/B at P equal to bytes/B at P = 2",
-                                   contrast="prediction", evaluate=bytes_flat_p_gap),)),
+                                   contrast="prediction", evaluate=_flat("bytes", "query")),)),
         Relation(name="a2a-messages-per-pair", lhs="All-to-All messages / (P(P−1))", rel="<=",
                  rhs="4 (four All-to-All calls, at most one message per ordered pair each)",
-                 evaluate=a2a_pairs_gap, sample=_p_cases("a2a"), tolerance=EXACT,
-                 sampler=f"the P sweep: {P_FAMILY}, one case per P", clause="a2a-messages",
+                 evaluate=lambda c: (c["messages"] / (c["P"] * (c["P"] - 1)), 4 + 0 * c["messages"], 0),
+                 sample=_cases("a2a", "P"), tolerance=EXACT, sampler=P_TEXT, clause="a2a-messages",
                  controls=(control("O(P): messages per worker flat in P", contrast="prediction",
-                                   evaluate=per_worker_gap),)),
+                                   evaluate=_flat("messages", "worker")),)),
         Relation(name="distributed-output-matches", lhs="max|o_distributed − o| / max|v|", rel="==",
                  rhs="0 (o = operators.gsr_attention in one process)", evaluate=output_gap,
                  sample=sample_outputs, tolerance=OUT_TOL, role="derivation",
@@ -392,7 +295,6 @@ CLAIM = Claim(
                  controls=(control("the exact all-prototype output o* as the reference", contrast="operator",
                                    evaluate=lambda case: output_gap(case, "vs_exact")),)),
     ),
-    time_limit_s=90.0,
     notes=("Like for like, per query the measured GSR bytes (8(P−1)(d_h + P(2K+1) + P·d_v) at float64) "
            "exceed All-to-All's (≈ 8K(P−1)(d_h + 2 + d_v)/P) on this grid, and both are B-independent per "
            "query and linear per batch: the theorem contrasts GSR per query with All-to-All per batch. "
@@ -402,5 +304,4 @@ CLAIM = Claim(
            "deadline (a CPU-time guard and a no-progress hang guard only). The table of measured messages "
            "and bytes per (protocol, P, K_pool, K, B) is in the record's 'attached.communication'."),
 )
-
 CLAIMS = (CLAIM,)

@@ -1,10 +1,8 @@
-"""GeoResolver §8.1, Theorem 8.1 (Spherical PL Inequality): PL constants of SIDA and softmax for
-two keys at angle θ on the sphere, measured through the operators (``operators.sida_attention``,
-``operators.softmax_weights``) with autograd along the geodesic, and fitted over ε and θ.
+"""GeoResolver §8.1, Theorem 8.1 (Spherical PL Inequality): PL constants of SIDA and softmax for two keys
+at angle θ on the sphere, by autograd through the operators along the geodesic, fitted over ε and θ.
 
 The PL constant is Part I's (theorem-2.6): μ = inf |L′|²/(2(L − L*)) on the segment between the
-keys, for L = (W₁v₁ + W₂v₂ − y)² with y = v₁ = 1, v₂ = 0 (so L = W₂² and L* = L(0) at the key).
-"""
+keys, for L = (W₁v₁ + W₂v₂ − y)² with y = v₁ = 1, v₂ = 0 (so L = W₂² and L* = L(0) at the key)."""
 
 from __future__ import annotations
 
@@ -13,18 +11,8 @@ import sympy as sp
 import torch
 
 from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    ScalingLaw,
-    Use,
-    control,
-    grids,
-    symbolic,
-    tolerances,
-)
+from attnaudit.checks import Claim, Clause, ProofStep, ScalingLaw, Use, control, grids, symbolic, tolerances
+from attnaudit.checks.fitting import closed_form_bias
 
 STATEMENT = (
     r"\text{For two keys with spherical angle } \theta>0:\ "
@@ -48,8 +36,14 @@ PROOF_STEPS = (
                          "giving the exponential factor."),
 )
 
-POINTS = {"quick": 200, "full": 2000}
-LAW_POINTS = {"quick": 13, "full": 25}
+READING = ("Keys at angle θ ∈ (0, π] on the sphere, the query on the geodesic between them, μ = inf "
+           "|L′|²/(2(L − L*)) as in Part I's theorem-2.6, for fixed v₁ ≠ v₂, y (here y = v₁ = 1, v₂ = 0), in "
+           "the proof's regime ε ≪ θ²: μ_SIDA = Θ(ε²/θ⁴) with constants free of ε and θ (exponent 2 along ε, "
+           "−4 along θ), and μ_soft·θ²e^{1−cos θ} = Θ(1) along θ (ε fixed, logits q·k); (ratio) "
+           "μ_SIDA/μ_soft ≥ c·e^{1−cos θ}/θ² with c > 0 free of ε.")
+READING_WHY = ("the displayed orders with constants independent of ε and θ, on the segment of the proof "
+               "(which reduces to Part I's 1D analysis with Δ = θ)")
+
 EPS_THETA, THETA_EPS = 1e-12, 1.0  # ε of the θ sweeps (ε/θ² ≤ 1.2e-7); θ of the ε sweeps
 
 
@@ -59,11 +53,10 @@ def pl_constants(ctx, thetas, eps, mech):
     On the great circle the Riemannian gradient is along the geodesic, so |L′(t)| is its norm."""
     th = ctx.tensor(thetas)
     e = ctx.tensor(eps).expand_as(th)
-    points = ctx.pick(**POINTS)
+    points = ctx.pick(quick=200, full=2000)
     j = torch.arange(0, points + 1, dtype=th.dtype, device=th.device) / points
     t = (th[:, None] * j).requires_grad_()
-    zero = torch.zeros_like(t)
-    q = torch.stack([torch.cos(t), torch.sin(t), zero], dim=-1)[..., None, :]  # (M, G+1, 1, 3)
+    q = torch.stack([torch.cos(t), torch.sin(t), torch.zeros_like(t)], dim=-1)[..., None, :]  # (M, G+1, 1, 3)
     k = torch.stack([torch.stack([torch.ones_like(th), 0 * th, 0 * th], dim=-1),
                      torch.stack([torch.cos(th), torch.sin(th), 0 * th], dim=-1)], dim=-2)[:, None]
     v = ctx.tensor([[0.0], [1.0]])
@@ -77,47 +70,33 @@ def pl_constants(ctx, thetas, eps, mech):
     return (slope.detach()[:, 1:].square() / (2 * gap)).amin(dim=-1)
 
 
-EPS_GRID, SIDA_THETA_GRID, SOFT_THETA_GRID, INVERSE_EPS_GRID = (
-    grids.log_grid(low, high, **LAW_POINTS)
-    for low, high in ((1e-9, 1e-5), (3e-3, 3.0), (1e-3, 1.0), (1e5, 1e9)))
+EPS_GRID, SIDA_THETA_GRID, SOFT_THETA_GRID, INVERSE_EPS_GRID = (grids.log_grid(low, high, quick=13, full=25)
+                                                              for low, high in ((1e-9, 1e-5), (3e-3, 3.0),
+                                                                                (1e-3, 1.0), (1e5, 1e9)))
 
 
-def _mu_vs_eps(mech):
+def _measure(mech, along):
+    """μ_mech along θ (ε = EPS_THETA) or along ε (θ = THETA_EPS); "soft/paper": μ_soft over the paper's
+    e^{−(1−cos θ)}/θ²; "ratio": μ_SIDA/μ_soft along 1/ε."""
+
     def measure(ctx, grid):
-        return pl_constants(ctx, np.full_like(grid, THETA_EPS), grid, mech).cpu().numpy()
+        if along == "θ":
+            mu = pl_constants(ctx, grid, EPS_THETA, mech.removesuffix("/paper")).cpu().numpy()
+            return mu / (np.exp(-(1 - np.cos(grid))) / grid**2) if mech == "soft/paper" else mu
+        one, eps = np.full_like(grid, THETA_EPS), (1 / grid if mech == "ratio" else grid)
+        if mech == "ratio":
+            return (pl_constants(ctx, one, eps, "sida") / pl_constants(ctx, one, eps, "soft")).cpu().numpy()
+        return pl_constants(ctx, one, eps, mech).cpu().numpy()
 
     return measure
-
-
-def _mu_vs_theta(mech, normalise=None):
-    def measure(ctx, grid):
-        mu = pl_constants(ctx, grid, EPS_THETA, mech).cpu().numpy()
-        return mu if normalise is None else mu / normalise(np, grid)
-
-    return measure
-
-
-def _paper_soft_form(np, theta):
-    return np.exp(-(1 - np.cos(theta))) / theta**2
-
-
-def _ratio_vs_inverse_eps(ctx, grid):
-    eps = 1 / grid
-    one = np.full_like(grid, THETA_EPS)
-    return (pl_constants(ctx, one, eps, "sida") / pl_constants(ctx, one, eps, "soft")).cpu().numpy()
 
 
 SIDA_FIT = tolerances.Systematic(0.02, "the exact constant's factor (1 + 2ε/θ²)⁻⁴ and the grid in t "
                                        "(the infimum sits at the key t = θ, a grid point)")
-def _eps_law_bias():
-    from attnaudit.checks.fitting import closed_form_bias
-
-    eps = EPS_GRID.full
-    return closed_form_bias(eps, 8 * THETA_EPS**2 * eps**2 / (THETA_EPS**2 + 2 * eps) ** 4, 2.0)
-
-
-EPS_FIT = tolerances.FitBias(_eps_law_bias, "the exact constant 8θ²ε²/(θ² + 2ε)⁴ at θ = 1 (the factor "
-                             "(1 + 2ε/θ²)⁻⁴) on the full ε grid", margin=2.0)
+EPS_FIT = tolerances.FitBias(
+    lambda: closed_form_bias(EPS_GRID.full, 8 * THETA_EPS**2 * EPS_GRID.full**2
+                             / (THETA_EPS**2 + 2 * EPS_GRID.full) ** 4, 2.0),
+    "the exact constant 8θ²ε²/(θ² + 2ε)⁴ at θ = 1 (the factor (1 + 2ε/θ²)⁻⁴) on the full ε grid", margin=2.0)
 SOFT_FIT = tolerances.Systematic(0.1, "a bounded, non-constant factor (allowed by Θ) across θ ∈ [1e-3, 1]")
 
 
@@ -144,60 +123,40 @@ def derivation():
     ]
 
 
-def _law(name, variable, exponent, order, grid, measure, tolerance, family, predicted, quantity,
-         clause, controls=()):
-    return ScalingLaw(name=name, quantity=quantity, variable=variable, exponent=exponent, order=order,
-                      grid=grid, measure=measure, tolerance=tolerance, family=family, predicted=predicted,
-                      clause=clause, controls=controls)
-
-
 SEGMENT = ("keys k₁ = e₁, k₂ = (cos θ, sin θ, 0) on S², the query on the geodesic between them, y = v₁ = 1, "
            "v₂ = 0; μ the minimum over 200 points t ∈ (0, θ] (the key t = θ included)")
 
-CLAIMS = (
-    Claim(
-        id="georesolver/theorem-8.1",
-        label="Theorem 8.1 (Spherical PL Inequality)",
-        section="§8.1",
-        statement=STATEMENT,
-        clauses=CLAUSES,
-        proof_steps=PROOF_STEPS,
-        uses=(
-            Use("georesolver/theorem-2.6/ida", "has the same form as the 1D Euclidean case"),
-        ),
-        reading=("Keys at angle θ ∈ (0, π] on the sphere, the query on the geodesic between them, μ = inf "
-                 "|L′|²/(2(L − L*)) as in Part I's theorem-2.6, for fixed v₁ ≠ v₂, y (here y = v₁ = 1, "
-                 "v₂ = 0), in the proof's regime ε ≪ θ²: μ_SIDA = Θ(ε²/θ⁴) with constants free of ε and θ "
-                 "(exponent 2 along ε, −4 along θ), and μ_soft·θ²e^{1−cos θ} = Θ(1) along θ (ε fixed, "
-                 "logits q·k); (ratio) μ_SIDA/μ_soft ≥ c·e^{1−cos θ}/θ² with c > 0 free of ε."),
-        reading_why=("the displayed orders with constants independent of ε and θ, on the segment of the "
-                     "proof (which reduces to Part I's 1D analysis with Δ = θ)"),
-        kind=Kind.ASYMPTOTIC,
-        derivation=derivation,
-        checks=(
-            _law("sida-pl-vs-eps", "ε", 2.0, "Θ", EPS_GRID, _mu_vs_eps("sida"), EPS_FIT,
-                 f"{SEGMENT}; θ = {THETA_EPS:g}, ε ∈ [1e-9, 1e-5]", "", "μ_SIDA", "sida",
-                 controls=(control("softmax's PL constant in place of SIDA's", contrast="operator",
-                                   measure=_mu_vs_eps("soft")),)),
-            _law("sida-pl-vs-theta", "θ", -4.0, "Θ", SIDA_THETA_GRID, _mu_vs_theta("sida"), SIDA_FIT,
-                 f"{SEGMENT}; ε = {EPS_THETA:g}, θ ∈ [3e-3, 3]", "", "μ_SIDA", "sida"),
-            _law("soft-pl-vs-theta", "θ", 0.0, "Θ", SOFT_THETA_GRID, _mu_vs_theta("soft", _paper_soft_form),
-                 SOFT_FIT, f"{SEGMENT}; logits q·k, θ ∈ [1e-3, 1]", "",
-                 "μ_soft / (e^{−(1−cos θ)}/θ²)", "soft"),
-            _law("ratio-vs-inverse-eps", "1/ε", 0.0, "Ω", INVERSE_EPS_GRID, _ratio_vs_inverse_eps, SIDA_FIT,
-                 f"{SEGMENT}; θ = {THETA_EPS:g}, ε ∈ [1e-9, 1e-5]", "Ω(e^{1−cos θ}/θ²): no ε, exponent ≥ 0",
-                 "μ_SIDA/μ_soft", "ratio"),
-        ),
-        correction=lambda evidence: (
-            "On the geodesic segment, μ_SIDA = 8θ²ε²/(θ² + 2ε)⁴ ≈ 8ε²/θ⁶ (Part I's constant with Δ = θ), "
-            "not Θ(ε²/θ⁴); μ_soft (logits q·k) tends to a constant as θ → 0, not like e^{−(1−cos θ)}/θ²; "
-            "so μ_SIDA/μ_soft ∝ ε² → 0 as ε → 0: no bound free of ε. "
-            + "; ".join(f"{e['name']}: fitted {e['fit']['exponent']:.3f} [{e['fit']['ci'][0]:.3f}, "
-                        f"{e['fit']['ci'][1]:.3f}]" for e in evidence if e.get("type") == "scaling")),
-        time_limit_s=30.0,
-        notes=("The proof transfers Part I's two-key analysis with Δ = θ, including its two errors (W₁′(0) "
-               "≠ 0, and ε²/Δ⁴ where the constant is ≈ 8ε²/Δ⁶); θ ≤ π bounds θ above, but Θ(ε²/θ⁴) fails "
-               "as θ → 0 even at fixed ε/θ². The softmax line keeps an ε² from the IDA line; ε is "
-               "constant here, as in theorem-2.6. The PL constant is taken on the segment, as in the proof."),
+CLAIM = Claim(
+    id="georesolver/theorem-8.1", label="Theorem 8.1 (Spherical PL Inequality)", section="§8.1",
+    statement=STATEMENT, clauses=CLAUSES, proof_steps=PROOF_STEPS, reading=READING, reading_why=READING_WHY,
+    uses=(Use("georesolver/theorem-2.6/ida", "has the same form as the 1D Euclidean case"),),
+    kind="asymptotic", derivation=derivation, time_limit_s=30.0,
+    checks=(
+        ScalingLaw(name="sida-pl-vs-eps", quantity="μ_SIDA", variable="ε", exponent=2.0, order="Θ",
+                   grid=EPS_GRID, measure=_measure("sida", "ε"), tolerance=EPS_FIT, clause="sida",
+                   family=f"{SEGMENT}; θ = {THETA_EPS:g}, ε ∈ [1e-9, 1e-5]",
+                   controls=(control("softmax's PL constant in place of SIDA's", contrast="operator",
+                                     measure=_measure("soft", "ε")),)),
+        ScalingLaw(name="sida-pl-vs-theta", quantity="μ_SIDA", variable="θ", exponent=-4.0, order="Θ",
+                   grid=SIDA_THETA_GRID, measure=_measure("sida", "θ"), tolerance=SIDA_FIT, clause="sida",
+                   family=f"{SEGMENT}; ε = {EPS_THETA:g}, θ ∈ [3e-3, 3]"),
+        ScalingLaw(name="soft-pl-vs-theta", quantity="μ_soft / (e^{−(1−cos θ)}/θ²)", variable="θ",
+                   exponent=0.0, order="Θ", grid=SOFT_THETA_GRID, measure=_measure("soft/paper", "θ"),
+                   tolerance=SOFT_FIT, clause="soft", family=f"{SEGMENT}; logits q·k, θ ∈ [1e-3, 1]"),
+        ScalingLaw(name="ratio-vs-inverse-eps", quantity="μ_SIDA/μ_soft", variable="1/ε", exponent=0.0,
+                   order="Ω", grid=INVERSE_EPS_GRID, measure=_measure("ratio", "1/ε"), tolerance=SIDA_FIT,
+                   clause="ratio", family=f"{SEGMENT}; θ = {THETA_EPS:g}, ε ∈ [1e-9, 1e-5]",
+                   predicted="Ω(e^{1−cos θ}/θ²): no ε, exponent ≥ 0"),
     ),
+    correction=lambda evidence: (
+        "On the geodesic segment, μ_SIDA = 8θ²ε²/(θ² + 2ε)⁴ ≈ 8ε²/θ⁶ (Part I's constant with Δ = θ), "
+        "not Θ(ε²/θ⁴); μ_soft (logits q·k) tends to a constant as θ → 0, not like e^{−(1−cos θ)}/θ²; "
+        "so μ_SIDA/μ_soft ∝ ε² → 0 as ε → 0: no bound free of ε. "
+        + "; ".join(f"{e['name']}: fitted {e['fit']['exponent']:.3f} [{e['fit']['ci'][0]:.3f}, "
+                    f"{e['fit']['ci'][1]:.3f}]" for e in evidence if e.get("type") == "scaling")),
+    notes=("The proof transfers Part I's two-key analysis with Δ = θ, including its two errors (W₁′(0) "
+           "≠ 0, and ε²/Δ⁴ where the constant is ≈ 8ε²/Δ⁶); θ ≤ π bounds θ above, but Θ(ε²/θ⁴) fails "
+           "as θ → 0 even at fixed ε/θ². The softmax line keeps an ε² from the IDA line; ε is "
+           "constant here, as in theorem-2.6. The PL constant is taken on the segment, as in the proof."),
 )
+CLAIMS = (CLAIM,)

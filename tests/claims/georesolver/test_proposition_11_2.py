@@ -46,7 +46,7 @@ def test_routing_bound_is_tight_and_storage_constant_is_d_minus_one(record):
 
 def test_a_wrong_bound_is_refuted_by_a_replayable_witness():
     check = dataclasses.replace(CLAIM.check("routing-mi-below-log-kpool"),
-                                evaluate=spec.mi_sides_half_pool, controls=())
+                                evaluate=lambda case: spec.mi_sides(case, shrink=2.0), controls=())
     altered = only(CLAIM, check)
     record = run(altered)
     assert record["verdict"] == "refuted"

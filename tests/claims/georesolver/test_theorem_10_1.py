@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from claimtest import assert_witnessed, evidence, only, run, scaled_rhs
 
-from attnaudit.claims.georesolver.theorem_10_1 import BOUND_CLAIM, LIMIT_CLAIM, proof_bound
+from attnaudit.claims.georesolver.theorem_10_1 import BOUND_CLAIM, LIMIT_CLAIM
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,8 @@ def test_proof_bound_confirmed_with_failing_control(bound):
 
 
 def test_a_too_tight_proof_bound_is_refuted():
-    check = dataclasses.replace(BOUND_CLAIM.check("proof-bound"), evaluate=scaled_rhs(proof_bound, 0.01),
+    check = BOUND_CLAIM.check("proof-bound")
+    check = dataclasses.replace(check, evaluate=scaled_rhs(check.evaluate, 0.01),
                                 reading=None, controls=(), strategy=None)
     rec = run(only(BOUND_CLAIM, check))
     assert rec["verdict"] == "refuted"
