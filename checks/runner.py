@@ -28,7 +28,7 @@ from attnaudit.checks.discovery import LoadError
 from attnaudit.checks.executor import WALL_FACTOR
 from attnaudit.checks.executor import time_limit_s as executor_limit
 from attnaudit.checks.laws import check_limit, check_scaling
-from attnaudit.checks.model import Claim, Limit, Relation, ScalingLaw
+from attnaudit.checks.model import PREDICTION_FIELDS, Claim, Limit, Relation, ScalingLaw
 from attnaudit.checks.relations import check_relation
 from attnaudit.checks.results import (
     ClauseResult,
@@ -295,7 +295,11 @@ def run_check_with_controls(check, ctx: Context) -> dict[str, Any]:
         ev["control_outcome"] = controls_outcome(Evidence.from_json(ev))
         return ev
     for c in check.controls:
-        variant = replace(check, controls=(), **c.changes)
+        changes = dict(c.changes)
+        if (getattr(check, "predicted", "") and "predicted" not in changes
+                and set(changes) & PREDICTION_FIELDS):
+            changes["predicted"] = ""  # a moved prediction reads as generated, not as the check's own text
+        variant = replace(check, controls=(), **changes)
         if isinstance(variant, Relation) and variant.strategy is not None:
             # A control needs a failure, not a shrunk witness: search adversarially only when the
             # random family does not already fail (shrinking a control's witness is wasted time).

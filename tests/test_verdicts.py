@@ -377,6 +377,17 @@ def test_controls_run_only_for_an_agreeing_check():
     assert [c["failed"] for c in ev_["controls"]] == [True]
 
 
+def test_a_control_that_moves_the_prediction_does_not_quote_the_checks_own_text():
+    from attnaudit.checks.context import Context
+
+    law = dataclasses.replace(ASYMPTOTIC_LAW, predicted="Θ(1/n): the harmonic tail")
+    ev_ = run_check_with_controls(law, Context("toy/harmonic", seed=0))
+    assert "the harmonic tail" in ev_["summary"]
+    [moved] = ev_["controls"]
+    assert moved["failed"] and "the harmonic tail" not in moved["summary"]
+    assert "-2" in moved["summary"]
+
+
 def test_a_check_whose_control_passes_is_blind_and_alone_gives_inconclusive():
     blind = dataclasses.replace(AM_GM, controls=(control("the same bound on smaller numbers",
                                                          sampler="uniform a, b in (0, 1)"),))
