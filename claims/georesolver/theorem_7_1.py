@@ -11,18 +11,8 @@ import sympy as sp
 import torch
 
 from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    Relation,
-    control,
-    sampling,
-    search,
-    symbolic,
-    tolerances,
-)
+from attnaudit.checks import Claim, Clause, ProofStep, Relation, control, sampling, symbolic, tolerances
+from attnaudit.checks.search import sign_changes
 
 STATEMENT = (
     r"\Bigl\|\frac{\partial\mathcal L}{\partial x_i}\Bigr\|_2\ge\bigl(\lambda_{\min}(G_i)"
@@ -90,8 +80,7 @@ def nonsingular_gap(case):
     SVD cannot tell J from a singular matrix."""
     smin, _, _, _, bound = _jacobian_parts(case)
     lhs = smin / bound
-    floor = FLOOR(case["x"].shape[-1], lhs.dtype)
-    return lhs, torch.full_like(lhs, floor), torch.zeros_like(lhs)
+    return lhs, torch.full_like(lhs, FLOOR(case["x"].shape[-1], lhs.dtype)), 0.0
 
 
 def paper_diagonal_gap(case):
@@ -105,14 +94,6 @@ def paper_diagonal_gap(case):
     lhs = (diag - paper).abs().amax(dim=-1)
     tol = RATIO_TOL(x.shape[-1] * (1 + z.abs().amax(dim=-1)), lhs.dtype)
     return lhs, torch.zeros_like(lhs), tol
-
-
-def _random(ctx, gen, batch, d, high):
-    x = sampling.unit_vectors(ctx, gen, batch, d) * sampling.log_uniform(ctx, gen, batch, 1, low=1e-3,
-                                                                         high=high)
-    w = sampling.gaussian(ctx, gen, batch, d, d, scale=d**-0.5) * sampling.log_uniform(
-        ctx, gen, batch, 1, 1, low=1e-2, high=high)
-    return {"x": x, "w": w}
 
 
 def singular_search(ctx, d):
@@ -139,35 +120,31 @@ def singular_search(ctx, d):
             return torch.sign(torch.linalg.det(jacobian))
 
         # t to 2·2⁻⁵⁶ ≈ 3e-17 (halved 56 times): σ_min far below the round-off floor
-        found, lo, hi, _ = search.sign_changes(sign_of_det, t.expand(batch, -1), candidates=1, rounds=56,
-                                               first_only=True, what="sign change of det J")
+        found, lo, hi, _ = sign_changes(sign_of_det, t.expand(batch, -1), candidates=1, rounds=56,
+                                        first_only=True, what="sign change of det J")
         return {"x": ((lo + hi) / 2)[:, None] * u[found], "w": w[found]}
 
     return ctx.cached(("singular", d), rays)
 
 
-def sample_all(ctx, gen):
-    """Per d ∈ {1, 2, 4, 8}: x = r·u (u uniform on S^{d−1}, r log-uniform in [1e-3, 10]), W_g =
-    s·N(0, 1/d) (s log-uniform in [1e-2, 10]); then the singular points found by the ray search."""
-    batch = ctx.pick(quick=256, full=8192)
-    for d in DIMS:
-        yield _random(ctx, gen, batch, d, 10.0)
-    for d in DIMS:
-        found = singular_search(ctx, d)
-        if found["x"].shape[0]:
-            yield found
+def sample(high):
+    """Per d ∈ {1, 2, 4, 8}: x = r·u (u uniform on S^{d−1}, r log-uniform in [1e-3, high]), W_g =
+    s·N(0, 1/d) (s log-uniform in [1e-2, high]); then the singular points found by the ray search
+    (‖x‖₂ ≤ 2, ‖W_g‖₂ ≤ 2)."""
+    def draw(ctx, gen):
+        batch = ctx.pick(quick=256, full=8192)
+        for d in DIMS:
+            x = sampling.unit_vectors(ctx, gen, batch, d) * sampling.log_uniform(ctx, gen, batch, 1, low=1e-3,
+                                                                                 high=high)
+            w = sampling.gaussian(ctx, gen, batch, d, d, scale=d**-0.5) * sampling.log_uniform(
+                ctx, gen, batch, 1, 1, low=1e-2, high=high)
+            yield {"x": x, "w": w}
+        for d in DIMS:
+            found = singular_search(ctx, d)
+            if found["x"].shape[0]:
+                yield found
 
-
-def sample_bounded(ctx, gen):
-    """As sample_all with r, s ≤ 2 (so ‖x‖₂ ≤ 2 and ‖W_g‖₂ ≲ 2·3), then the singular points found on
-    rays with ‖x‖₂ ≤ 2, ‖W_g‖₂ ≤ 2."""
-    batch = ctx.pick(quick=256, full=8192)
-    for d in DIMS:
-        yield _random(ctx, gen, batch, d, BOUND)
-    for d in DIMS:
-        found = singular_search(ctx, d)
-        if found["x"].shape[0]:
-            yield found
+    return draw
 
 
 def _strategy(ctx):
@@ -230,47 +207,38 @@ FAMILY = ("d ∈ {1, 2, 4, 8}: x = r·u, r log-uniform in [1e-3, 10], W_g = s·N
           "[1e-2, 10]; plus the singular points of the ray search (‖x‖₂, ‖W_g‖₂ ≤ 2); Hypothesis d ≤ 4, "
           "entries in [−5, 5]")
 
-CLAIMS = (
-    Claim(
-        id="georesolver/theorem-7.1",
-        label="Theorem 7.1 (HyperGate Gradient Lower Bound)",
-        section="§7",
-        statement=STATEMENT,
-        clauses=CLAUSES,
-        proof_steps=PROOF_STEPS,
-        reading=READING,
-        reading_why=("the displayed inequality with the O(·) read as a constant times ‖W_g‖₂‖x‖₂; 'bounded' "
-                     "as the proof reads it: 'λ_min(G_i) > 0 for finite z_k, [so] the lower bound is "
-                     "strictly positive for bounded inputs'"),
-        kind=Kind.INEQUALITY,
-        derivation=derivation,
-        checks=(
-            Relation(name="constant-quarter", lhs="(λ_min(G) − σ_min(∂h/∂x))/(‖W_g‖₂‖x‖₂)", rel="<=",
-                     rhs="C = 1/4", evaluate=ratio_gap, sample=sample_all, strategy=_strategy,
-                     tolerance=RATIO_TOL, sampler=FAMILY, max_examples=20, clause="inequality",
-                     controls=(control("C = 0 (the O(·) term dropped)", contrast="prediction",
-                                       evaluate=lambda case: ratio_gap(case, 0.0)),
-                               control("C = 0.24 (just below the derived 1/4)", contrast="prediction",
-                                       evaluate=lambda case: ratio_gap(case, 0.24)))),
-            Relation(name="jacobian-nonsingular", lhs="σ_min(∂h/∂x)/(max_k σ(z_k) + ¼‖W_g‖₂‖x‖₂)", rel=">=",
-                     rhs="the SVD's round-off floor 64·u·d", evaluate=nonsingular_gap, sample=sample_bounded,
-                     tolerance=FLOOR, clause="positive",
-                     sampler="as the primary family with r, s ≤ 2, and the ray search's singular points"),
-            Relation(name="paper-jacobian-diagonal",
-                     lhs="max_k |(∂h/∂x)_kk − (σ(z_k) + σ′(z_k)W_{g,k}ᵀx)|",
-                     rel="==", rhs="0", evaluate=paper_diagonal_gap, sample=sample_bounded,
-                     tolerance=RATIO_TOL, role="proof", step="diagonal", sampler="as jacobian-nonsingular"),
-        ),
-        correction=lambda evidence: (
-            "σ_min(∂h/∂x) ≥ λ_min(G) − ¼‖W_g‖₂‖x‖₂ (the constant 1/4 is sharp: the ratio → 1/4 as "
-            "W_g x → 0⁻ in one dimension); the bound is positive only while ¼‖W_g‖₂‖x‖₂ < λ_min(G): "
-            "bounded inputs can make ∂h/∂x singular (d = 1: W_g x ≈ −1.2785)."),
-        time_limit_s=30.0,
-        notes=("The inequality holds with C = 1/4 (Weyl, σ′ ≤ 1/4), and 1/4 is sharp; the theorem's own "
-               "'in particular' clause is false, so the statement as written is refuted. The proof's "
-               "entrywise Jacobian is wrong (σ′(z_k)W_{g,k}ᵀx = σ′(z_k)z_k on the diagonal instead of "
-               "σ′(z_k)x_k(W_g)_kk) and its 'in particular' does not follow: λ_min(G) > 0 does not make "
-               "λ_min(G) − C‖W_g‖‖x‖ positive, and the ray search finds bounded inputs where ∂h/∂x is "
-               "singular, so some ∂L/∂h gives ∂L/∂x = 0 through the gate."),
+CLAIMS = (Claim(
+    id="georesolver/theorem-7.1", label="Theorem 7.1 (HyperGate Gradient Lower Bound)", section="§7",
+    statement=STATEMENT, clauses=CLAUSES, proof_steps=PROOF_STEPS, reading=READING,
+    reading_why=("the displayed inequality with the O(·) read as a constant times ‖W_g‖₂‖x‖₂; 'bounded' "
+                 "as the proof reads it: 'λ_min(G_i) > 0 for finite z_k, [so] the lower bound is "
+                 "strictly positive for bounded inputs'"),
+    kind="inequality", derivation=derivation,
+    checks=(
+        Relation(name="constant-quarter", lhs="(λ_min(G) − σ_min(∂h/∂x))/(‖W_g‖₂‖x‖₂)", rel="<=",
+                 rhs="C = 1/4", evaluate=ratio_gap, sample=sample(10.0), strategy=_strategy,
+                 tolerance=RATIO_TOL, sampler=FAMILY, max_examples=20, clause="inequality",
+                 controls=(control("C = 0 (the O(·) term dropped)", contrast="prediction",
+                                   evaluate=lambda case: ratio_gap(case, 0.0)),
+                           control("C = 0.24 (just below the derived 1/4)", contrast="prediction",
+                                   evaluate=lambda case: ratio_gap(case, 0.24)))),
+        Relation(name="jacobian-nonsingular", lhs="σ_min(∂h/∂x)/(max_k σ(z_k) + ¼‖W_g‖₂‖x‖₂)", rel=">=",
+                 rhs="the SVD's round-off floor 64·u·d", evaluate=nonsingular_gap, sample=sample(BOUND),
+                 tolerance=FLOOR, clause="positive",
+                 sampler="as the primary family with r, s ≤ 2, and the ray search's singular points"),
+        Relation(name="paper-jacobian-diagonal", lhs="max_k |(∂h/∂x)_kk − (σ(z_k) + σ′(z_k)W_{g,k}ᵀx)|",
+                 rel="==", rhs="0", evaluate=paper_diagonal_gap, sample=sample(BOUND), tolerance=RATIO_TOL,
+                 role="proof", step="diagonal", sampler="as jacobian-nonsingular"),
     ),
-)
+    correction=lambda evidence: (
+        "σ_min(∂h/∂x) ≥ λ_min(G) − ¼‖W_g‖₂‖x‖₂ (the constant 1/4 is sharp: the ratio → 1/4 as "
+        "W_g x → 0⁻ in one dimension); the bound is positive only while ¼‖W_g‖₂‖x‖₂ < λ_min(G): "
+        "bounded inputs can make ∂h/∂x singular (d = 1: W_g x ≈ −1.2785)."),
+    time_limit_s=30.0,
+    notes=("The inequality holds with C = 1/4 (Weyl, σ′ ≤ 1/4), and 1/4 is sharp; the theorem's own "
+           "'in particular' clause is false, so the statement as written is refuted. The proof's "
+           "entrywise Jacobian is wrong (σ′(z_k)W_{g,k}ᵀx = σ′(z_k)z_k on the diagonal instead of "
+           "σ′(z_k)x_k(W_g)_kk) and its 'in particular' does not follow: λ_min(G) > 0 does not make "
+           "λ_min(G) − C‖W_g‖‖x‖ positive, and the ray search finds bounded inputs where ∂h/∂x is "
+           "singular, so some ∂L/∂h gives ∂L/∂x = 0 through the gate."),
+),)
