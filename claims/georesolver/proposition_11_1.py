@@ -1,11 +1,6 @@
-"""GeoResolver §11.3, Proposition 1 (complexity observations for the four HIDA variants).
-
-Per-query-token FLOPs of each operator, counted by FlopCounterMode on meta tensors (``_hida_cost``):
-Dense-HIDA (one-shot Gram form, the same count as the streamed ``hida_attention``'s matmuls),
-FP-HIDA (gather of Definition 5.2's sets, w = g = ⌈log₂n⌉), L-HIDA (Definition 5.3, m = 8 anchors)
-and C-HIDA (one token's attention, assignment and update over c = 8 summaries, counted on the
-operator's real state after n tokens of a stream). The dense check's plot carries all four.
-"""
+"""GeoResolver §11.3, Proposition 1 (complexity observations for the four HIDA variants): per-query-token
+FLOPs counted as ``_hida_cost`` says, Dense-HIDA's in its one-shot Gram form (the same count as the streamed
+``hida_attention``'s matmuls). The dense check's plot carries all four."""
 
 from __future__ import annotations
 

@@ -12,20 +12,10 @@ import sympy as sp
 import torch
 
 from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    ProofStep,
-    Relation,
-    ScalingLaw,
-    Use,
-    control,
-    grids,
-    sampling,
-    symbolic,
-    tolerances,
-)
+from attnaudit.checks import Claim, Clause, ProofStep, Relation, ScalingLaw, Use, control, sampling, symbolic
 from attnaudit.checks.fitting import closed_form_bias
+from attnaudit.checks.grids import log_grid, per_profile
+from attnaudit.checks.tolerances import FitBias, Roundoff, Systematic
 from attnaudit.claims.georesolver import _two_key as tk
 
 STATEMENT = (r"\text{For the two-key loss with keys separated by } \Delta_{\mathbb H}>0:\ "
@@ -109,7 +99,7 @@ def derivation():
     ]
 
 
-REDUCE_TOL = tolerances.Roundoff(
+REDUCE_TOL = Roundoff(
     condition="2cosh²(Δ_H/2)·(s/N + (Δ_H − s)/M) + 8: the coordinates tanh(·/2) are rounded, which moves "
               "d_H by u/(1 − tanh) ≤ 2u·cosh²(Δ_H/2), and W₁ responds with relative weight 2d/D per distance")
 
@@ -145,24 +135,10 @@ def sample_reduction(ctx, gen, highs=(0.95, 20.0)):
                "eps": sampling.log_uniform(ctx, gen, batch, low=1e-6, high=1.0) * dd.square()}
 
 
-EPS_GRID, DELTA_GRID, RATIO_GRID = (grids.log_grid(low, high, **LAW_POINTS)
+EPS_GRID, DELTA_GRID, RATIO_GRID = (log_grid(low, high, **LAW_POINTS)
                                     for low, high in ((1e-7, 1e-3), (0.1, 100.0), (1.0, 1000.0)))
 # z = e^{Δ_H²/√d} for Δ_H²/√d uniform in [4, 20]
-GAP_GRID = grids.per_profile(**{p: np.exp(np.linspace(4.0, 20.0, k)) for p, k in LAW_POINTS.items()})
-
-
-def _eps_delta(along_eps, g):
-    """(ε, Δ_H) on the grid g: along ε at Δ_H = 1, or along Δ_H at ε = EPS_FIXED."""
-    return (g, 0 * g + 1.0) if along_eps else (0 * g + EPS_FIXED, g)
-
-
-def _mu_far(e, d):
-    return 8 * e**2 * (d**2 + e) ** 2 / (d**2 + 2 * e) ** 5  # the PL ratio at the far key
-
-
-def mu_hida_along(along_eps):
-    return lambda ctx, grid: tk.mu_key1("IDA", *_eps_delta(along_eps, ctx.tensor(grid)),
-                                        ctx.pick(**PL_POINTS)).cpu().numpy()
+GAP_GRID = per_profile(**{p: np.exp(np.linspace(4.0, 20.0, k)) for p, k in LAW_POINTS.items()})
 
 
 def mu_soft_over_paper(ctx, z):
@@ -179,19 +155,27 @@ def ratio_along_delta(ctx, grid):
             / tk.mu_key1("SOFTMAX", ctx.tensor(grid**4 / 64.0), dl, points)).cpu().numpy()
 
 
-FIT_TOL = tolerances.Systematic(0.05, "pre-asymptotic curvature of the exact constant across the grid "
-                                      "(ε ≪ Δ_H², Δ_H²/√d ≥ 4) and Θ's bounded factor")
+FIT_TOL = Systematic(0.05, "pre-asymptotic curvature of the exact constant across the grid "
+                           "(ε ≪ Δ_H², Δ_H²/√d ≥ 4) and Θ's bounded factor")
 
 
-def _hida_fit(along_eps):
-    """μ_HIDA's exponent tolerance: the fit bias of its exact value 8ε²(Δ_H²+ε)²/(Δ_H²+2ε)⁵ (the PL
-    ratio at the far key) against its true exponent, 2 in ε or −6 in Δ_H, over both profiles' grids."""
+def hida_law(name, variable, exponent, truth, grid, at, family):
+    """μ_HIDA on the geodesic at (ε, Δ_H) = at(grid); its exponent tolerance the fit bias of its exact value
+    8ε²(Δ_H²+ε)²/(Δ_H²+2ε)⁵ (the PL ratio at the far key) against its true exponent, over both profiles'
+    grids."""
     def bias():
-        return max((closed_form_bias(g, _mu_far(*_eps_delta(along_eps, g)), 2.0 if along_eps else -6.0)
-                    for g in (EPS_GRID if along_eps else DELTA_GRID).profiles), key=abs)
+        biases = []
+        for g in grid.profiles:
+            e, d = at(g)
+            biases.append(closed_form_bias(g, 8 * e**2 * (d**2 + e) ** 2 / (d**2 + 2 * e) ** 5, truth))
+        return max(biases, key=abs)
 
-    return tolerances.FitBias(bias, f"8ε²(Δ_H²+ε)²/(Δ_H²+2ε)⁵ on the {'ε' if along_eps else 'Δ_H'} grid",
-                              floor=1e-6)
+    def measure(ctx, g):
+        return tk.mu_key1("IDA", *at(ctx.tensor(g)), ctx.pick(**PL_POINTS)).cpu().numpy()
+
+    return ScalingLaw(name=name, quantity="μ_HIDA on the geodesic", variable=variable, exponent=exponent,
+                      order="Θ", grid=grid, measure=measure, family=family, clause="mu-hida",
+                      tolerance=FitBias(bias, f"8ε²(Δ_H²+ε)²/(Δ_H²+2ε)⁵ on the {variable} grid", floor=1e-6))
 
 
 def _fits(evidence):
@@ -213,13 +197,10 @@ CLAIMS = (Claim(
                      "the proof's placement k₂ = Δ_H e₁ (Euclidean coordinate)", contrast="hypothesis",
                      hypothesis="the keys are at hyperbolic distance Δ_H", evaluate=reduction_gap(True),
                      sample=lambda ctx, gen: sample_reduction(ctx, gen, (0.95,))),)),
-        ScalingLaw(name="pl-hida-vs-eps", quantity="μ_HIDA on the geodesic", variable="ε", exponent=2.0,
-                   order="Θ", grid=EPS_GRID, measure=mu_hida_along(True), tolerance=_hida_fit(True),
-                   family="Δ_H = 1, ε ∈ [1e-7, 1e-3]; μ an infimum over s (grid + refinement)",
-                   clause="mu-hida"),
-        ScalingLaw(name="pl-hida-vs-delta", quantity="μ_HIDA on the geodesic", variable="Δ_H", exponent=-4.0,
-                   order="Θ", grid=DELTA_GRID, measure=mu_hida_along(False), tolerance=_hida_fit(False),
-                   family=f"ε = {EPS_FIXED:g}, Δ_H ∈ [0.1, 100]; μ an infimum over s", clause="mu-hida"),
+        hida_law("pl-hida-vs-eps", "ε", 2.0, 2.0, EPS_GRID, lambda g: (g, 0 * g + 1.0),
+                 "Δ_H = 1, ε ∈ [1e-7, 1e-3]; μ an infimum over s (grid + refinement)"),
+        hida_law("pl-hida-vs-delta", "Δ_H", -4.0, -6.0, DELTA_GRID, lambda g: (0 * g + EPS_FIXED, g),
+                 f"ε = {EPS_FIXED:g}, Δ_H ∈ [0.1, 100]; μ an infimum over s"),
         ScalingLaw(name="pl-soft-vs-gap", quantity="μ_soft/(e^{−Δ_H²/√d}/Δ_H²)", variable="e^{Δ_H²/√d}",
                    exponent=0.0, order="Θ", grid=GAP_GRID, measure=mu_soft_over_paper, tolerance=FIT_TOL,
                    clause="mu-soft",

@@ -1,9 +1,4 @@
-"""GeoResolver §5.4, Definition 5.2 and Theorem 5.4 (FP-HIDA complexity).
-
-Index sets counted exhaustively (every i, vectorised) for n up to 10⁵; the operator is FP-HIDA as
-a batched gather (``operators.hida.fp_hida_attention``), its FLOPs counted by FlopCounterMode on
-meta tensors with the real gather width max_i |S_i| (see ``_hida_cost``).
-"""
+"""GeoResolver §5.4, Definition 5.2 and Theorem 5.4 (FP-HIDA complexity); FLOPs counted by ``_hida_cost``."""
 
 from __future__ import annotations
 
@@ -13,17 +8,7 @@ import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    Relation,
-    ScalingLaw,
-    control,
-    symbolic,
-    tolerances,
-)
+from attnaudit.checks import Claim, Clause, ProofStep, Relation, ScalingLaw, control, symbolic, tolerances
 from attnaudit.claims.georesolver import _hida_cost as C
 
 STATEMENT = (
@@ -50,10 +35,8 @@ PROOF = (
 )
 
 EXACT = tolerances.Exact("index-set sizes are integers, counted exhaustively")
-# The theorem's own bounds pin the gather width between the window and the stated bound:
-# 2w + 1 ≤ max_i|S_i| ≤ 5⌈log₂n⌉ + 4, so on n ≥ 16 the factor |S|/log₂ n stays in [2, 6]. A factor
-# confined to a range of 3 moves a log-log slope over ln(10⁵/16) = 8.74 by at most ln 3/8.74 = 0.126
-# (the overlap of the window, global and dyadic sets shrinks with n; measured: 3 → 4.5).
+# The factor |S|/log₂ n rises because the overlap of the window, global and dyadic sets shrinks with n
+# (measured: 3 → 4.5), within the range the theorem's own bounds allow.
 DRIFT = tolerances.Systematic(0.13, "a log n prefactor bounded by the theorem's own bounds: 2w + 1 ≤ |S_i| "
                                     "≤ 5⌈log₂n⌉ + 4 keeps |S|/log₂ n in [2, 6] on n ≥ 16, which moves a "
                                     "fitted exponent over 16 … 10⁵ by at most ln 3/ln(10⁵/16) = 0.126")
@@ -157,7 +140,7 @@ FAMILY = ("w = g = ⌈log₂ n⌉ (Θ(log n), as the definition requires), d_h =
 
 CLAIMS = (Claim(
     id="georesolver/theorem-5.4", label="Theorem 5.4 (FP-HIDA Complexity)", section="§5.4",
-    statement=STATEMENT, kind=Kind.COMPLEXITY, derivation=derivation, clauses=CLAUSES, proof_steps=PROOF,
+    statement=STATEMENT, kind="complexity", derivation=derivation, clauses=CLAUSES, proof_steps=PROOF,
     reading=("With S_i exactly as in Definition 5.2 (0-based indices restricted to [0, n); the global "
              "tokens ⌊tn/g⌋ for t = 0 … g−1) and w = g = ⌈log₂ n⌉, FP-HIDA run as a gather of the sets "
              "costs "

@@ -1,11 +1,6 @@
-"""GeoResolver §5.5, Definition 5.3 and Theorem 5.5 (L-HIDA complexity and error bound).
-
-The operator tested is L-HIDA exactly as Definition 5.3 writes it (``operators.hida.l_hida_attention``):
-each key spreads its value over the m anchors and the anchor summaries are *sums* over the n keys.
-The proof of Theorem 5.5 analyses a different object, the row-normalised Nyström approximation
-K̃ = K_nm K_mm⁻¹ K_mn of the dense kernel (``nystrom_hida_attention``); it and the variant with
-weighted-mean summaries are alternative readings with their own checks.
-"""
+"""GeoResolver §5.5, Definition 5.3 and Theorem 5.5 (L-HIDA complexity and error bound): L-HIDA as Definition
+5.3 writes it (``operators.hida.l_hida_attention``), the Nyström object the proof analyses
+(``nystrom_hida_attention``) and the variant with weighted-mean summaries."""
 
 from __future__ import annotations
 
@@ -14,18 +9,8 @@ import sympy as sp
 import torch
 
 from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    Reading,
-    ScalingLaw,
-    control,
-    grids,
-    symbolic,
-    tolerances,
-)
+from attnaudit.checks import Claim, Clause, ProofStep, Reading, ScalingLaw, control, symbolic, tolerances
+from attnaudit.checks.grids import geometric, log_grid, per_profile
 from attnaudit.claims.georesolver import _hida_cost as C
 
 STATEMENT_COMPLEXITY = r"\text{L-HIDA requires } O(nd_h) \text{ operations } (m=\Theta(1) \text{ anchors})."
@@ -93,15 +78,13 @@ def _error_run(ctx, n: int, eps: float, trials: int, m: int = M_ERR):
     return {key: float(torch.linalg.matrix_norm(o - dense).mean()) for key, o in outs.items()}
 
 
-# Per variable: its grid, and one run (ctx, value) → errors: the mean over 4096/n (full 16384/n, at least
-# 1) draws at each n, ε = 0.1; over 8 (full 32) draws at n = 256 for each ε; over 2 (full 4) draws at
-# n = N_M for each number m of anchors, ε = 0.1.
+# Per variable: its grid, and one run (ctx, value) → the errors at that point (each law's family says how).
 SWEEPS = {
-    "n": (grids.per_profile(quick=grids.geometric(4, 4, 6), full=grids.geometric(4, 2, 11)),  # 4 … 4096
+    "n": (per_profile(quick=geometric(4, 4, 6), full=geometric(4, 2, 11)),  # 4 … 4096
           lambda ctx, n: _error_run(ctx, int(n), EPS, max(1, ctx.pick(quick=4096, full=16384) // int(n)))),
-    "ε": (grids.log_grid(1e-3, 10.0, quick=9, full=9),
+    "ε": (log_grid(1e-3, 10.0, quick=9, full=9),
           lambda ctx, e: _error_run(ctx, 256, float(e), ctx.pick(quick=8, full=32))),
-    "m": (grids.per_profile(quick=grids.geometric(1, 4, 6), full=grids.geometric(1, 2, 11)),  # 1 … 1024
+    "m": (per_profile(quick=geometric(1, 4, 6), full=geometric(1, 2, 11)),  # 1 … 1024
           lambda ctx, m: _error_run(ctx, N_M, EPS, ctx.pick(quick=2, full=4), int(m))),
 }
 
@@ -156,7 +139,7 @@ PAPER_IN_PLACE = control("the paper's operator's errors in its place", contrast=
 CLAIMS = (
     Claim(
         id="georesolver/theorem-5.5/complexity", label="Theorem 5.5 (L-HIDA complexity)", section="§5.5",
-        statement=STATEMENT_COMPLEXITY, kind=Kind.COMPLEXITY, clauses=CLAUSES_COMPLEXITY,
+        statement=STATEMENT_COMPLEXITY, kind="complexity", clauses=CLAUSES_COMPLEXITY,
         no_derivation="the count is measured; the proof states it without an argument",
         proof_absent="the theorem's proof treats only the error bound",
         reading=(f"L-HIDA as in Definition 5.3 with m = {M} anchors fixed: its FLOPs (FlopCounterMode, meta "
@@ -174,7 +157,7 @@ CLAIMS = (
     ),
     Claim(
         id="georesolver/theorem-5.5/error", label="Theorem 5.5 (L-HIDA error bound)", section="§5.5",
-        statement=STATEMENT_ERROR, kind=Kind.INEQUALITY, derivation=derivation, correction=correction,
+        statement=STATEMENT_ERROR, kind="inequality", derivation=derivation, correction=correction,
         clauses=CLAUSES_ERROR, proof_steps=PROOF_ERROR,
         reading=("L-HIDA exactly as Definition 5.3 (summaries ṽ_k = Σ_i W̃^KA_ik v_i), m anchors drawn "
                  "uniformly among the keys (Nyström sampling), self-attention with bounded (unit) values: "

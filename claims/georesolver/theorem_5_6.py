@@ -1,12 +1,6 @@
-"""GeoResolver §5.6, Definition 5.4 and Theorem 5.6 (C-HIDA convergence).
-
-Online hyperbolic k-means exactly as Definition 5.4 (``operators.hida.c_hida_online``: nearest
-summary, step η/|I_k| towards the key in ball coordinates, projection onto the ball), η = 1, batched
-over independent runs. Streams: i.i.d. tokens from c well-separated hyperbolic clusters (centres at
-radius 0.6, wrapped-normal spread). The comparator is computed offline per prefix T: the best of
-(a) the clusters' Karcher means refined by one Lloyd step (reassign to the nearest, Karcher means
-again) and (b) the online runs' own final summaries, each scored by Σ_t min_k d(k_t, s_k)².
-"""
+"""GeoResolver §5.6, Definition 5.4 and Theorem 5.6 (C-HIDA convergence): Definition 5.4's online hyperbolic
+k-means (``operators.hida.c_hida_online``: nearest summary, step η/|I_k| towards the key in ball coordinates,
+projection onto the ball), batched over independent runs."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""GeoResolver §6, Theorem 6.1 (HCC reconstruction error).
-
-The quantiser of §6 as written (``operators.hcc``): each of the d_h coordinates of u = k/‖k‖ is
-rounded to 2^b levels on [−1, 1], the radius to 2^{b_r} levels (its top code clamped so that it
-fits b_r bits). Per coordinate the rounding error is at most h = 1/(2^b − 1), so ‖u − û‖ can
-reach √d_h·h: the proof's ‖u − û‖ ≤ 2·2^{−b} ignores the dimension, and so does the theorem.
-"""
+"""GeoResolver §6, Theorem 6.1 (HCC reconstruction error), the §6 quantiser as written (``operators.hcc``).
+Per coordinate the rounding error is at most h = 1/(2^b − 1), so ‖u − û‖ can reach √d_h·h: the proof's ‖u − û‖
+≤ 2·2^{−b} ignores the dimension, and so does the theorem."""
 
 from __future__ import annotations
 
@@ -62,7 +58,7 @@ def derivation():
 
 
 def _quantities(case):
-    """‖k − k̃‖², ‖u − û‖, |r − r̂|, ‖û‖ and r of each key, quantised per (b, b_r) by operators.hcc."""
+    """‖k − k̃‖², ‖k − k̃‖, ‖u − û‖, |r − r̂|, ‖û‖ and r of each key, quantised per (b, b_r) by operators.hcc."""
     k, b, b_r = case["k"], case["b"], case["b_r"]
     r = torch.linalg.vector_norm(k, dim=-1)
     u = k / r[:, None]
@@ -79,38 +75,28 @@ def _quantities(case):
             q["u_err"][sel] = torch.linalg.vector_norm(u[sel] - u_hat, dim=-1)
             q["r_err"][sel] = (r[sel] - r_hat).abs()
             q["u_norm"][sel] = torch.linalg.vector_norm(u_hat, dim=-1)
-    return q
+    return q | {"dist": q["err"].sqrt()}
 
 
 def gap(lhs, rhs):
-    """An evaluate: lhs(q) against rhs(q, 2^{−b}, 2^{−b_r}, h = 1/(2^b − 1), d_h) on the quantities q of the
-    case, with the round-off tolerance of d_h squares."""
+    """An evaluate: the quantity q[lhs] against rhs(q, 2^{−b}, 2^{−b_r}, h = 1/(2^b − 1), d_h), with the
+    round-off tolerance of d_h squares."""
     def evaluate(case):
         k = case["k"]
         b, b_r = case["b"].to(k.dtype), case["b_r"].to(k.dtype)
         q = _quantities(case)
-        return lhs(q), rhs(q, 2.0**-b, 2.0**-b_r, 1 / (2.0**b - 1), k.shape[-1]), TOL(k.shape[-1], k.dtype)
+        return q[lhs], rhs(q, 2.0**-b, 2.0**-b_r, 1 / (2.0**b - 1), k.shape[-1]), TOL(k.shape[-1], k.dtype)
 
     return evaluate
 
 
 def error_vs_bound(scale: float = 1.0):
-    return gap(lambda q: q["err"], lambda q, x, y, h, d: scale * (4 * (x + y)))
+    return gap("err", lambda q, x, y, h, d: scale * (4 * (x + y)))
 
 
 def corrected(q, x, y, h, d):
     """(√d_h·h + 2^{−b_r}(1 + √d_h·h))², h = 1/(2^b − 1): from the per-coordinate error and ‖û‖."""
     return (d**0.5 * h + y * (1 + d**0.5 * h)) ** 2
-
-
-def triangle(radius_term: float = 1.0):
-    """‖k − k̃‖ ≤ r‖u − û‖ + |r − r̂|‖û‖ (the proof's triangle inequality)."""
-    return gap(lambda q: q["err"].sqrt(),
-               lambda q, *_: q["r"] * q["u_err"] + radius_term * q["r_err"] * q["u_norm"])
-
-
-def radius_step(scale: float = 1.0):
-    return gap(lambda q: q["r_err"], lambda q, x, y, h, d: scale * y)
 
 
 def sample(ctx, gen):
@@ -180,20 +166,21 @@ CLAIMS = (Claim(
               control("the bound divided by 64", contrast="prediction", evaluate=error_vs_bound(1 / 64),
                       rhs="4(2^{−b} + 2^{−b_r})/64")),
         bound("dimension-aware-bound", "‖k − k̃‖²", "(√d_h·h + 2^{−b_r}(1 + √d_h·h))², h = 1/(2^b − 1)",
-              gap(lambda q: q["err"], corrected),
+              gap("err", corrected),
               control("the paper's dimension-free bound in its place", contrast="prediction",
                       evaluate=error_vs_bound(), rhs="4(2^{−b} + 2^{−b_r})"), reading="dimension-aware"),
-        bound("direction-step", "‖u − û‖", "2·2^{−b}", gap(lambda q: q["u_err"], lambda q, x, *_: 2 * x),
-              role="proof", step="direction"),
-        bound("triangle-step", "‖k − k̃‖", "r‖u − û‖ + |r − r̂|‖û‖", triangle(),
-              control("the radius term left out", contrast="prediction", evaluate=triangle(0.0),
-                      rhs="r‖u − û‖"), role="proof", step="triangle"),
-        bound("unit-u-hat", "‖û‖", "1 (used to bound |r − r̂|‖û‖ by 2^{−b_r})",
-              gap(lambda q: q["u_norm"], lambda q, *_: torch.ones_like(q["u_norm"])), role="proof",
+        bound("direction-step", "‖u − û‖", "2·2^{−b}", gap("u_err", lambda q, x, *_: 2 * x), role="proof",
+              step="direction"),
+        bound("triangle-step", "‖k − k̃‖", "r‖u − û‖ + |r − r̂|‖û‖",
+              gap("dist", lambda q, *_: q["r"] * q["u_err"] + q["r_err"] * q["u_norm"]),
+              control("the radius term left out", contrast="prediction", rhs="r‖u − û‖",
+                      evaluate=gap("dist", lambda q, *_: q["r"] * q["u_err"])), role="proof",
               step="triangle"),
-        bound("radius-step", "|r − r̂|", "2^{−b_r}", radius_step(),
-              control("a quarter of the bin width 2^{−b_r−2}", contrast="prediction",
-                      evaluate=radius_step(0.25), rhs="2^{−b_r−2}"), role="proof", step="radius"),
+        bound("unit-u-hat", "‖û‖", "1 (used to bound |r − r̂|‖û‖ by 2^{−b_r})",
+              gap("u_norm", lambda q, *_: torch.ones_like(q["u_norm"])), role="proof", step="triangle"),
+        bound("radius-step", "|r − r̂|", "2^{−b_r}", gap("r_err", lambda q, x, y, *_: y),
+              control("a quarter of the bin width 2^{−b_r−2}", contrast="prediction", rhs="2^{−b_r−2}",
+                      evaluate=gap("r_err", lambda q, x, y, *_: 0.25 * y)), role="proof", step="radius"),
     ),
     time_limit_s=60.0,
     notes=("The radius code round(r·2^{b_r}) reaches 2^{b_r} for r ≥ 1 − 2^{−b_r−1}, one level more "

@@ -1,11 +1,7 @@
-"""GeoResolver §6, Theorem 6.2 (HCC memory complexity).
-
-The arithmetic of the stated ratios is exact (SymPy rationals). The bit count is measured on a real
-cache (``operators.hcc.HCCKeyCache``: the §6 quantiser's codes packed into a uint8 buffer, size read
-from the buffer). The §6 quantiser rounds all d_h coordinates of u, so an exact round trip needs
-d_h·b + b_r bits per key: d_h − 1 coordinates fix the last one's magnitude on the unit sphere but not
-its sign, and the rounded û is not on the sphere anyway.
-"""
+"""GeoResolver §6, Theorem 6.2 (HCC memory complexity), measured on a real cache
+(``operators.hcc.HCCKeyCache``, the codes packed into a uint8 buffer). The §6 quantiser rounds all d_h
+coordinates of u, so an exact round trip needs d_h·b + b_r bits per key: d_h − 1 coordinates fix the last
+one's magnitude on the unit sphere but not its sign, and the rounded û is not on the sphere anyway."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""GeoResolver §7, Theorem 7.1 (HyperGate Gradient Lower Bound). Operators: ``operators.hypergate``
-(h = σ(W_g x) ⊙ x) and ``operators.hypergate_jacobian`` (∂h/∂x by ``torch.func.jacrev`` under
-``vmap``). The O(·) constant is derived (Weyl's inequality: C = 1/4 for the spectral norm) and
-measured (the supremum of (λ_min(G) − σ_min(J))/(‖W_g‖₂‖x‖₂) over random and adversarial inputs);
-inputs where the gradient vanishes are searched for along rays (det J changes sign, bisection).
-"""
+"""GeoResolver §7, Theorem 7.1 (HyperGate Gradient Lower Bound) on ``operators.hypergate`` (h = σ(W_g x) ⊙ x)
+and ``operators.hypergate_jacobian`` (∂h/∂x by ``torch.func.jacrev`` under ``vmap``); inputs where the
+gradient vanishes are searched for along rays (det J changes sign, bisection)."""
 
 from __future__ import annotations
 
@@ -69,10 +66,8 @@ def _jacobian_parts(case):
 def ratio_gap(case, constant=C_DERIVED):
     """(λ_min(G) − σ_min(J))/(‖W_g‖₂‖x‖₂) against the constant C."""
     smin, smax, lam, scale, _ = _jacobian_parts(case)
-    d = case["x"].shape[-1]
-    tol = RATIO_TOL(d * smax + 1, smin.dtype) / scale
     lhs = (lam - smin) / scale
-    return lhs, torch.full_like(lhs, constant), tol
+    return lhs, torch.full_like(lhs, constant), RATIO_TOL(case["x"].shape[-1] * smax + 1, smin.dtype) / scale
 
 
 def nonsingular_gap(case):
@@ -86,14 +81,11 @@ def nonsingular_gap(case):
 def paper_diagonal_gap(case):
     """The proof's (∂h/∂x)_kk = σ(z_k) + σ′(z_k)W_{g,k}ᵀx against torch.func's diagonal (max over k)."""
     x, w = case["x"], case["w"]
-    jac = operators.hypergate_jacobian(x, w)
     z = (w @ x[..., None])[..., 0]
     s = torch.sigmoid(z)
-    paper = s + s * (1 - s) * z
-    diag = torch.diagonal(jac, dim1=-2, dim2=-1)
-    lhs = (diag - paper).abs().amax(dim=-1)
-    tol = RATIO_TOL(x.shape[-1] * (1 + z.abs().amax(dim=-1)), lhs.dtype)
-    return lhs, torch.zeros_like(lhs), tol
+    diag = torch.diagonal(operators.hypergate_jacobian(x, w), dim1=-2, dim2=-1)
+    lhs = (diag - (s + s * (1 - s) * z)).abs().amax(dim=-1)
+    return lhs, torch.zeros_like(lhs), RATIO_TOL(x.shape[-1] * (1 + z.abs().amax(dim=-1)), lhs.dtype)
 
 
 def singular_search(ctx, d):
@@ -176,23 +168,19 @@ def derivation():
     dsig = [s * (1 - s) for s in sig]
     at = {x1: 1, x2: 1, w[0, 0]: 0, w[0, 1]: 1, w[1, 0]: 0, w[1, 1]: 0}
     closed = sp.diag(*sig) + sp.diag(dsig[0] * x1, dsig[1] * x2) * w
-    zz = sp.Symbol("z", real=True)
-    s_ = sp.Symbol("s", positive=True)
-    sz = 1 / (1 + sp.exp(-zz))
-    at_minus_two = (1 + zz * (1 - sz)).subs(zz, -2)  # J/σ(z) in one dimension, w = 1, x = z
+    zz, s_ = sp.Symbol("z", real=True), sp.Symbol("s", positive=True)
+    at_minus_two = (1 + zz * (1 - 1 / (1 + sp.exp(-zz)))).subs(zz, -2)  # J/σ(z): d = 1, w = 1, x = z
     return [
         symbolic.exact("∂h/∂x = G + diag(σ′(z)⊙x)W_g, diagonal entry (d = 2)", closed[0, 0], jac[0, 0],
                        role="proof", step="jacobian"),
         symbolic.exact("∂h/∂x = G + diag(σ′(z)⊙x)W_g, off-diagonal entry (d = 2)", closed[0, 1], jac[0, 1],
                        role="proof", step="jacobian"),
         symbolic.exact("the proof's diagonal (∂h/∂x)_kk = σ(z_k) + σ′(z_k)W_{g,k}ᵀx, at x = (1, 1), "
-                       "W_g = [[0, 1], [0, 0]]", (sig[0] + dsig[0] * z[0]).subs(at),
-                       jac[0, 0].subs(at),
+                       "W_g = [[0, 1], [0, 0]]", (sig[0] + dsig[0] * z[0]).subs(at), jac[0, 0].subs(at),
                        role="proof", step="diagonal",
                        note="the diagonal is σ(z_k) + σ′(z_k)x_k(W_g)_kk: the proof has z_k for x_k(W_g)_kk"),
         symbolic.holds("σ′(z) = σ(1 − σ) ≤ 1/4: 1/4 − s(1 − s) = (s − 1/2)² ≥ 0",
-                       sp.GreaterThan(sp.Rational(1, 4) - s_ * (1 - s_), 0), role="proof",
-                       step="sigma-prime",
+                       sp.GreaterThan(sp.Rational(1, 4) - s_ * (1 - s_), 0), role="proof", step="sigma-prime",
                        note="so ‖diag(σ′(z)⊙x)‖₂ ≤ ‖x‖_∞/4 ≤ ‖x‖₂/4 and, by Weyl, C = 1/4 suffices"),
         symbolic.holds("d = 1, W_g = 1, x = −2 (bounded): ∂h/∂x = σ(z)(1 + z(1 − σ(z))) is positive",
                        sp.StrictGreaterThan(at_minus_two, 0), role="proof", step="positive",
