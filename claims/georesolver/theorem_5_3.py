@@ -11,11 +11,9 @@ import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit import operators
-from attnaudit.checks import Claim, Clause, ProofStep, Relation, ScalingLaw, Use, control, sampling, symbolic
+from attnaudit import operators, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Relation, ScalingLaw, Use, control, grids
 from attnaudit.checks.fitting import closed_form_bias
-from attnaudit.checks.grids import log_grid, per_profile
-from attnaudit.checks.tolerances import FitBias, Roundoff, Systematic
 from attnaudit.claims.georesolver import _two_key as tk
 
 STATEMENT = (r"\text{For the two-key loss with keys separated by } \Delta_{\mathbb H}>0:\ "
@@ -99,7 +97,7 @@ def derivation():
     ]
 
 
-REDUCE_TOL = Roundoff(
+REDUCE_TOL = tolerances.Roundoff(
     condition="2cosh²(Δ_H/2)·(s/N + (Δ_H − s)/M) + 8: the coordinates tanh(·/2) are rounded, which moves "
               "d_H by u/(1 − tanh) ≤ 2u·cosh²(Δ_H/2), and W₁ responds with relative weight 2d/D per distance")
 
@@ -135,10 +133,10 @@ def sample_reduction(ctx, gen, highs=(0.95, 20.0)):
                "eps": sampling.log_uniform(ctx, gen, batch, low=1e-6, high=1.0) * dd.square()}
 
 
-EPS_GRID, DELTA_GRID, RATIO_GRID = (log_grid(low, high, **LAW_POINTS)
+EPS_GRID, DELTA_GRID, RATIO_GRID = (grids.log_grid(low, high, **LAW_POINTS)
                                     for low, high in ((1e-7, 1e-3), (0.1, 100.0), (1.0, 1000.0)))
 # z = e^{Δ_H²/√d} for Δ_H²/√d uniform in [4, 20]
-GAP_GRID = per_profile(**{p: np.exp(np.linspace(4.0, 20.0, k)) for p, k in LAW_POINTS.items()})
+GAP_GRID = grids.per_profile(**{p: np.exp(np.linspace(4.0, 20.0, k)) for p, k in LAW_POINTS.items()})
 
 
 def mu_soft_over_paper(ctx, z):
@@ -155,8 +153,8 @@ def ratio_along_delta(ctx, grid):
             / tk.mu_key1("SOFTMAX", ctx.tensor(grid**4 / 64.0), dl, points)).cpu().numpy()
 
 
-FIT_TOL = Systematic(0.05, "pre-asymptotic curvature of the exact constant across the grid "
-                           "(ε ≪ Δ_H², Δ_H²/√d ≥ 4) and Θ's bounded factor")
+FIT_TOL = tolerances.Systematic(0.05, "pre-asymptotic curvature of the exact constant across the grid "
+                                      "(ε ≪ Δ_H², Δ_H²/√d ≥ 4) and Θ's bounded factor")
 
 
 def hida_law(name, variable, exponent, truth, grid, at, family):
@@ -175,7 +173,8 @@ def hida_law(name, variable, exponent, truth, grid, at, family):
 
     return ScalingLaw(name=name, quantity="μ_HIDA on the geodesic", variable=variable, exponent=exponent,
                       order="Θ", grid=grid, measure=measure, family=family, clause="mu-hida",
-                      tolerance=FitBias(bias, f"8ε²(Δ_H²+ε)²/(Δ_H²+2ε)⁵ on the {variable} grid", floor=1e-6))
+                      tolerance=tolerances.FitBias(bias, f"8ε²(Δ_H²+ε)²/(Δ_H²+2ε)⁵ on the {variable} grid",
+                                                   floor=1e-6))
 
 
 def _fits(evidence):

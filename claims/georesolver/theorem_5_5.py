@@ -8,9 +8,8 @@ import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit import operators
-from attnaudit.checks import Claim, Clause, ProofStep, Reading, ScalingLaw, control, symbolic, tolerances
-from attnaudit.checks.grids import geometric, log_grid, per_profile
+from attnaudit import operators, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Reading, ScalingLaw, control, grids
 from attnaudit.claims.georesolver import _hida_cost as C
 
 STATEMENT_COMPLEXITY = r"\text{L-HIDA requires } O(nd_h) \text{ operations } (m=\Theta(1) \text{ anchors})."
@@ -80,11 +79,11 @@ def _error_run(ctx, n: int, eps: float, trials: int, m: int = M_ERR):
 
 # Per variable: its grid, and one run (ctx, value) → the errors at that point (each law's family says how).
 SWEEPS = {
-    "n": (per_profile(quick=geometric(4, 4, 6), full=geometric(4, 2, 11)),  # 4 … 4096
+    "n": (grids.per_profile(quick=grids.geometric(4, 4, 6), full=grids.geometric(4, 2, 11)),  # 4 … 4096
           lambda ctx, n: _error_run(ctx, int(n), EPS, max(1, ctx.pick(quick=4096, full=16384) // int(n)))),
-    "ε": (log_grid(1e-3, 10.0, quick=9, full=9),
+    "ε": (grids.log_grid(1e-3, 10.0, quick=9, full=9),
           lambda ctx, e: _error_run(ctx, 256, float(e), ctx.pick(quick=8, full=32))),
-    "m": (per_profile(quick=geometric(1, 4, 6), full=geometric(1, 2, 11)),  # 1 … 1024
+    "m": (grids.per_profile(quick=grids.geometric(1, 4, 6), full=grids.geometric(1, 2, 11)),  # 1 … 1024
           lambda ctx, m: _error_run(ctx, N_M, EPS, ctx.pick(quick=2, full=4), int(m))),
 }
 

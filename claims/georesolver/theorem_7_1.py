@@ -7,9 +7,8 @@ from __future__ import annotations
 import sympy as sp
 import torch
 
-from attnaudit import operators
-from attnaudit.checks import Claim, Clause, ProofStep, Relation, control, sampling, symbolic, tolerances
-from attnaudit.checks.search import sign_changes
+from attnaudit import operators, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Relation, control, search
 
 STATEMENT = (
     r"\Bigl\|\frac{\partial\mathcal L}{\partial x_i}\Bigr\|_2\ge\bigl(\lambda_{\min}(G_i)"
@@ -112,8 +111,8 @@ def singular_search(ctx, d):
             return torch.sign(torch.linalg.det(jacobian))
 
         # t to 2·2⁻⁵⁶ ≈ 3e-17 (halved 56 times): σ_min far below the round-off floor
-        found, lo, hi, _ = sign_changes(sign_of_det, t.expand(batch, -1), candidates=1, rounds=56,
-                                        first_only=True, what="sign change of det J")
+        found, lo, hi, _ = search.sign_changes(sign_of_det, t.expand(batch, -1), candidates=1, rounds=56,
+                                               first_only=True, what="sign change of det J")
         return {"x": ((lo + hi) / 2)[:, None] * u[found], "w": w[found]}
 
     return ctx.cached(("singular", d), rays)
