@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from attnaudit import operators
-from attnaudit.checks import grids, tolerances
+from attnaudit.checks import control, grids, tolerances
 from attnaudit.checks.measure import count_flops, meta
 
 # The token counts of the sweeps: n = 16 … 65536 (×4; full ×2), then 10⁵; and n = 16 … 16384.
@@ -64,10 +64,9 @@ def fp_width(n: int) -> int:
     return size_stats(n, *log_width(n))[0]
 
 
-def fp_flops(ctx, n: int, width: int | None = None) -> int:
-    """FLOPs of FP-HIDA's gather over index sets of ``width`` entries per row (the real width by default)."""
-    width = fp_width(n) if width is None else width
-    idx, mask = meta(n, width).to(torch.int64), meta(n, width).to(torch.bool)
+def fp_flops(ctx, n: int) -> int:
+    """FLOPs of FP-HIDA's gather over index sets of the real width max_i |S_i| per row."""
+    idx, mask = meta(n, fp_width(n)).to(torch.int64), meta(n, fp_width(n)).to(torch.bool)
     return count_flops(lambda: operators.hida.fp_hida_attention(meta(n, D_H), meta(n, D_H), meta(n, D_H),
                                                                 eps=1e-2, index=(idx, mask)))
 
@@ -124,3 +123,8 @@ def causal_dense_token_flops(ctx, n_seen: int) -> int:
     over every key seen so far (the contrasted streaming operator)."""
     return count_flops(lambda: operators.hida.dense_hida_gram(meta(1, D_H), meta(n_seen + 1, D_H),
                                                               meta(n_seen + 1, D_H), eps=1e-2))
+
+
+# The operator control of a per-token C-HIDA count (Theorem 5.6, Proposition 11.1).
+CAUSAL_DENSE = control("causal Dense-HIDA (token n attends over the n keys seen) in its place",
+                       contrast="operator", measure=flops_per_dh(causal_dense_token_flops))

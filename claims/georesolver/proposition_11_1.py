@@ -20,21 +20,26 @@ CLAUSES = (
     Clause("l", "L-HIDA: complexity (ndh)O(nd_h) with m=Θ(1)m= (1) anchors."),
     Clause("c", "C-HIDA: complexity Θ(1) (1) per token with c=Θ(1)c= (1) summaries."),
 )
+READING = ("Measured per query token: Dense-HIDA's FLOPs/d_h grow like n (Θ(n² d_h) in all); "
+           "FP-HIDA's, divided by log₂ n, grow at most like n⁰ (O(n log n · d_h) in all, w = g = "
+           "⌈log₂ n⌉); L-HIDA's with m = 8 fixed are O(n⁰) (O(n d_h) in all); C-HIDA's with c = 8 "
+           "fixed are Θ(n⁰) (Θ(1) per token).")
+READING_WHY = "the literal statement in one unit (FLOPs per query token) so that one plot shows all four"
 
 M_ANCHORS, C_SUMMARIES = 8, 8
 DRIFT = tolerances.Systematic(0.13, "a log n prefactor bounded by Theorem 5.4's own bounds (2w + 1 ≤ |S_i| ≤ "
                                     "5⌈log₂n⌉ + 4 keeps |S|/log₂ n in [2, 6] on n ≥ 16): at most "
                                     "ln 3/ln(10⁵/16) = 0.126 on the fitted exponent")
 COSTS = {"dense": C.dense_flops, "fp": C.fp_flops, "l": lambda ctx, n: C.l_flops(ctx, n, M_ANCHORS),
-         "c": lambda ctx, n: C.c_token_flops(ctx, n, C_SUMMARIES), "causal-dense": C.causal_dense_token_flops}
+         "c": lambda ctx, n: C.c_token_flops(ctx, n, C_SUMMARIES)}
 LABELS = {"fp": "FP-HIDA (w = g = ⌈log₂n⌉)", "l": f"L-HIDA (m = {M_ANCHORS})",
           "c": f"C-HIDA (c = {C_SUMMARIES})"}
 
 
 def measure(kind: str, per_log: bool = False):
     """FLOPs per query token / d_h of one operator at each n (divided by log₂ n when asked): a whole
-    sequence's count divided by n; C-HIDA's and causal Dense-HIDA's are counted per token."""
-    per_token = (float,) if kind in ("dense", "fp", "l") else ()
+    sequence's count divided by n; C-HIDA's is counted per token."""
+    per_token = () if kind == "c" else (float,)
     return C.flops_per_dh(COSTS[kind], *per_token, *((math.log2,) if per_log else ()))
 
 
@@ -61,11 +66,7 @@ CLAIMS = (Claim(
     section="§11.3", statement=STATEMENT, kind=Kind.COMPLEXITY, clauses=CLAUSES,
     no_derivation="the proposition restates Theorems 5.4–5.6 and Definition 5.1's count; no argument",
     proof_absent="an observation stated without proof (it cites the operators' definitions)",
-    reading=("Measured per query token: Dense-HIDA's FLOPs/d_h grow like n (Θ(n² d_h) in all); "
-             "FP-HIDA's, divided by log₂ n, grow at most like n⁰ (O(n log n · d_h) in all, w = g = "
-             "⌈log₂ n⌉); L-HIDA's with m = 8 fixed are O(n⁰) (O(n d_h) in all); C-HIDA's with c = 8 "
-             "fixed are Θ(n⁰) (Θ(1) per token)."),
-    reading_why="the literal statement in one unit (FLOPs per query token) so that one plot shows all four",
+    reading=READING, reading_why=READING_WHY,
     checks=(
         ScalingLaw(name="dense-flops-vs-n", variable="n", exponent=1.0, order="Θ",
                    quantity="FLOPs per token / d_h (Dense-HIDA; the other three as labelled)",
@@ -90,8 +91,7 @@ CLAIMS = (Claim(
                    family="C-HIDA, counted on its real state after n = 16 … 16384 tokens of one stream; "
                           + FAMILY,
                    controls=(control("a cost growing like √n per token predicted", exponent=0.5),
-                             control("causal Dense-HIDA (token n attends over the n keys seen) in its place",
-                                     contrast="operator", measure=measure("causal-dense")))),
+                             C.CAUSAL_DENSE)),
     ),
     time_limit_s=60.0,
     notes=("The counts are exact (FLOPs of matmul-type ops; the elementwise work per query–key pair is "

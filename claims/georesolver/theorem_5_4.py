@@ -33,6 +33,12 @@ PROOF = (
     ProofStep("total", "Thus the total computational complexity is (nlogn⋅dh)O(n n· d_h)."),
     ProofStep("memory", "The memory complexity is (nlogn)O(n n) for storing the sparse attention pattern."),
 )
+READING = ("With S_i exactly as in Definition 5.2 (0-based indices restricted to [0, n); the global tokens "
+           "⌊tn/g⌋ for t = 0 … g−1) and w = g = ⌈log₂ n⌉, FP-HIDA run as a gather of the sets costs O(n log "
+           "n · d_h) FLOPs (FLOPs/(d_h log₂ n) grows at most like n) and stores O(n log n) pattern entries "
+           "(Σ_i|S_i|/log₂ n grows at most like n).")
+READING_WHY = ("the literal statement with the definition's Θ(log n) made concrete as ⌈log₂ n⌉; "
+               "the '…' of the global tokens read as the g multiples ⌊tn/g⌋ below n")
 
 EXACT = tolerances.Exact("index-set sizes are integers, counted exhaustively")
 # The factor |S|/log₂ n rises because the overlap of the window, global and dyadic sets shrinks with n
@@ -141,13 +147,7 @@ FAMILY = ("w = g = ⌈log₂ n⌉ (Θ(log n), as the definition requires), d_h =
 CLAIMS = (Claim(
     id="georesolver/theorem-5.4", label="Theorem 5.4 (FP-HIDA Complexity)", section="§5.4",
     statement=STATEMENT, kind="complexity", derivation=derivation, clauses=CLAUSES, proof_steps=PROOF,
-    reading=("With S_i exactly as in Definition 5.2 (0-based indices restricted to [0, n); the global "
-             "tokens ⌊tn/g⌋ for t = 0 … g−1) and w = g = ⌈log₂ n⌉, FP-HIDA run as a gather of the sets "
-             "costs "
-             "O(n log n · d_h) FLOPs (FLOPs/(d_h log₂ n) grows at most like n) and stores O(n log n) "
-             "pattern entries (Σ_i|S_i|/log₂ n grows at most like n)."),
-    reading_why=("the literal statement with the definition's Θ(log n) made concrete as ⌈log₂ n⌉; "
-                 "the '…' of the global tokens read as the g multiples ⌊tn/g⌋ below n"),
+    reading=READING, reading_why=READING_WHY,
     checks=(
         Relation(name="index-set-size-bound", lhs="max_i |S_i| (exhaustive over i)", rel="<=",
                  rhs="(2w+1) + g + 2(⌈log₂n⌉+1) + 1", evaluate=sizes_vs_bound(), role="proof",

@@ -30,8 +30,26 @@ PROOF_ERROR = (
     ProofStep("nystrom", "The Nyström approximation is ~nn=nmmm−1mn K_n=K_nmK_m^-1K_mn."),
     ProofStep("output-bound", "The output error bound follows from: ‖L-HIDA−HIDA‖F≤2‖Fε‖nn−~nn‖F."),
 )
-
 M, M_ERR, D, D_V, EPS = 4, 2, 4, 2, 0.1
+READING_COMPLEXITY = (f"L-HIDA as in Definition 5.3 with m = {M} anchors fixed: its FLOPs (FlopCounterMode, "
+                      "meta tensors) divided by d_h grow at most like n¹ (O(n d_h) in all).")
+READING_WHY_COMPLEXITY = "the literal statement; m = Θ(1) made concrete as a fixed m"
+READING_ERROR = ("L-HIDA exactly as Definition 5.3 (summaries ṽ_k = Σ_i W̃^KA_ik v_i), m anchors drawn "
+                 "uniformly among the keys (Nyström sampling), self-attention with bounded (unit) values: "
+                 "the mean Frobenius error against Dense-HIDA grows at most like √n at fixed m, ε, falls "
+                 "at least like m^(−1/2) at fixed n, ε, and grows at most like ε⁻² as ε → 0; the "
+                 "spectral-decay clause is not tested.")
+READING_WHY_ERROR = ("the statement is about o^L-HIDA, the operator Definition 5.3 defines; its O(·) is read "
+                     "as rates in n, m and ε with the other two fixed")
+ALTERNATIVES = (
+    Reading("nystrom", "The same bound for the object the proof analyses: Dense-HIDA with its kernel "
+                       "replaced by the Nyström K̃ = K_nm K_mm⁺ K_mn, rows normalised.",
+            "the proof's argument is about K̃, not Definition 5.3's operator"),
+    Reading("mean-summaries", "The same bound for L-HIDA with weighted-mean summaries "
+                              "ṽ_k = Σ_i W̃^KA_ik v_i / Σ_i W̃^KA_ik.",
+            "the nearest operator to Definition 5.3 whose output is a convex combination of values"),
+)
+
 N_M = 2048  # keys of the m law: m = 1 … 1024 anchors stays at most n/2
 R = 4  # replicates per point of every error law (each one a mean over its own draws)
 # No exponent tolerance: the replicates give the interval, and pre-asymptotic curvature is the engine's
@@ -141,9 +159,7 @@ CLAIMS = (
         statement=STATEMENT_COMPLEXITY, kind="complexity", clauses=CLAUSES_COMPLEXITY,
         no_derivation="the count is measured; the proof states it without an argument",
         proof_absent="the theorem's proof treats only the error bound",
-        reading=(f"L-HIDA as in Definition 5.3 with m = {M} anchors fixed: its FLOPs (FlopCounterMode, meta "
-                 "tensors) divided by d_h grow at most like n¹ (O(n d_h) in all)."),
-        reading_why="the literal statement; m = Θ(1) made concrete as a fixed m",
+        reading=READING_COMPLEXITY, reading_why=READING_WHY_COMPLEXITY,
         checks=(ScalingLaw(
             name="flops-vs-n", quantity="FLOPs / d_h of L-HIDA", variable="n", exponent=1.0, order="O",
             grid=C.TOKEN_GRID, measure=C.flops_per_dh(lambda ctx, n: C.l_flops(ctx, n, M)), tolerance=C.COUNT,
@@ -158,21 +174,7 @@ CLAIMS = (
         id="georesolver/theorem-5.5/error", label="Theorem 5.5 (L-HIDA error bound)", section="§5.5",
         statement=STATEMENT_ERROR, kind="inequality", derivation=derivation, correction=correction,
         clauses=CLAUSES_ERROR, proof_steps=PROOF_ERROR,
-        reading=("L-HIDA exactly as Definition 5.3 (summaries ṽ_k = Σ_i W̃^KA_ik v_i), m anchors drawn "
-                 "uniformly among the keys (Nyström sampling), self-attention with bounded (unit) values: "
-                 "the mean Frobenius error against Dense-HIDA grows at most like √n at fixed m, ε, falls "
-                 "at least like m^(−1/2) at fixed n, ε, and grows at most like ε⁻² as ε → 0; the "
-                 "spectral-decay clause is not tested."),
-        reading_why=("the statement is about o^L-HIDA, the operator Definition 5.3 defines; its O(·) is read "
-                     "as rates in n, m and ε with the other two fixed"),
-        alternatives=(
-            Reading("nystrom", "The same bound for the object the proof analyses: Dense-HIDA with its kernel "
-                               "replaced by the Nyström K̃ = K_nm K_mm⁺ K_mn, rows normalised.",
-                    "the proof's argument is about K̃, not Definition 5.3's operator"),
-            Reading("mean-summaries", "The same bound for L-HIDA with weighted-mean summaries "
-                                      "ṽ_k = Σ_i W̃^KA_ik v_i / Σ_i W̃^KA_ik.",
-                    "the nearest operator to Definition 5.3 whose output is a convex combination of values"),
-        ),
+        reading=READING_ERROR, reading_why=READING_WHY_ERROR, alternatives=ALTERNATIVES,
         checks=(
             error_law("error-vs-n", "n", "paper"),
             error_law("error-vs-m", "m", "paper"),

@@ -30,6 +30,13 @@ PROOF = (
     ProofStep("cost", "The per-token attention cost is Θ(1) (1) because only c=Θ(1)c= (1) summaries are "
                       "used."),
 )
+READING = ("On streams of i.i.d. tokens from c well-separated hyperbolic clusters, Definition 5.4's online "
+           "update (η = 1, summaries initialised at the first c tokens) has regret Σ_t f_t(s^(t)) − min_s "
+           "Σ_t f_t(s) = O(Δ² c log T) (f_t(s) = min_k d(k_t, s_k)²), the proof's display with an exact "
+           "comparator (ε_opt = 0); and each token costs Θ(1) work, independent of n.")
+READING_WHY = ("ε_opt is not defined in the text; the proof's own display is a regret O(log T) against "
+               "the best fixed summaries, which the catalogue names; the definition gives no "
+               "initialisation, and the first c tokens are the standard online choice")
 
 C, D, RADIUS, SPREAD = 3, 2, 0.6, 0.2
 R = 6  # replicates of the regret laws (each its own streams)
@@ -96,8 +103,7 @@ def _runs(ctx):
             return operators.poincare_sqdist(x, s).min(-1).values.sum(-1)
 
         lloyd = means(operators.poincare_sqdist(x, means(labels[:, :t])).argmin(-1))
-        cands = [score(lloyd), score(final[:runs]), score(final[runs:])]
-        best.append(torch.stack(cands).min(0).values)
+        best.append(torch.stack([score(lloyd), score(final[:runs]), score(final[runs:])]).min(0).values)
     return online, torch.stack(best, 1)  # (runs, G)
 
 
@@ -141,14 +147,7 @@ CLAIMS = (Claim(
     uses=(Use("georesolver/section-4/karcher-mean",
               "The Poincaré ball with hyperbolic metric is a CAT(0) space, so the Karcher mean (the "
               "minimizer of the sum of squared distances) exists uniquely."),),
-    reading=("On streams of i.i.d. tokens from c well-separated hyperbolic clusters, Definition 5.4's "
-             "online "
-             "update (η = 1, summaries initialised at the first c tokens) has regret Σ_t f_t(s^(t)) − "
-             "min_s Σ_t f_t(s) = O(Δ² c log T) (f_t(s) = min_k d(k_t, s_k)²), the proof's display "
-             "with an exact comparator (ε_opt = 0); and each token costs Θ(1) work, independent of n."),
-    reading_why=("ε_opt is not defined in the text; the proof's own display is a regret O(log T) against "
-                 "the best fixed summaries, which the catalogue names; the definition gives no "
-                 "initialisation, and the first c tokens are the standard online choice"),
+    reading=READING, reading_why=READING_WHY,
     checks=(
         ScalingLaw(name="regret-rate-vs-t", quantity="(R_T − R_T′)/ln(T/T′) (first-c-tokens initialisation)",
                    variable="T", exponent=0.0, order="O", grid=GRID_T, measure=measure_regret_rate,
@@ -168,16 +167,13 @@ CLAIMS = (Claim(
                            "n = 16 … 16384"),
                    tolerance=CO.COUNT, predicted="Θ(1) per token", clause="per-token",
                    controls=(control("a per-token cost growing like √n predicted", exponent=0.5),
-                             control("causal Dense-HIDA (token n attends over the n keys seen) in its place",
-                                     contrast="operator",
-                                     measure=CO.flops_per_dh(CO.causal_dense_token_flops)))),
+                             CO.CAUSAL_DENSE)),
     ),
     time_limit_s=120.0,
-    notes=("Started at one token per cluster instead, the regret on the same streams grows like "
-           "a·ln T + b (measured ≈ 0.32 ln T − 0.3, in the record's informational column), consistent "
-           "with O(log T); that reading is not decided (an additive constant bends a three-decade fit "
-           "by as much as the distinction between log T and T^0.4). "
-           "The update moves a summary by a Euclidean step in ball coordinates (the running coordinate "
-           "mean), not along the geodesic: its fixed point is the cluster's coordinate mean, not its "
-           "Karcher mean, which the comparator uses."),
+    notes=("Started at one token per cluster instead, the regret on the same streams grows like a·ln T + b "
+           "(measured ≈ 0.32 ln T − 0.3, in the record's informational column), consistent with O(log T); "
+           "that reading is not decided (an additive constant bends a three-decade fit by as much as the "
+           "distinction between log T and T^0.4). The update moves a summary by a Euclidean step in ball "
+           "coordinates (the running coordinate mean), not along the geodesic: its fixed point is the "
+           "cluster's coordinate mean, not its Karcher mean, which the comparator uses."),
 ),)

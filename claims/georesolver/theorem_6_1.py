@@ -21,13 +21,22 @@ PROOF = (
     ProofStep("direction", "For the directional component, the quantization error is bounded by: "
                            "‖−^‖2≤2⋅2−b."),
     ProofStep("covering", "This follows from the covering radius of the uniform grid on "
-                          "[−1,1]dh−1[-1,1]^d_h-1 "
-                          "restricted to the sphere."),
+                          "[−1,1]dh−1[-1,1]^d_h-1 restricted to the sphere."),
     ProofStep("radius", "For the radius component: |r−r^|≤2−br,|r- r|≤ 2^-b_r, since the rounding error is "
                         "at most half the bin width."),
     ProofStep("triangle", "Combining via the triangle inequality: ‖r−r^^‖2≤r‖−^‖2+|r−r^|‖^‖2≤2⋅2−b+2−br."),
     ProofStep("squaring", "Squaring gives: ‖−~‖22≤(2⋅2−b+2−br)2≤4(2−b+2−br)."),
 )
+READING = ("For every d_h (tested 4 … 4096), bit widths b, b_r (tested 2 … 8) and every key k with "
+           "‖k‖ < 1: the §6 quantiser as written (each coordinate of u rounded to 2^b levels, the "
+           "radius to 2^{b_r} levels, top code clamped to fit b_r bits) reconstructs k̃ = r̂û with "
+           "‖k − k̃‖² ≤ 4(2^{−b} + 2^{−b_r}).")
+READING_WHY = ("the literal statement: the bound names no dimension, so it is claimed for every "
+               "d_h; keys lie in the ball (r ∈ [0, 1)) as §6 says")
+ALTERNATIVES = (Reading("dimension-aware",
+                        "‖k − k̃‖² ≤ (√d_h·h + 2^{−b_r}(1 + √d_h·h))², h = 1/(2^b − 1): the bound the proof's "
+                        "triangle inequality gives with the per-coordinate error h and ‖û‖ ≤ 1 + √d_h·h.",
+                        "the proof's structure with its covering-radius step corrected for the dimension"),)
 
 DIMS = (4, 16, 64, 256, 1024, 4096)
 BITS = (2, 3, 4, 6, 8)
@@ -148,19 +157,7 @@ def correction(evidence):
 CLAIMS = (Claim(
     id="georesolver/theorem-6.1", label="Theorem 6.1 (HCC Reconstruction Error)", section="§6",
     statement=STATEMENT, kind=Kind.INEQUALITY, derivation=derivation, correction=correction, clauses=CLAUSES,
-    proof_steps=PROOF,
-    reading=("For every d_h (tested 4 … 4096), bit widths b, b_r (tested 2 … 8) and every key k with "
-             "‖k‖ < 1: the §6 quantiser as written (each coordinate of u rounded to 2^b levels, the "
-             "radius to 2^{b_r} levels, top code clamped to fit b_r bits) reconstructs k̃ = r̂û with "
-             "‖k − k̃‖² ≤ 4(2^{−b} + 2^{−b_r})."),
-    reading_why=("the literal statement: the bound names no dimension, so it is claimed for every "
-                 "d_h; keys lie in the ball (r ∈ [0, 1)) as §6 says"),
-    alternatives=(
-        Reading("dimension-aware",
-                "‖k − k̃‖² ≤ (√d_h·h + 2^{−b_r}(1 + √d_h·h))², h = 1/(2^b − 1): the bound the proof's "
-                "triangle inequality gives with the per-coordinate error h and ‖û‖ ≤ 1 + √d_h·h.",
-                "the proof's structure with its covering-radius step corrected for the dimension"),
-    ),
+    proof_steps=PROOF, reading=READING, reading_why=READING_WHY, alternatives=ALTERNATIVES,
     checks=(
         bound("reconstruction-error-bound", "‖k − k̃‖²", "4(2^{−b} + 2^{−b_r})", error_vs_bound(),
               control("the bound divided by 64", contrast="prediction", evaluate=error_vs_bound(1 / 64),

@@ -29,6 +29,13 @@ PROOF = (
     ProofStep("system-fp32", "64dh(dh−1)b+br+32dh=2048130+1024≈1.77×."),
     ProofStep("system-fp16", "48dh(dh−1)b+br+16dh=1536130+512≈2.39×."),
 )
+READING = ("A key cache holding the codes of the §6 quantiser (Theorem 6.1's û, r̂) for n keys occupies "
+           "n((d_h − 1)b + b_r) bits (up to padding to whole bytes), measured from a real bit-packed "
+           "buffer that round-trips the codes exactly, values n·d_h·32 bits; and at d_h = 32, b = 4, "
+           "b_r = 6 such a cache achieves ≈ 8× (keys), ≈ 1.8× (fp32 values), ≈ 2.4× (fp16 values), "
+           "each to half a unit of its last stated digit, with sizes measured from the buffers.")
+READING_WHY = ("the literal statement: the bit count is of the cache that stores the quantiser just "
+               "defined, and the ratios are the theorem's rounded figures")
 
 D_H, B, B_R = 32, 4, 6
 STATED = ((8.0, 0.5), (1.8, 0.05), (2.4, 0.05))  # "≈ 8×", "≈ 1.8×", "≈ 2.4×": half a unit of the last digit
@@ -130,13 +137,7 @@ CLAIMS = (Claim(
     proof_steps=PROOF,
     proof_gap=("the proof derives the ratios from the bit count n((d_h − 1)b + b_r); the count itself "
                "is asserted, not argued"),
-    reading=("A key cache holding the codes of the §6 quantiser (Theorem 6.1's û, r̂) for n keys occupies "
-             "n((d_h − 1)b + b_r) bits (up to padding to whole bytes), measured from a real bit-packed "
-             "buffer that round-trips the codes exactly, values n·d_h·32 bits; and at d_h = 32, b = 4, "
-             "b_r = 6 such a cache achieves ≈ 8× (keys), ≈ 1.8× (fp32 values), ≈ 2.4× (fp16 values), "
-             "each to half a unit of its last stated digit, with sizes measured from the buffers."),
-    reading_why=("the literal statement: the bit count is of the cache that stores the quantiser just "
-                 "defined, and the ratios are the theorem's rounded figures"),
+    reading=READING, reading_why=READING_WHY,
     checks=(
         Relation(name="measured-key-bits", lhs="8 · (bytes of the packed key buffer)", rel="<=",
                  rhs="n((d_h − 1)b + b_r) + 7 (the stated count plus byte padding)", evaluate=measured_bits,

@@ -30,6 +30,9 @@ CLAUSES = (
     Clause("positive", "In particular, for bounded ix_i and gW_g, the lower bound is strictly positive, so "
                        "gradients do not vanish due to gating alone."),
 )
+READING_WHY = ("the displayed inequality with the O(·) read as a constant times ‖W_g‖₂‖x‖₂; 'bounded' "
+               "as the proof reads it: 'λ_min(G_i) > 0 for finite z_k, [so] the lower bound is "
+               "strictly positive for bounded inputs'")
 PROOF_STEPS = (
     ProofStep("chain-rule", "By the chain rule: ∂ℒ∂i=(∂i∂i)⊤∂ℒ∂i."),
     ProofStep("jacobian", "the Jacobian is: ∂i∂i=i+(∂i∂i)i."),
@@ -144,17 +147,10 @@ def _strategy(ctx):
     from hypothesis.extra.numpy import arrays
 
     entries = st.floats(-5, 5, allow_nan=False, width=64)
-
-    def build(drawn):
-        x, w = drawn
-        return {"x": ctx.tensor(x)[None], "w": ctx.tensor(w)[None]}
-
-    def pair(d):
-        return st.tuples(arrays(np.float64, (d,), elements=entries),
-                         arrays(np.float64, (d, d), elements=entries))
-
-    return (st.integers(1, 4).flatmap(pair)
-            .filter(lambda p: np.linalg.norm(p[0]) * np.linalg.norm(p[1], 2) > 1e-6).map(build))
+    pairs = st.integers(1, 4).flatmap(lambda d: st.tuples(arrays(np.float64, (d,), elements=entries),
+                                                          arrays(np.float64, (d, d), elements=entries)))
+    return (pairs.filter(lambda p: np.linalg.norm(p[0]) * np.linalg.norm(p[1], 2) > 1e-6)
+            .map(lambda p: {"x": ctx.tensor(p[0])[None], "w": ctx.tensor(p[1])[None]}))
 
 
 def derivation():
@@ -196,10 +192,7 @@ FAMILY = ("d ∈ {1, 2, 4, 8}: x = r·u, r log-uniform in [1e-3, 10], W_g = s·N
 
 CLAIMS = (Claim(
     id="georesolver/theorem-7.1", label="Theorem 7.1 (HyperGate Gradient Lower Bound)", section="§7",
-    statement=STATEMENT, clauses=CLAUSES, proof_steps=PROOF_STEPS, reading=READING,
-    reading_why=("the displayed inequality with the O(·) read as a constant times ‖W_g‖₂‖x‖₂; 'bounded' "
-                 "as the proof reads it: 'λ_min(G_i) > 0 for finite z_k, [so] the lower bound is "
-                 "strictly positive for bounded inputs'"),
+    statement=STATEMENT, clauses=CLAUSES, proof_steps=PROOF_STEPS, reading=READING, reading_why=READING_WHY,
     kind="inequality", derivation=derivation,
     checks=(
         Relation(name="constant-quarter", lhs="(λ_min(G) − σ_min(∂h/∂x))/(‖W_g‖₂‖x‖₂)", rel="<=",
