@@ -177,11 +177,6 @@ def hida_law(name, variable, exponent, truth, grid, at, family):
                                                    floor=1e-6))
 
 
-def _fits(evidence):
-    return "; ".join(f"{e['name']}: fitted {e['fit']['exponent']:.4f} [{e['fit']['ci'][0]:.4f}, "
-                     f"{e['fit']['ci'][1]:.4f}]" for e in evidence if e["type"] == "scaling")
-
-
 CLAIMS = (Claim(
     id="georesolver/theorem-5.3", label="Theorem 5.3 (Two-Point Hyperbolic PL Inequality)", section="§5.3",
     statement=STATEMENT, clauses=CLAUSES, reading=READING, reading_why=READING_WHY, kind="asymptotic",
@@ -212,7 +207,8 @@ CLAIMS = (Claim(
         "On the geodesic between the keys the loss is Theorem 2.6's in arclength: μ_HIDA = Θ(ε²/Δ_H⁶) "
         "for ε ≪ Δ_H² (≈ 8ε²/Δ_H⁶ at the far key), not Θ(ε²/Δ_H⁴); μ_soft = Θ((Δ_H²/d)e^{−2Δ_H²/√d}), "
         "without ε; their ratio ≍ ε²d·e^{2Δ_H²/√d}/Δ_H⁸, Θ(Δ_H⁻⁴) at fixed Δ_H²/√d. "
-        f"{_fits(evidence)}"),
+        + "; ".join(f"{e['name']}: fitted {e['fit']['exponent']:.4f} [{e['fit']['ci'][0]:.4f}, "
+                    f"{e['fit']['ci'][1]:.4f}]" for e in evidence if e["type"] == "scaling")),
     time_limit_s=60.0,
     notes=("The proof places k₂ = (Δ_H, 0, …) in Euclidean coordinates (which needs Δ_H < 1 and is not "
            "at hyperbolic distance Δ_H) and expands d_H(q, k₁)² = q² + O(q⁴), dropping the factor 4; in "

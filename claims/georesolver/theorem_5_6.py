@@ -66,24 +66,18 @@ def derivation():
     ]
 
 
-def _stream(ctx, runs: int, steps: int):
-    gen = ctx.generator("stream")
-    dirs = torch.randn(runs, C, D, generator=gen, dtype=ctx.dtype)
-    centres = dirs / torch.linalg.vector_norm(dirs, dim=-1, keepdim=True) * RADIUS
-    labels = torch.randint(C, (runs, steps), generator=gen)
-    mu = torch.gather(centres, 1, labels[..., None].expand(-1, -1, D))
-    lam = 2 / (1 - mu.square().sum(-1, keepdim=True))  # tangent noise of Riemannian length ~ SPREAD·√D
-    noise = torch.randn(runs, steps, D, generator=gen, dtype=ctx.dtype) * SPREAD / lam
-    keys = operators.poincare_expmap(mu, noise)
-    return keys, labels
-
-
 def _runs(ctx):
     """Online losses for both initialisations (first c tokens; one token per cluster), batched in one
     loop, and the offline comparator per prefix T of the grid."""
     grid = [int(t) for t in GRID_T(ctx)]
-    runs = ctx.pick(quick=4, full=16)
-    keys, labels = _stream(ctx, runs, grid[-1])
+    runs, gen = ctx.pick(quick=4, full=16), ctx.generator("stream")
+    dirs = torch.randn(runs, C, D, generator=gen, dtype=ctx.dtype)
+    centres = dirs / torch.linalg.vector_norm(dirs, dim=-1, keepdim=True) * RADIUS
+    labels = torch.randint(C, (runs, grid[-1]), generator=gen)
+    mu = torch.gather(centres, 1, labels[..., None].expand(-1, -1, D))
+    lam = 2 / (1 - mu.square().sum(-1, keepdim=True))  # tangent noise of Riemannian length ~ SPREAD·√D
+    noise = torch.randn(runs, grid[-1], D, generator=gen, dtype=ctx.dtype) * SPREAD / lam
+    keys = operators.poincare_expmap(mu, noise)
     first_of = torch.stack([(labels == k).to(torch.int8).argmax(-1) for k in range(C)], dim=1)
     seeded = torch.gather(keys, 1, first_of[..., None].expand(-1, -1, D))
     init = torch.cat([keys[:, :C], seeded])
@@ -97,7 +91,7 @@ def _runs(ctx):
             w = torch.nn.functional.one_hot(assign, C).transpose(1, 2).to(x.dtype)  # (runs, C, t)
             w = torch.where(w.sum(-1, keepdim=True) > 0, w, 1.0)  # an empty cluster: any point set
             return operators.poincare_karcher_mean(x[:, None].expand(-1, C, -1, -1), weights=w, tol=1e-7,
-                                         max_iter=60)
+                                                   max_iter=60)
 
         def score(s, x=x):
             return operators.poincare_sqdist(x, s).min(-1).values.sum(-1)
