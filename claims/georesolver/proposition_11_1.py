@@ -44,9 +44,7 @@ def measure(kind: str, per_log: bool = False):
 
 
 def info_all(ctx, grid):
-    """The other three operators' per-token FLOPs/d_h on the same axes (the one plot of all four), and
-    per token the bytes of each operator's weight row (n, S, m or c float64 entries): informational
-    and deterministic (wall time stays out of the record, which is byte-identical for a seed)."""
+    """The other three operators' per-token FLOPs/d_h on the same axes, and the bytes of each weight row."""
     series = []
     for kind, label in LABELS.items():
         xs = list(C.TOKEN_GRID_16K(ctx)) if kind == "c" else list(grid)

@@ -107,9 +107,7 @@ def _ball(x):
 
 
 def reduction_gap(literal=False):
-    def evaluate(case):
-        """W₁ from operators.hida_attention at q = tanh(s/2)e₁, keys 0 and tanh(Δ_H/2)e₁ (``literal``:
-        the proof's placement k₂ = Δ_H e₁), against the Euclidean two-key W₁ in (s, Δ_H, ε)."""
+    def evaluate(case):  # W₁ at q = tanh(s/2)e₁, keys 0 and tanh(Δ_H/2)e₁ (``literal``: Δ_H e₁)
         ss, dd, e = case["s"], case["delta"], case["eps"]
         k2 = torch.stack([dd, torch.zeros_like(dd)], -1) if literal else _ball(dd)
         keys = torch.stack([torch.zeros_like(k2), k2], dim=-2)  # (B, 2, 2)

@@ -114,8 +114,6 @@ def sample_parts(ctx, gen):  # noqa: ARG001 - small n, where the global tokens c
 
 
 def per_entry(case):
-    """FLOPs of the gather / (n · S), S = max_i |S_i| its real width, against 2(d_h + d_v) (d_h = d_v = 16):
-    the work per index-set entry, counted by FlopCounterMode on meta tensors."""
     lhs = torch.tensor([C.fp_flops(None, n) / (n * C.fp_width(n)) for n in case["n"].tolist()],
                        dtype=torch.float64)
     return lhs, torch.full_like(lhs, 2.0 * (C.D_H + C.D_H)), 0.0
@@ -127,14 +125,10 @@ def sample_entries(ctx, gen):  # noqa: ARG001 - the scaling grid itself
 
 
 def measure_memory(ctx, grid):
-    """Σ_i |S_i| / log₂ n, exhaustive over i."""
     return np.array([C.size_stats(int(n), *C.log_width(int(n)))[1] / math.log2(n) for n in grid])
 
 
 def info_memory(ctx, grid):
-    """Bytes of the sparse pattern (int64 index + bool mask, n·S·9) and of the gathered keys and values
-    (n·S·2d_h·8) at every n, from the real gather width S: informational (deterministic; wall time
-    stays out of the record, which must be byte-identical for a seed)."""
     pairs = [(int(n), C.fp_width(int(n))) for n in grid]
     return {"columns": {"index-set bytes (n·S·9)": [n * s * 9 for n, s in pairs],
                         "gathered operand bytes (n·S·2d_h·8)": [n * s * 2 * C.D_H * 8 for n, s in pairs]}}

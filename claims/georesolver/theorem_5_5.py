@@ -73,7 +73,6 @@ def derivation():
 
 
 def info_memory(ctx, grid):
-    """Bytes of L-HIDA's two weight matrices (2·n·m·8) per n: informational (deterministic)."""
     return {"columns": {"weight bytes (2·n·m·8)": [2 * int(n) * M * 8 for n in grid]}}
 
 

@@ -102,7 +102,6 @@ def _runs(ctx):
 
 
 def measure_regret(which: str):
-    """The regret at each prefix T, the mean over the replicate's runs (4, full 16)."""
     def run(ctx, grid):
         online, best = ctx.cached("runs", lambda: _runs(ctx))
         return np.stack([(online[which][:, : int(t)].sum(-1) - best[:, i]).numpy()
@@ -121,7 +120,6 @@ def measure_regret_rate(ctx, grid):
 
 
 def info_seeded(ctx, grid):
-    """The regret when the summaries start at one token per cluster (same streams): informational."""
     mean = measure_regret("seeded")(ctx, grid)
     return {"columns": {"regret, one token per cluster to start": mean},
             "series": [{"label": "regret, one token per cluster to start", "x": list(grid), "y": mean}]}

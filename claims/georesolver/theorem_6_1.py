@@ -104,7 +104,6 @@ def error_vs_bound(scale: float = 1.0):
 
 
 def corrected(q, x, y, h, d):
-    """(√d_h·h + 2^{−b_r}(1 + √d_h·h))², h = 1/(2^b − 1): from the per-coordinate error and ‖û‖."""
     return (d**0.5 * h + y * (1 + d**0.5 * h)) ** 2
 
 

@@ -98,8 +98,6 @@ def sample_bits(ctx, gen):  # noqa: ARG001 - configurations are a fixed grid; ke
 
 
 def ratio_gap(stated=STATED):
-    """|measured ratio − stated value| against half a unit of the stated value's last digit."""
-
     def evaluate(case):
         lhs, rhs = [], []
         for row, which in zip(_rows(case), case["which"].tolist(), strict=True):

@@ -66,7 +66,6 @@ def _jacobian_parts(case):
 
 
 def ratio_gap(case, constant=C_DERIVED):
-    """(λ_min(G) − σ_min(J))/(‖W_g‖₂‖x‖₂) against the constant C."""
     smin, smax, lam, scale, _ = _jacobian_parts(case)
     lhs = (lam - smin) / scale
     return lhs, torch.full_like(lhs, constant), RATIO_TOL(case["x"].shape[-1] * smax + 1, smin.dtype) / scale
@@ -81,7 +80,6 @@ def nonsingular_gap(case):
 
 
 def paper_diagonal_gap(case):
-    """The proof's (∂h/∂x)_kk = σ(z_k) + σ′(z_k)W_{g,k}ᵀx against torch.func's diagonal (max over k)."""
     x, w = case["x"], case["w"]
     z = (w @ x[..., None])[..., 0]
     s = torch.sigmoid(z)
@@ -122,9 +120,7 @@ def singular_search(ctx, d):
 
 
 def sample(high):
-    """Per d ∈ {1, 2, 4, 8}: x = r·u (u uniform on S^{d−1}, r log-uniform in [1e-3, high]), W_g =
-    s·N(0, 1/d) (s log-uniform in [1e-2, high]); then the singular points found by the ray search
-    (‖x‖₂ ≤ 2, ‖W_g‖₂ ≤ 2)."""
+    """As FAMILY says, with r and s at most ``high``."""
     def draw(ctx, gen):
         batch = ctx.pick(quick=256, full=8192)
         for d in DIMS:
