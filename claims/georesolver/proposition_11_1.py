@@ -1,17 +1,10 @@
-"""GeoResolver §11.3, Proposition 1 (complexity observations for the four HIDA variants).
-
-Per-query-token FLOPs of each operator, counted by FlopCounterMode on meta tensors (``_hida_cost``):
-Dense-HIDA (one-shot Gram form, the same count as the streamed ``hida_attention``'s matmuls),
-FP-HIDA (gather of Definition 5.2's sets, w = g = ⌈log₂n⌉), L-HIDA (Definition 5.3, m = 8 anchors)
-and C-HIDA (one token's attention, assignment and update over c = 8 summaries, counted on the
-operator's real state after n tokens of a stream). The dense check's plot carries all four.
-"""
+"""GeoResolver §11.3, Proposition 1 (complexity observations for the four HIDA variants): per-query-token
+FLOPs counted as ``_hida_cost`` says, Dense-HIDA's in its one-shot Gram form (the same count as the streamed
+``hida_attention``'s matmuls). The dense check's plot carries all four."""
 
 from __future__ import annotations
 
 import math
-
-import numpy as np
 
 from attnaudit.checks import Claim, Clause, Kind, ScalingLaw, control, tolerances
 from attnaudit.claims.georesolver import _hida_cost as C
@@ -27,107 +20,79 @@ CLAUSES = (
     Clause("l", "L-HIDA: complexity (ndh)O(nd_h) with m=Θ(1)m= (1) anchors."),
     Clause("c", "C-HIDA: complexity Θ(1) (1) per token with c=Θ(1)c= (1) summaries."),
 )
+READING = ("Measured per query token: Dense-HIDA's FLOPs/d_h grow like n (Θ(n² d_h) in all); "
+           "FP-HIDA's, divided by log₂ n, grow at most like n⁰ (O(n log n · d_h) in all, w = g = "
+           "⌈log₂ n⌉); L-HIDA's with m = 8 fixed are O(n⁰) (O(n d_h) in all); C-HIDA's with c = 8 "
+           "fixed are Θ(n⁰) (Θ(1) per token).")
+READING_WHY = "the literal statement in one unit (FLOPs per query token) so that one plot shows all four"
 
 M_ANCHORS, C_SUMMARIES = 8, 8
-COUNT = tolerances.Exact("exact integer FLOP counts; only the log-log fit's round-off (1e-9)", value=1e-9)
 DRIFT = tolerances.Systematic(0.13, "a log n prefactor bounded by Theorem 5.4's own bounds (2w + 1 ≤ |S_i| ≤ "
                                     "5⌈log₂n⌉ + 4 keeps |S|/log₂ n in [2, 6] on n ≥ 16): at most "
                                     "ln 3/ln(10⁵/16) = 0.126 on the fitted exponent")
-
-
-grid = C.TOKEN_GRID
-grid_c = C.TOKEN_GRID_16K  # C-HIDA's: n tokens of one stream (the count reads the state after n)
-
-
-def _per_token(kind: str, n: int, ctx) -> float:
-    if kind == "dense":
-        return C.dense_flops(n) / (n * C.D_H)
-    if kind == "fp":
-        return C.fp_flops(ctx, n) / (n * C.D_H)
-    if kind == "l":
-        return C.l_flops(n, M_ANCHORS) / (n * C.D_H)
-    if kind == "causal-dense":
-        return C.causal_dense_token_flops(n) / C.D_H
-    marks = tuple(int(m) for m in grid_c(ctx))
-    return C.c_token_flops(ctx, n, C_SUMMARIES, marks) / C.D_H
-
-
-def measure(kind: str, per_log: bool = False):
-    """FLOPs per query token / d_h of one operator at each n (divided by log₂ n when asked)."""
-    def run(ctx, grid_):
-        return np.array([_per_token(kind, int(n), ctx) / (math.log2(n) if per_log else 1.0) for n in grid_])
-
-    return run
-
-
+COSTS = {"dense": C.dense_flops, "fp": C.fp_flops, "l": lambda ctx, n: C.l_flops(ctx, n, M_ANCHORS),
+         "c": lambda ctx, n: C.c_token_flops(ctx, n, C_SUMMARIES)}
 LABELS = {"fp": "FP-HIDA (w = g = ⌈log₂n⌉)", "l": f"L-HIDA (m = {M_ANCHORS})",
           "c": f"C-HIDA (c = {C_SUMMARIES})"}
 
 
-def info_all(ctx, grid_):
-    """The other three operators' per-token FLOPs/d_h on the same axes (the one plot of all four), and
-    per token the bytes of each operator's weight row (n, S, m or c float64 entries): informational
-    and deterministic (wall time stays out of the record, which is byte-identical for a seed)."""
-    def xs(kind):
-        return list(grid_c(ctx)) if kind == "c" else list(grid_)
+def measure(kind: str, per_log: bool = False):
+    """FLOPs per query token / d_h of one operator at each n (divided by log₂ n when asked): a whole
+    sequence's count divided by n; C-HIDA's is counted per token."""
+    per_token = () if kind == "c" else (float,)
+    return C.flops_per_dh(COSTS[kind], *per_token, *((math.log2,) if per_log else ()))
 
-    series = [{"label": label, "x": xs(kind), "y": [_per_token(kind, int(n), ctx) for n in xs(kind)]}
-              for kind, label in LABELS.items()]
-    columns = {"Dense-HIDA weight bytes/token": [8 * int(n) for n in grid_],
-               "FP-HIDA weight bytes/token": [8 * C.fp_width(ctx, int(n)) for n in grid_],
-               "L-HIDA weight bytes/token": [8 * M_ANCHORS for _ in grid_],
-               "C-HIDA weight bytes/token": [8 * C_SUMMARIES for _ in grid_]}
+
+def info_all(ctx, grid):
+    """The other three operators' per-token FLOPs/d_h on the same axes, and the bytes of each weight row."""
+    series = []
+    for kind, label in LABELS.items():
+        xs = list(C.TOKEN_GRID_16K(ctx)) if kind == "c" else list(grid)
+        series.append({"label": label, "x": xs, "y": list(measure(kind)(ctx, xs))})
+    columns = {"Dense-HIDA weight bytes/token": [8 * int(n) for n in grid],
+               "FP-HIDA weight bytes/token": [8 * C.fp_width(int(n)) for n in grid],
+               "L-HIDA weight bytes/token": [8 * M_ANCHORS for _ in grid],
+               "C-HIDA weight bytes/token": [8 * C_SUMMARIES for _ in grid]}
     return {"columns": columns, "series": series}
 
 
 FAMILY = ("FLOPs per query token / d_h (matmul-type ops counted by FlopCounterMode on meta tensors), "
           f"d_h = d_v = 16, n = 16 … 10⁵; m = {M_ANCHORS} anchors, c = {C_SUMMARIES} summaries")
 
-CLAIMS = (
-    Claim(
-        id="georesolver/proposition-11.1", label="Proposition 1 (Complexity of the HIDA variants)",
-        section="§11.3", statement=STATEMENT, kind=Kind.COMPLEXITY, clauses=CLAUSES,
-        no_derivation="the proposition restates Theorems 5.4–5.6 and Definition 5.1's count; no argument",
-        proof_absent="an observation stated without proof (it cites the operators' definitions)",
-        reading=("Measured per query token: Dense-HIDA's FLOPs/d_h grow like n (Θ(n² d_h) in all); "
-                 "FP-HIDA's, divided by log₂ n, grow at most like n⁰ (O(n log n · d_h) in all, w = g = "
-                 "⌈log₂ n⌉); L-HIDA's with m = 8 fixed are O(n⁰) (O(n d_h) in all); C-HIDA's with c = 8 "
-                 "fixed are Θ(n⁰) (Θ(1) per token)."),
-        reading_why=("the literal statement in one unit (FLOPs per query token) so that one plot shows "
-                     "all four"),
-        checks=(
-            ScalingLaw(
-                name="dense-flops-vs-n",
-                quantity="FLOPs per token / d_h (Dense-HIDA; the other three as labelled)", variable="n",
-                exponent=1.0,
-                order="Θ", grid=grid, measure=measure("dense"), family="Dense-HIDA; " + FAMILY,
-                tolerance=COUNT, predicted="Θ(n² d_h) in all: Θ(n) per token", info=info_all, clause="dense",
-                controls=(control("an O(n log n) total predicted (per token ~ n⁰)", exponent=0.0),)),
-            ScalingLaw(
-                name="fp-flops-vs-n", quantity="FLOPs per token / (d_h log₂ n)", variable="n", exponent=0.0,
-                order="O", grid=grid, measure=measure("fp", per_log=True), family="FP-HIDA; " + FAMILY,
-                tolerance=DRIFT, predicted="O(n log n · d_h) in all: O(log n) per token", clause="fp",
-                controls=(control("Dense-HIDA's count in its place", contrast="operator",
-                                  measure=measure("dense", per_log=True)),)),
-            ScalingLaw(
-                name="l-flops-vs-n", quantity="FLOPs per token / d_h", variable="n", exponent=0.0,
-                order="O", grid=grid, measure=measure("l"), family="L-HIDA; " + FAMILY, tolerance=COUNT,
-                predicted="O(n d_h) in all: O(1) per token", clause="l",
-                controls=(control("FP-HIDA's count in its place", contrast="operator",
-                                  measure=measure("fp")),)),
-            ScalingLaw(
-                name="c-flops-per-token-vs-n", quantity="FLOPs for token n / d_h", variable="n",
-                exponent=0.0, order="Θ", grid=grid_c, measure=measure("c"),
-                family=("C-HIDA, counted on its real state after n = 16 … 16384 tokens of one stream; "
-                        + FAMILY),
-                tolerance=COUNT, predicted="Θ(1) per token", clause="c",
-                controls=(control("a cost growing like √n per token predicted", exponent=0.5),
-                          control("causal Dense-HIDA (token n attends over the n keys seen) in its place",
-                                  contrast="operator", measure=measure("causal-dense")))),
-        ),
-        time_limit_s=60.0,
-        notes=("The counts are exact (FLOPs of matmul-type ops; the elementwise work per query–key pair is "
-               "O(1) and proportional to the same pair count). FP-HIDA's per-token count is "
-               "2S(d_h + d_v) with S = max_i |S_i| the real gather width. Wall time is informational."),
+CLAIMS = (Claim(
+    id="georesolver/proposition-11.1", label="Proposition 1 (Complexity of the HIDA variants)",
+    section="§11.3", statement=STATEMENT, kind=Kind.COMPLEXITY, clauses=CLAUSES,
+    no_derivation="the proposition restates Theorems 5.4–5.6 and Definition 5.1's count; no argument",
+    proof_absent="an observation stated without proof (it cites the operators' definitions)",
+    reading=READING, reading_why=READING_WHY,
+    checks=(
+        ScalingLaw(name="dense-flops-vs-n", variable="n", exponent=1.0, order="Θ",
+                   quantity="FLOPs per token / d_h (Dense-HIDA; the other three as labelled)",
+                   grid=C.TOKEN_GRID, measure=measure("dense"), family="Dense-HIDA; " + FAMILY,
+                   tolerance=C.COUNT, predicted="Θ(n² d_h) in all: Θ(n) per token", info=info_all,
+                   clause="dense",
+                   controls=(control("an O(n log n) total predicted (per token ~ n⁰)", exponent=0.0),)),
+        ScalingLaw(name="fp-flops-vs-n", quantity="FLOPs per token / (d_h log₂ n)", variable="n",
+                   exponent=0.0, order="O", grid=C.TOKEN_GRID, measure=measure("fp", per_log=True),
+                   family="FP-HIDA; " + FAMILY, tolerance=DRIFT, clause="fp",
+                   predicted="O(n log n · d_h) in all: O(log n) per token",
+                   controls=(control("Dense-HIDA's count in its place", contrast="operator",
+                                     measure=measure("dense", per_log=True)),)),
+        ScalingLaw(name="l-flops-vs-n", quantity="FLOPs per token / d_h", variable="n", exponent=0.0,
+                   order="O", grid=C.TOKEN_GRID, measure=measure("l"), family="L-HIDA; " + FAMILY,
+                   tolerance=C.COUNT, predicted="O(n d_h) in all: O(1) per token", clause="l",
+                   controls=(control("FP-HIDA's count in its place", contrast="operator",
+                                     measure=measure("fp")),)),
+        ScalingLaw(name="c-flops-per-token-vs-n", quantity="FLOPs for token n / d_h", variable="n",
+                   exponent=0.0, order="Θ", grid=C.TOKEN_GRID_16K, measure=measure("c"),
+                   tolerance=C.COUNT, predicted="Θ(1) per token", clause="c",
+                   family="C-HIDA, counted on its real state after n = 16 … 16384 tokens of one stream; "
+                          + FAMILY,
+                   controls=(control("a cost growing like √n per token predicted", exponent=0.5),
+                             C.CAUSAL_DENSE)),
     ),
-)
+    time_limit_s=60.0,
+    notes=("The counts are exact (FLOPs of matmul-type ops; the elementwise work per query–key pair is "
+           "O(1) and proportional to the same pair count). FP-HIDA's per-token count is "
+           "2S(d_h + d_v) with S = max_i |S_i| the real gather width. Wall time is informational."),
+),)

@@ -11,25 +11,10 @@ import numpy as np
 import sympy as sp
 import torch
 
-from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    Relation,
-    ScalingLaw,
-    Use,
-    control,
-    grids,
-    sampling,
-    symbolic,
-    tolerances,
-)
+from attnaudit import operators, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Relation, ScalingLaw, Use, control, grids
 from attnaudit.checks.fitting import closed_form_bias
 from attnaudit.claims.georesolver import _two_key as tk
-
-# ══ the statement, as the paper gives it, and the reading tested ══
 
 STATEMENT = (r"\text{For the two-key loss with keys separated by } \Delta_{\mathbb H}>0:\ "
              r"\mu_{\mathrm{HIDA}}=\Theta(\varepsilon^2/\Delta_{\mathbb H}^4),\ \mu_{\mathrm{soft}}="
@@ -50,7 +35,6 @@ READING = ("Keys k₁ = 0 and k₂ at hyperbolic distance Δ_H (Möbius invarian
 READING_WHY = ("the proof's setting ('q on the geodesic'), whose second expansion d_H(q,k₂)² = Δ_H² − "
                "2Δ_H q + q² is exact in arclength; 'the same expansion as Theorem 2' makes μ_soft the "
                "Euclidean two-key softmax constant")
-# The proof, in source order. It argues μ_HIDA only; μ_soft and the ratio ('Thus') are not argued.
 PROOF = (
     ProofStep("placement", "we may place 1=0k_1=0 and 2=(Δℍ,0,…,0)"),
     ProofStep("expansion-k1", "dℍ(q,1)2=q2+(q4)"),
@@ -59,8 +43,6 @@ PROOF = (
     ProofStep("curvature", "W1′(0)=−4ε/Δℍ4+(ε2/Δℍ6)"),
     ProofStep("conclusion", "and hence μHIDA=Θ(ε2/Δℍ4)"),
 )
-
-# ══ the mathematics ══
 
 q, s, a, b, eps, delta, dim = sp.symbols("q s a b epsilon Delta_H d", positive=True)
 N_, M_ = s**2 + eps, (s - delta) ** 2 + eps
@@ -74,8 +56,6 @@ EPS_FIXED, SOFT_D, RATIO_EPS = 1e-6, 16.0, 1e-4
 
 
 def derivation():
-    """The proof's steps in source order (q the ball coordinate of its placement), then the suite's
-    reduction to arclength and the statement's steps."""
     loss = (1 - W1) ** 2  # y = v₁ = 1, v₂ = 0: L = W₂²
     at_far_key = sp.factor((sp.diff(loss, s) ** 2 / (2 * (loss - loss.subs(s, 0)))).subs(s, delta))
     return [
@@ -117,22 +97,17 @@ def derivation():
     ]
 
 
-# ── the reduction, through the operator ──
-
 REDUCE_TOL = tolerances.Roundoff(
     condition="2cosh²(Δ_H/2)·(s/N + (Δ_H − s)/M) + 8: the coordinates tanh(·/2) are rounded, which moves "
               "d_H by u/(1 − tanh) ≤ 2u·cosh²(Δ_H/2), and W₁ responds with relative weight 2d/D per distance")
 
 
 def _ball(x):
-    """tanh(x/2)·e₁ in R², batched."""
-    return torch.stack([torch.tanh(x / 2), torch.zeros_like(x)], dim=-1)
+    return torch.stack([torch.tanh(x / 2), torch.zeros_like(x)], dim=-1)  # tanh(x/2)·e₁ in R²
 
 
 def reduction_gap(literal=False):
-    def evaluate(case):
-        """W₁ from operators.hida_attention at q = tanh(s/2)e₁, keys 0 and tanh(Δ_H/2)e₁ (``literal``:
-        the proof's placement k₂ = Δ_H e₁), against the Euclidean two-key W₁ in (s, Δ_H, ε)."""
+    def evaluate(case):  # W₁ at q = tanh(s/2)e₁, keys 0 and tanh(Δ_H/2)e₁ (``literal``: Δ_H e₁)
         ss, dd, e = case["s"], case["delta"], case["eps"]
         k2 = torch.stack([dd, torch.zeros_like(dd)], -1) if literal else _ball(dd)
         keys = torch.stack([torch.zeros_like(k2), k2], dim=-2)  # (B, 2, 2)
@@ -156,22 +131,10 @@ def sample_reduction(ctx, gen, highs=(0.95, 20.0)):
                "eps": sampling.log_uniform(ctx, gen, batch, low=1e-6, high=1.0) * dd.square()}
 
 
-# ── the PL constants: what each law measures ──
-
-
 EPS_GRID, DELTA_GRID, RATIO_GRID = (grids.log_grid(low, high, **LAW_POINTS)
                                     for low, high in ((1e-7, 1e-3), (0.1, 100.0), (1.0, 1000.0)))
-
-
-def mu_hida_along(along_eps):
-    """μ_HIDA at Δ_H = 1 along ε, or at ε = EPS_FIXED along Δ_H."""
-
-    def measure(ctx, grid):
-        g = ctx.tensor(grid)
-        e, d = (g, torch.ones_like(g)) if along_eps else (torch.full_like(g, EPS_FIXED), g)
-        return tk.mu_key1("IDA", e, d, ctx.pick(**PL_POINTS)).cpu().numpy()
-
-    return measure
+# z = e^{Δ_H²/√d} for Δ_H²/√d uniform in [4, 20]
+GAP_GRID = grids.per_profile(**{p: np.exp(np.linspace(4.0, 20.0, k)) for p, k in LAW_POINTS.items()})
 
 
 def mu_soft_over_paper(ctx, z):
@@ -188,93 +151,66 @@ def ratio_along_delta(ctx, grid):
             / tk.mu_key1("SOFTMAX", ctx.tensor(grid**4 / 64.0), dl, points)).cpu().numpy()
 
 
-# z = e^{Δ_H²/√d} for Δ_H²/√d uniform in [4, 20]
-GAP_GRID = grids.per_profile(**{p: np.exp(np.linspace(4.0, 20.0, k)) for p, k in LAW_POINTS.items()})
-
-
 FIT_TOL = tolerances.Systematic(0.05, "pre-asymptotic curvature of the exact constant across the grid "
                                       "(ε ≪ Δ_H², Δ_H²/√d ≥ 4) and Θ's bounded factor")
 
 
-def _hida_fit(along_eps):
-    """μ_HIDA's exponent tolerance: the fit bias of its exact value 8ε²(Δ_H²+ε)²/(Δ_H²+2ε)⁵ (the PL
-    ratio at the far key) against its true exponent, 2 in ε or −6 in Δ_H, over both profiles' grids."""
-    def exact(g):
-        e, d = (g, 1.0) if along_eps else (EPS_FIXED, g)
-        return 8 * e**2 * (d**2 + e) ** 2 / (d**2 + 2 * e) ** 5
-
+def hida_law(name, variable, exponent, truth, grid, at, family):
+    """μ_HIDA on the geodesic at (ε, Δ_H) = at(grid); its exponent tolerance the fit bias of its exact value
+    8ε²(Δ_H²+ε)²/(Δ_H²+2ε)⁵ (the PL ratio at the far key) against its true exponent, over both profiles'
+    grids."""
     def bias():
-        return max((closed_form_bias(g, exact(g), 2.0 if along_eps else -6.0)
-                    for g in (EPS_GRID if along_eps else DELTA_GRID).profiles), key=abs)
+        biases = []
+        for g in grid.profiles:
+            e, d = at(g)
+            biases.append(closed_form_bias(g, 8 * e**2 * (d**2 + e) ** 2 / (d**2 + 2 * e) ** 5, truth))
+        return max(biases, key=abs)
 
-    return tolerances.FitBias(bias, f"8ε²(Δ_H²+ε)²/(Δ_H²+2ε)⁵ on the {'ε' if along_eps else 'Δ_H'} grid",
-                              floor=1e-6)
+    def measure(ctx, g):
+        return tk.mu_key1("IDA", *at(ctx.tensor(g)), ctx.pick(**PL_POINTS)).cpu().numpy()
+
+    return ScalingLaw(name=name, quantity="μ_HIDA on the geodesic", variable=variable, exponent=exponent,
+                      order="Θ", grid=grid, measure=measure, family=family, clause="mu-hida",
+                      tolerance=tolerances.FitBias(bias, f"8ε²(Δ_H²+ε)²/(Δ_H²+2ε)⁵ on the {variable} grid",
+                                                   floor=1e-6))
 
 
-def _fits(evidence):
-    return "; ".join(f"{e['name']}: fitted {e['fit']['exponent']:.4f} [{e['fit']['ci'][0]:.4f}, "
-                     f"{e['fit']['ci'][1]:.4f}]" for e in evidence if e["type"] == "scaling")
-
-
-# ══ the claim ══
-
-CLAIMS = (
-    Claim(
-        id="georesolver/theorem-5.3", label="Theorem 5.3 (Two-Point Hyperbolic PL Inequality)",
-        section="§5.3",
-        statement=STATEMENT,
-        clauses=CLAUSES,
-        reading=READING,
-        reading_why=READING_WHY,
-        kind=Kind.ASYMPTOTIC, derivation=derivation,
-        proof_steps=PROOF,
-        uses=(
-            Use("georesolver/theorem-2.6/ida",
-                "Substituting these into the attention weight formula and following the same expansion as "
-                "Theorem 2"),
-        ),
-        proof_gap="the proof argues μ_HIDA only; μ_soft and the ratio ('Thus') are not argued",
-        checks=(
-            Relation(name="geodesic-reduction", lhs="W₁ by operators.hida_attention on the ball",
-                     rel="==", rhs="the Euclidean two-key W₁(s; Δ_H, ε)", evaluate=reduction_gap(),
-                     sample=sample_reduction, tolerance=REDUCE_TOL, sampler=sample_reduction.__doc__,
-                     role="derivation",
-                     controls=(control("the proof's placement k₂ = Δ_H e₁ (Euclidean coordinate)",
-                                       contrast="hypothesis", hypothesis="the keys are at hyperbolic "
-                                                                         "distance Δ_H",
-                                       evaluate=reduction_gap(literal=True),
-                                       sample=lambda ctx, gen: sample_reduction(ctx, gen, (0.95,))),)),
-            ScalingLaw(name="pl-hida-vs-eps", quantity="μ_HIDA on the geodesic", variable="ε", exponent=2.0,
-                       order="Θ", grid=EPS_GRID, measure=mu_hida_along(True),
-                       tolerance=_hida_fit(True),
-                       family="Δ_H = 1, ε ∈ [1e-7, 1e-3]; μ an infimum over s (grid + refinement)",
-                       clause="mu-hida"),
-            ScalingLaw(name="pl-hida-vs-delta", quantity="μ_HIDA on the geodesic", variable="Δ_H",
-                       exponent=-4.0, order="Θ", grid=DELTA_GRID, measure=mu_hida_along(False),
-                       tolerance=_hida_fit(False),
-                       family=f"ε = {EPS_FIXED:g}, Δ_H ∈ [0.1, 100]; μ an infimum over s",
-                       clause="mu-hida"),
-            ScalingLaw(name="pl-soft-vs-gap", quantity="μ_soft/(e^{−Δ_H²/√d}/Δ_H²)", variable="e^{Δ_H²/√d}",
-                       exponent=0.0, order="Θ", grid=GAP_GRID, measure=mu_soft_over_paper,
-                       tolerance=FIT_TOL, clause="mu-soft",
-                       family=(f"d = {SOFT_D:g}, Δ_H = (√d·ln z)^{{1/2}}, Δ_H²/√d ∈ [4, 20]; "
-                               "μ an infimum over s")),
-            ScalingLaw(name="ratio-vs-delta", quantity="μ_HIDA/μ_soft", variable="Δ_H", exponent=-2.0,
-                       order="Ω", grid=RATIO_GRID, measure=ratio_along_delta, tolerance=FIT_TOL,
-                       clause="ratio",
-                       family=(f"ε = {RATIO_EPS:g}, d = Δ_H⁴/64 (Δ_H²/√d = 8), Δ_H ∈ [1, 1000]; "
-                               "infima over s")),
-        ),
-        correction=lambda evidence: (
-            "On the geodesic between the keys the loss is Theorem 2.6's in arclength: μ_HIDA = Θ(ε²/Δ_H⁶) "
-            "for ε ≪ Δ_H² (≈ 8ε²/Δ_H⁶ at the far key), not Θ(ε²/Δ_H⁴); μ_soft = Θ((Δ_H²/d)e^{−2Δ_H²/√d}), "
-            "without ε; their ratio ≍ ε²d·e^{2Δ_H²/√d}/Δ_H⁸, Θ(Δ_H⁻⁴) at fixed Δ_H²/√d. "
-            f"{_fits(evidence)}"),
-        time_limit_s=60.0,
-        notes=("The proof places k₂ = (Δ_H, 0, …) in Euclidean coordinates (which needs Δ_H < 1 and is not "
-               "at hyperbolic distance Δ_H) and expands d_H(q, k₁)² = q² + O(q⁴), dropping the factor 4; in "
-               "arclength both expansions are exact and the problem is Theorem 2.6's, whose W₁′(0) = 0 "
-               "step is false here too. The ratio is tested along Δ_H at fixed Δ_H²/√d "
-               "(theorem-2.6/ratio tests the Euclidean instance, the same computation, along d and ε too)."),
+CLAIMS = (Claim(
+    id="georesolver/theorem-5.3", label="Theorem 5.3 (Two-Point Hyperbolic PL Inequality)", section="§5.3",
+    statement=STATEMENT, clauses=CLAUSES, reading=READING, reading_why=READING_WHY, kind="asymptotic",
+    derivation=derivation, proof_steps=PROOF,
+    uses=(Use("georesolver/theorem-2.6/ida", "Substituting these into the attention weight formula and "
+                                             "following the same expansion as Theorem 2"),),
+    proof_gap="the proof argues μ_HIDA only; μ_soft and the ratio ('Thus') are not argued",
+    checks=(
+        Relation(name="geodesic-reduction", lhs="W₁ by operators.hida_attention on the ball", rel="==",
+                 rhs="the Euclidean two-key W₁(s; Δ_H, ε)", evaluate=reduction_gap(), sample=sample_reduction,
+                 tolerance=REDUCE_TOL, role="derivation", controls=(control(
+                     "the proof's placement k₂ = Δ_H e₁ (Euclidean coordinate)", contrast="hypothesis",
+                     hypothesis="the keys are at hyperbolic distance Δ_H", evaluate=reduction_gap(True),
+                     sample=lambda ctx, gen: sample_reduction(ctx, gen, (0.95,))),)),
+        hida_law("pl-hida-vs-eps", "ε", 2.0, 2.0, EPS_GRID, lambda g: (g, 0 * g + 1.0),
+                 "Δ_H = 1, ε ∈ [1e-7, 1e-3]; μ an infimum over s (grid + refinement)"),
+        hida_law("pl-hida-vs-delta", "Δ_H", -4.0, -6.0, DELTA_GRID, lambda g: (0 * g + EPS_FIXED, g),
+                 f"ε = {EPS_FIXED:g}, Δ_H ∈ [0.1, 100]; μ an infimum over s"),
+        ScalingLaw(name="pl-soft-vs-gap", quantity="μ_soft/(e^{−Δ_H²/√d}/Δ_H²)", variable="e^{Δ_H²/√d}",
+                   exponent=0.0, order="Θ", grid=GAP_GRID, measure=mu_soft_over_paper, tolerance=FIT_TOL,
+                   clause="mu-soft",
+                   family=f"d = {SOFT_D:g}, Δ_H = (√d·ln z)^{{1/2}}, Δ_H²/√d ∈ [4, 20]; μ an infimum over s"),
+        ScalingLaw(name="ratio-vs-delta", quantity="μ_HIDA/μ_soft", variable="Δ_H", exponent=-2.0, order="Ω",
+                   grid=RATIO_GRID, measure=ratio_along_delta, tolerance=FIT_TOL, clause="ratio",
+                   family=f"ε = {RATIO_EPS:g}, d = Δ_H⁴/64 (Δ_H²/√d = 8), Δ_H ∈ [1, 1000]; infima over s"),
     ),
-)
+    correction=lambda evidence: (
+        "On the geodesic between the keys the loss is Theorem 2.6's in arclength: μ_HIDA = Θ(ε²/Δ_H⁶) "
+        "for ε ≪ Δ_H² (≈ 8ε²/Δ_H⁶ at the far key), not Θ(ε²/Δ_H⁴); μ_soft = Θ((Δ_H²/d)e^{−2Δ_H²/√d}), "
+        "without ε; their ratio ≍ ε²d·e^{2Δ_H²/√d}/Δ_H⁸, Θ(Δ_H⁻⁴) at fixed Δ_H²/√d. "
+        + "; ".join(f"{e['name']}: fitted {e['fit']['exponent']:.4f} [{e['fit']['ci'][0]:.4f}, "
+                    f"{e['fit']['ci'][1]:.4f}]" for e in evidence if e["type"] == "scaling")),
+    time_limit_s=60.0,
+    notes=("The proof places k₂ = (Δ_H, 0, …) in Euclidean coordinates (which needs Δ_H < 1 and is not "
+           "at hyperbolic distance Δ_H) and expands d_H(q, k₁)² = q² + O(q⁴), dropping the factor 4; in "
+           "arclength both expansions are exact and the problem is Theorem 2.6's, whose W₁′(0) = 0 "
+           "step is false here too. The ratio is tested along Δ_H at fixed Δ_H²/√d "
+           "(theorem-2.6/ratio tests the Euclidean instance, the same computation, along d and ε too)."),
+),)

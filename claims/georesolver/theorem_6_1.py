@@ -1,10 +1,6 @@
-"""GeoResolver §6, Theorem 6.1 (HCC reconstruction error).
-
-The quantiser of §6 as written (``operators.hcc``): each of the d_h coordinates of u = k/‖k‖ is
-rounded to 2^b levels on [−1, 1], the radius to 2^{b_r} levels (its top code clamped so that it
-fits b_r bits). Per coordinate the rounding error is at most h = 1/(2^b − 1), so ‖u − û‖ can
-reach √d_h·h: the proof's ‖u − û‖ ≤ 2·2^{−b} ignores the dimension, and so does the theorem.
-"""
+"""GeoResolver §6, Theorem 6.1 (HCC reconstruction error), the §6 quantiser as written (``operators.hcc``).
+Per coordinate the rounding error is at most h = 1/(2^b − 1), so ‖u − û‖ can reach √d_h·h: the proof's ‖u − û‖
+≤ 2·2^{−b} ignores the dimension, and so does the theorem."""
 
 from __future__ import annotations
 
@@ -25,13 +21,22 @@ PROOF = (
     ProofStep("direction", "For the directional component, the quantization error is bounded by: "
                            "‖−^‖2≤2⋅2−b."),
     ProofStep("covering", "This follows from the covering radius of the uniform grid on "
-                          "[−1,1]dh−1[-1,1]^d_h-1 "
-                          "restricted to the sphere."),
+                          "[−1,1]dh−1[-1,1]^d_h-1 restricted to the sphere."),
     ProofStep("radius", "For the radius component: |r−r^|≤2−br,|r- r|≤ 2^-b_r, since the rounding error is "
                         "at most half the bin width."),
     ProofStep("triangle", "Combining via the triangle inequality: ‖r−r^^‖2≤r‖−^‖2+|r−r^|‖^‖2≤2⋅2−b+2−br."),
     ProofStep("squaring", "Squaring gives: ‖−~‖22≤(2⋅2−b+2−br)2≤4(2−b+2−br)."),
 )
+READING = ("For every d_h (tested 4 … 4096), bit widths b, b_r (tested 2 … 8) and every key k with "
+           "‖k‖ < 1: the §6 quantiser as written (each coordinate of u rounded to 2^b levels, the "
+           "radius to 2^{b_r} levels, top code clamped to fit b_r bits) reconstructs k̃ = r̂û with "
+           "‖k − k̃‖² ≤ 4(2^{−b} + 2^{−b_r}).")
+READING_WHY = ("the literal statement: the bound names no dimension, so it is claimed for every "
+               "d_h; keys lie in the ball (r ∈ [0, 1)) as §6 says")
+ALTERNATIVES = (Reading("dimension-aware",
+                        "‖k − k̃‖² ≤ (√d_h·h + 2^{−b_r}(1 + √d_h·h))², h = 1/(2^b − 1): the bound the proof's "
+                        "triangle inequality gives with the per-coordinate error h and ‖û‖ ≤ 1 + √d_h·h.",
+                        "the proof's structure with its covering-radius step corrected for the dimension"),)
 
 DIMS = (4, 16, 64, 256, 1024, 4096)
 BITS = (2, 3, 4, 6, 8)
@@ -62,83 +67,44 @@ def derivation():
 
 
 def _quantities(case):
+    """‖k − k̃‖², ‖k − k̃‖, ‖u − û‖, |r − r̂|, ‖û‖ and r of each key, quantised per (b, b_r) by operators.hcc."""
     k, b, b_r = case["k"], case["b"], case["b_r"]
-    out = {}
+    r = torch.linalg.vector_norm(k, dim=-1)
+    u = k / r[:, None]
+    q = {key: torch.empty_like(r) for key in ("err", "u_err", "r_err", "u_norm")} | {"r": r}
     for bits in b.unique().tolist():
         for rbits in b_r.unique().tolist():
             sel = (b == bits) & (b_r == rbits)
             if not bool(sel.any()):
                 continue
             direction, radius = operators.hcc.hcc_quantize(k[sel], b=int(bits), b_r=int(rbits))
-            out[(bits, rbits)] = (sel, direction, radius)
-    r = torch.linalg.vector_norm(k, dim=-1)
-    u = k / r[:, None]
-    err, u_err, r_err, u_norm = (torch.empty_like(r) for _ in range(4))
-    for (bits, rbits), (sel, direction, radius) in out.items():
-        u_hat = direction.to(k.dtype) / (2**bits - 1) * 2 - 1
-        r_hat = radius.to(k.dtype) / 2**rbits
-        err[sel] = (k[sel] - r_hat[:, None] * u_hat).square().sum(-1)
-        u_err[sel] = torch.linalg.vector_norm(u[sel] - u_hat, dim=-1)
-        r_err[sel] = (r[sel] - r_hat).abs()
-        u_norm[sel] = torch.linalg.vector_norm(u_hat, dim=-1)
-    return err, u_err, r_err, u_norm, r
+            u_hat = direction.to(k.dtype) / (2**bits - 1) * 2 - 1
+            r_hat = radius.to(k.dtype) / 2**rbits
+            q["err"][sel] = (k[sel] - r_hat[:, None] * u_hat).square().sum(-1)
+            q["u_err"][sel] = torch.linalg.vector_norm(u[sel] - u_hat, dim=-1)
+            q["r_err"][sel] = (r[sel] - r_hat).abs()
+            q["u_norm"][sel] = torch.linalg.vector_norm(u_hat, dim=-1)
+    return q | {"dist": q["err"].sqrt()}
 
 
-def _tol(case):
-    return TOL(case["k"].shape[-1], case["k"].dtype)
+def gap(lhs, rhs):
+    """An evaluate: the quantity q[lhs] against rhs(q, 2^{−b}, 2^{−b_r}, h = 1/(2^b − 1), d_h), with the
+    round-off tolerance of d_h squares."""
+    def evaluate(case):
+        k = case["k"]
+        b, b_r = case["b"].to(k.dtype), case["b_r"].to(k.dtype)
+        q = _quantities(case)
+        return q[lhs], rhs(q, 2.0**-b, 2.0**-b_r, 1 / (2.0**b - 1), k.shape[-1]), TOL(k.shape[-1], k.dtype)
+
+    return evaluate
 
 
 def error_vs_bound(scale: float = 1.0):
-    def evaluate(case):
-        err = _quantities(case)[0]
-        bound = 4 * (2.0 ** -case["b"].to(err.dtype) + 2.0 ** -case["b_r"].to(err.dtype))
-        return err, scale * bound, _tol(case) * bound.new_ones(())
-    return evaluate
+    return gap("err", lambda q, x, y, h, d: scale * (4 * (x + y)))
 
 
-def _corrected_bound(case):
-    """(√d_h·h + 2^{−b_r}(1 + √d_h·h))², h = 1/(2^b − 1): from the per-coordinate error and ‖û‖."""
-    d = case["k"].shape[-1]
-    h = 1 / (2.0 ** case["b"].to(case["k"].dtype) - 1)
-    return (d**0.5 * h + 2.0 ** -case["b_r"].to(h.dtype) * (1 + d**0.5 * h)) ** 2
-
-
-def corrected(case):
-    err = _quantities(case)[0]
-    return err, _corrected_bound(case), _tol(case) * err.new_ones(())
-
-
-def direction_step(case):
-    u_err = _quantities(case)[1]
-    return u_err, 2 * 2.0 ** -case["b"].to(u_err.dtype), _tol(case) * u_err.new_ones(())
-
-
-def radius_step(scale: float = 1.0):
-    def evaluate(case):
-        r_err = _quantities(case)[2]
-        return r_err, scale * 2.0 ** -case["b_r"].to(r_err.dtype), _tol(case) * r_err.new_ones(())
-    return evaluate
-
-
-def triangle_step(drop_radius_term: bool = False):
-    """‖k − k̃‖ ≤ r‖u − û‖ + |r − r̂|‖û‖ (the proof's triangle inequality)."""
-
-    def evaluate(case):
-        err, u_err, r_err, u_norm, r = _quantities(case)
-        rhs = r * u_err + (0.0 if drop_radius_term else 1.0) * r_err * u_norm
-        return err.sqrt(), rhs, _tol(case) * err.new_ones(())
-
-    return evaluate
-
-
-def unit_u_hat(case):
-    """‖û‖ ≤ 1, which the proof's last bound uses (|r − r̂|‖û‖ ≤ 2^{−b_r})."""
-    u_norm = _quantities(case)[3]
-    return u_norm, torch_ones_like(u_norm), _tol(case) * u_norm.new_ones(())
-
-
-def torch_ones_like(t):
-    return t.new_ones(t.shape)
+def corrected(q, x, y, h, d):
+    return (d**0.5 * h + y * (1 + d**0.5 * h)) ** 2
 
 
 def sample(ctx, gen):
@@ -172,6 +138,12 @@ SAMPLER = (f"d_h ∈ {DIMS}; b, b_r uniform on {BITS}; per d_h 64 (full 512) ran
            "direction, r uniform on [0, 1)) and as many adversarial keys (coordinates of u at bin "
            "midpoints, r at the radius clamp's edge)")
 
+
+def bound(name, lhs, rhs, evaluate, *controls, **kw):
+    return Relation(name=name, lhs=lhs, rel="<=", rhs=rhs, evaluate=evaluate, sample=sample, tolerance=TOL,
+                    sampler=SAMPLER, controls=controls, **kw)
+
+
 def correction(evidence):
     ev = next(e for e in evidence if e["name"] == "reconstruction-error-bound")
     if ev["status"] != "disagrees":
@@ -181,61 +153,33 @@ def correction(evidence):
             "the large-d_h ones.")
 
 
-CLAIMS = (
-    Claim(
-        id="georesolver/theorem-6.1", label="Theorem 6.1 (HCC Reconstruction Error)", section="§6",
-        statement=STATEMENT, kind=Kind.INEQUALITY, derivation=derivation, correction=correction,
-        clauses=CLAUSES, proof_steps=PROOF,
-        reading=("For every d_h (tested 4 … 4096), bit widths b, b_r (tested 2 … 8) and every key k with "
-                 "‖k‖ < 1: the §6 quantiser as written (each coordinate of u rounded to 2^b levels, the "
-                 "radius to 2^{b_r} levels, top code clamped to fit b_r bits) reconstructs k̃ = r̂û with "
-                 "‖k − k̃‖² ≤ 4(2^{−b} + 2^{−b_r})."),
-        reading_why=("the literal statement: the bound names no dimension, so it is claimed for every "
-                     "d_h; keys lie in the ball (r ∈ [0, 1)) as §6 says"),
-        alternatives=(
-            Reading("dimension-aware",
-                    "‖k − k̃‖² ≤ (√d_h·h + 2^{−b_r}(1 + √d_h·h))², h = 1/(2^b − 1): the bound the proof's "
-                    "triangle inequality gives with the per-coordinate error h and ‖û‖ ≤ 1 + √d_h·h.",
-                    "the proof's structure with its covering-radius step corrected for the dimension"),
-        ),
-        checks=(
-            Relation(
-                name="reconstruction-error-bound", lhs="‖k − k̃‖²", rel="<=", rhs="4(2^{−b} + 2^{−b_r})",
-                evaluate=error_vs_bound(), sample=sample, tolerance=TOL, sampler=SAMPLER,
-                controls=(control("the bound divided by 64", contrast="prediction",
-                                  evaluate=error_vs_bound(1 / 64),
-                                  rhs="4(2^{−b} + 2^{−b_r})/64"),)),
-            Relation(
-                name="dimension-aware-bound", lhs="‖k − k̃‖²", rel="<=",
-                rhs="(√d_h·h + 2^{−b_r}(1 + √d_h·h))², h = 1/(2^b − 1)", reading="dimension-aware",
-                evaluate=corrected, sample=sample, tolerance=TOL, sampler=SAMPLER,
-                controls=(control("the paper's dimension-free bound in its place", contrast="prediction",
-                                  evaluate=error_vs_bound(), rhs="4(2^{−b} + 2^{−b_r})"),)),
-            Relation(
-                name="direction-step", lhs="‖u − û‖", rel="<=", rhs="2·2^{−b}", role="proof",
-                step="direction",
-                evaluate=direction_step, sample=sample, tolerance=TOL, sampler=SAMPLER),
-            Relation(
-                name="triangle-step", lhs="‖k − k̃‖", rel="<=", rhs="r‖u − û‖ + |r − r̂|‖û‖", role="proof",
-                step="triangle",
-                evaluate=triangle_step(), sample=sample, tolerance=TOL, sampler=SAMPLER,
-                controls=(control("the radius term left out", contrast="prediction",
-                                  evaluate=triangle_step(True),
-                                  rhs="r‖u − û‖"),)),
-            Relation(
-                name="unit-u-hat", lhs="‖û‖", rel="<=", rhs="1 (used to bound |r − r̂|‖û‖ by 2^{−b_r})",
-                role="proof", step="triangle", evaluate=unit_u_hat, sample=sample, tolerance=TOL,
-                sampler=SAMPLER),
-            Relation(
-                name="radius-step", lhs="|r − r̂|", rel="<=", rhs="2^{−b_r}", role="proof", step="radius",
-                evaluate=radius_step(), sample=sample, tolerance=TOL, sampler=SAMPLER,
-                controls=(control("a quarter of the bin width 2^{−b_r−2}", contrast="prediction",
-                                  evaluate=radius_step(0.25),
-                                  rhs="2^{−b_r−2}"),)),
-        ),
-        time_limit_s=60.0,
-        notes=("The radius code round(r·2^{b_r}) reaches 2^{b_r} for r ≥ 1 − 2^{−b_r−1}, one level more "
-               "than b_r bits hold; the cache clamps it (error ≤ 2^{−b_r}, the proof's radius bound). "
-               "The proof also uses ‖û‖ ≤ 1, but û is not renormalised and ‖û‖ reaches 1 + √d_h·h."),
+CLAIMS = (Claim(
+    id="georesolver/theorem-6.1", label="Theorem 6.1 (HCC Reconstruction Error)", section="§6",
+    statement=STATEMENT, kind=Kind.INEQUALITY, derivation=derivation, correction=correction, clauses=CLAUSES,
+    proof_steps=PROOF, reading=READING, reading_why=READING_WHY, alternatives=ALTERNATIVES,
+    checks=(
+        bound("reconstruction-error-bound", "‖k − k̃‖²", "4(2^{−b} + 2^{−b_r})", error_vs_bound(),
+              control("the bound divided by 64", contrast="prediction", evaluate=error_vs_bound(1 / 64),
+                      rhs="4(2^{−b} + 2^{−b_r})/64")),
+        bound("dimension-aware-bound", "‖k − k̃‖²", "(√d_h·h + 2^{−b_r}(1 + √d_h·h))², h = 1/(2^b − 1)",
+              gap("err", corrected),
+              control("the paper's dimension-free bound in its place", contrast="prediction",
+                      evaluate=error_vs_bound(), rhs="4(2^{−b} + 2^{−b_r})"), reading="dimension-aware"),
+        bound("direction-step", "‖u − û‖", "2·2^{−b}", gap("u_err", lambda q, x, *_: 2 * x), role="proof",
+              step="direction"),
+        bound("triangle-step", "‖k − k̃‖", "r‖u − û‖ + |r − r̂|‖û‖",
+              gap("dist", lambda q, *_: q["r"] * q["u_err"] + q["r_err"] * q["u_norm"]),
+              control("the radius term left out", contrast="prediction", rhs="r‖u − û‖",
+                      evaluate=gap("dist", lambda q, *_: q["r"] * q["u_err"])), role="proof",
+              step="triangle"),
+        bound("unit-u-hat", "‖û‖", "1 (used to bound |r − r̂|‖û‖ by 2^{−b_r})",
+              gap("u_norm", lambda q, *_: torch.ones_like(q["u_norm"])), role="proof", step="triangle"),
+        bound("radius-step", "|r − r̂|", "2^{−b_r}", gap("r_err", lambda q, x, y, *_: y),
+              control("a quarter of the bin width 2^{−b_r−2}", contrast="prediction", rhs="2^{−b_r−2}",
+                      evaluate=gap("r_err", lambda q, x, y, *_: 0.25 * y)), role="proof", step="radius"),
     ),
-)
+    time_limit_s=60.0,
+    notes=("The radius code round(r·2^{b_r}) reaches 2^{b_r} for r ≥ 1 − 2^{−b_r−1}, one level more "
+           "than b_r bits hold; the cache clamps it (error ≤ 2^{−b_r}, the proof's radius bound). "
+           "The proof also uses ‖û‖ ≤ 1, but û is not renormalised and ‖û‖ reaches 1 + √d_h·h."),
+),)

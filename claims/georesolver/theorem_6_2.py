@@ -1,11 +1,7 @@
-"""GeoResolver §6, Theorem 6.2 (HCC memory complexity).
-
-The arithmetic of the stated ratios is exact (SymPy rationals). The bit count is measured on a real
-cache (``operators.hcc.HCCKeyCache``: the §6 quantiser's codes packed into a uint8 buffer, size read
-from the buffer). The §6 quantiser rounds all d_h coordinates of u, so an exact round trip needs
-d_h·b + b_r bits per key: d_h − 1 coordinates fix the last one's magnitude on the unit sphere but not
-its sign, and the rounded û is not on the sphere anyway.
-"""
+"""GeoResolver §6, Theorem 6.2 (HCC memory complexity), measured on a real cache
+(``operators.hcc.HCCKeyCache``, the codes packed into a uint8 buffer). The §6 quantiser rounds all d_h
+coordinates of u, so an exact round trip needs d_h·b + b_r bits per key: d_h − 1 coordinates fix the last
+one's magnitude on the unit sphere but not its sign, and the rounded û is not on the sphere anyway."""
 
 from __future__ import annotations
 
@@ -33,6 +29,13 @@ PROOF = (
     ProofStep("system-fp32", "64dh(dh−1)b+br+32dh=2048130+1024≈1.77×."),
     ProofStep("system-fp16", "48dh(dh−1)b+br+16dh=1536130+512≈2.39×."),
 )
+READING = ("A key cache holding the codes of the §6 quantiser (Theorem 6.1's û, r̂) for n keys occupies "
+           "n((d_h − 1)b + b_r) bits (up to padding to whole bytes), measured from a real bit-packed "
+           "buffer that round-trips the codes exactly, values n·d_h·32 bits; and at d_h = 32, b = 4, "
+           "b_r = 6 such a cache achieves ≈ 8× (keys), ≈ 1.8× (fp32 values), ≈ 2.4× (fp16 values), "
+           "each to half a unit of its last stated digit, with sizes measured from the buffers.")
+READING_WHY = ("the literal statement: the bit count is of the cache that stores the quantiser just "
+               "defined, and the ratios are the theorem's rounded figures")
 
 D_H, B, B_R = 32, 4, 6
 STATED = ((8.0, 0.5), (1.8, 0.05), (2.4, 0.05))  # "≈ 8×", "≈ 1.8×", "≈ 2.4×": half a unit of the last digit
@@ -77,48 +80,43 @@ def _rows(case):
 
 
 def measured_bits(case):
-    got, stated = [], []
-    for n, d, b, b_r, seed in _rows(case):
-        got.append(8 * _cache(n, d, b, b_r, seed).nbytes)  # from the packed buffer
-        stated.append(n * ((d - 1) * b + b_r) + 7)  # the stated count, plus byte padding
-    return (torch.tensor(got, dtype=torch.float64), torch.tensor(stated, dtype=torch.float64),
-            torch.zeros(len(got), dtype=torch.float64))
+    rows = list(_rows(case))  # bits from the packed buffer; the stated count plus byte padding
+    return (torch.tensor([8 * _cache(*r).nbytes for r in rows], dtype=torch.float64),
+            torch.tensor([n * ((d - 1) * b + b_r) + 7 for n, d, b, b_r, _ in rows], dtype=torch.float64), 0.0)
+
+
+def _table(ctx, tag, rows, keys):
+    return {key: torch.tensor([r[i] for r in rows]) for i, key in enumerate(keys)} | {
+        "seed": torch.tensor([ctx.seed_for(f"{tag}:{i}") % (2**31) for i in range(len(rows))])}
 
 
 def sample_bits(ctx, gen):  # noqa: ARG001 - configurations are a fixed grid; keys are seeded per case
+    """n ∈ {1, 7, 1000} × d_h ∈ {4, 32, 128} × (b, b_r) ∈ {(4, 6), (2, 8), (8, 2)}; keys uniform in
+    direction, radius uniform on [0, 1), seeded per case"""
     rows = [(n, d, b, b_r) for n in (1, 7, 1000) for d in (4, 32, 128) for b, b_r in ((4, 6), (2, 8), (8, 2))]
-    yield {key: torch.tensor([r[i] for r in rows]) for i, key in enumerate(("n", "d", "b", "b_r"))} | {
-        "seed": torch.tensor([ctx.seed_for(f"cache:{i}") % (2**31) for i in range(len(rows))])}
+    yield _table(ctx, "cache", rows, ("n", "d", "b", "b_r"))
 
 
 def ratio_gap(stated=STATED):
-    """|measured ratio − stated value| against half a unit of the stated value's last digit."""
-
     def evaluate(case):
         lhs, rhs = [], []
-        for (n, d, b, b_r, seed), which in zip(_rows(case), case["which"].tolist(), strict=True):
-            cache = _cache(n, d, b, b_r, seed)
-            fp32_keys = torch.empty(n, d, dtype=torch.float32)
-            value_dtype = torch.float16 if which == 2 else torch.float32
-            values = torch.empty(n, d, dtype=value_dtype)
-            key_bytes = fp32_keys.numel() * fp32_keys.element_size()
-            value_bytes = values.numel() * values.element_size()
-            ratio = (key_bytes / cache.nbytes if which == 0 else
-                     (key_bytes + value_bytes) / (cache.nbytes + value_bytes))
+        for row, which in zip(_rows(case), case["which"].tolist(), strict=True):
+            cache, n, d = _cache(*row), row[0], row[1]
+            key_bytes = torch.empty(n, d, dtype=torch.float32).nbytes  # fp32 keys
+            value_bytes = torch.empty(n, d, dtype=torch.float16 if which == 2 else torch.float32).nbytes
+            ratio = (key_bytes / cache.nbytes if which == 0
+                     else (key_bytes + value_bytes) / (cache.nbytes + value_bytes))
             lhs.append(abs(ratio - stated[which][0]))
             rhs.append(stated[which][1])
-        return (torch.tensor(lhs, dtype=torch.float64), torch.tensor(rhs, dtype=torch.float64),
-                torch.zeros(len(lhs), dtype=torch.float64))
+        return torch.tensor(lhs, dtype=torch.float64), torch.tensor(rhs, dtype=torch.float64), 0.0
 
     return evaluate
 
 
 def sample_ratios(ctx, gen):  # noqa: ARG001
-    rows = [(n, which) for n in (1, 16, 4096) for which in range(3)]
-    yield {"n": torch.tensor([r[0] for r in rows]), "d": torch.full((len(rows),), D_H),
-           "b": torch.full((len(rows),), B), "b_r": torch.full((len(rows),), B_R),
-           "which": torch.tensor([r[1] for r in rows]),
-           "seed": torch.tensor([ctx.seed_for(f"ratio:{i}") % (2**31) for i in range(len(rows))])}
+    """n ∈ {1, 16, 4096} keys at d_h = 32, b = 4, b_r = 6; values fp32 or fp16 tensors"""
+    yield _table(ctx, "ratio", [(n, D_H, B, B_R, which) for n in (1, 16, 4096) for which in range(3)],
+                 ("n", "d", "b", "b_r", "which"))
 
 
 def correction(evidence):
@@ -131,40 +129,25 @@ def correction(evidence):
             "2.4× survive.")
 
 
-CLAIMS = (
-    Claim(
-        id="georesolver/theorem-6.2", label="Theorem 6.2 (HCC Memory Complexity)", section="§6",
-        statement=STATEMENT, kind=Kind.IDENTITY, derivation=derivation, correction=correction,
-        clauses=CLAUSES, proof_steps=PROOF,
-        proof_gap=("the proof derives the ratios from the bit count n((d_h − 1)b + b_r); the count itself "
-                   "is asserted, not argued"),
-        reading=("A key cache holding the codes of the §6 quantiser (Theorem 6.1's û, r̂) for n keys occupies "
-                 "n((d_h − 1)b + b_r) bits (up to padding to whole bytes), measured from a real bit-packed "
-                 "buffer that round-trips the codes exactly, values n·d_h·32 bits; and at d_h = 32, b = 4, "
-                 "b_r = 6 such a cache achieves ≈ 8× (keys), ≈ 1.8× (fp32 values), ≈ 2.4× (fp16 values), "
-                 "each to half a unit of its last stated digit, with sizes measured from the buffers."),
-        reading_why=("the literal statement: the bit count is of the cache that stores the quantiser just "
-                     "defined, and the ratios are the theorem's rounded figures"),
-        checks=(
-            Relation(
-                name="measured-key-bits", lhs="8 · (bytes of the packed key buffer)", rel="<=",
-                rhs="n((d_h − 1)b + b_r) + 7 (the stated count plus byte padding)",
-                evaluate=measured_bits, sample=sample_bits, tolerance=EXACT,
-                clause="bits",
-                sampler=("n ∈ {1, 7, 1000} × d_h ∈ {4, 32, 128} × (b, b_r) ∈ {(4, 6), (2, 8), (8, 2)}; keys "
-                         "uniform in direction, radius uniform on [0, 1), seeded per case")),
-            Relation(
-                name="measured-ratios", lhs="|measured ratio − stated (8, 1.8, 2.4)|", rel="<=",
-                rhs="half a unit of the stated last digit (0.5, 0.05, 0.05)", clause="ratios",
-                evaluate=ratio_gap(), sample=sample_ratios, tolerance=EXACT,
-                sampler="n ∈ {1, 16, 4096} keys at d_h = 32, b = 4, b_r = 6; values fp32 or fp16 tensors",
-                controls=(control("the proof's two-decimal ratios 7.88, 1.77, 2.39 (±0.005)",
-                                  contrast="prediction",
-                                  evaluate=ratio_gap(PROOF_STATED), rhs="0.005"),)),
-        ),
-        time_limit_s=30.0,
-        notes=("Values are counted as the bytes of real fp32/fp16 tensors; baseline keys as fp32 tensors. "
-               "The cache round trip (codes unpacked bit for bit) is tested with the operator "
-               "(tests/test_hida_hcc.py)."),
+CLAIMS = (Claim(
+    id="georesolver/theorem-6.2", label="Theorem 6.2 (HCC Memory Complexity)", section="§6",
+    statement=STATEMENT, kind=Kind.IDENTITY, derivation=derivation, correction=correction, clauses=CLAUSES,
+    proof_steps=PROOF,
+    proof_gap=("the proof derives the ratios from the bit count n((d_h − 1)b + b_r); the count itself "
+               "is asserted, not argued"),
+    reading=READING, reading_why=READING_WHY,
+    checks=(
+        Relation(name="measured-key-bits", lhs="8 · (bytes of the packed key buffer)", rel="<=",
+                 rhs="n((d_h − 1)b + b_r) + 7 (the stated count plus byte padding)", evaluate=measured_bits,
+                 sample=sample_bits, tolerance=EXACT, clause="bits"),
+        Relation(name="measured-ratios", lhs="|measured ratio − stated (8, 1.8, 2.4)|", rel="<=",
+                 rhs="half a unit of the stated last digit (0.5, 0.05, 0.05)", clause="ratios",
+                 evaluate=ratio_gap(), sample=sample_ratios, tolerance=EXACT,
+                 controls=(control("the proof's two-decimal ratios 7.88, 1.77, 2.39 (±0.005)",
+                                   contrast="prediction", evaluate=ratio_gap(PROOF_STATED), rhs="0.005"),)),
     ),
-)
+    time_limit_s=30.0,
+    notes=("Values are counted as the bytes of real fp32/fp16 tensors; baseline keys as fp32 tensors. "
+           "The cache round trip (codes unpacked bit for bit) is tested with the operator "
+           "(tests/test_hida_hcc.py)."),
+),)

@@ -1,28 +1,14 @@
-"""GeoResolver §7, Theorem 7.1 (HyperGate Gradient Lower Bound). Operators: ``operators.hypergate``
-(h = σ(W_g x) ⊙ x) and ``operators.hypergate_jacobian`` (∂h/∂x by ``torch.func.jacrev`` under
-``vmap``). The O(·) constant is derived (Weyl's inequality: C = 1/4 for the spectral norm) and
-measured (the supremum of (λ_min(G) − σ_min(J))/(‖W_g‖₂‖x‖₂) over random and adversarial inputs);
-inputs where the gradient vanishes are searched for along rays (det J changes sign, bisection).
-"""
+"""GeoResolver §7, Theorem 7.1 (HyperGate Gradient Lower Bound) on ``operators.hypergate`` (h = σ(W_g x) ⊙ x)
+and ``operators.hypergate_jacobian`` (∂h/∂x by ``torch.func.jacrev`` under ``vmap``); inputs where the
+gradient vanishes are searched for along rays (det J changes sign, bisection)."""
 
 from __future__ import annotations
 
 import sympy as sp
 import torch
 
-from attnaudit import operators
-from attnaudit.checks import (
-    Claim,
-    Clause,
-    Kind,
-    ProofStep,
-    Relation,
-    control,
-    sampling,
-    search,
-    symbolic,
-    tolerances,
-)
+from attnaudit import operators, sampling, symbolic, tolerances
+from attnaudit.checks import Claim, Clause, ProofStep, Relation, control, search
 
 STATEMENT = (
     r"\Bigl\|\frac{\partial\mathcal L}{\partial x_i}\Bigr\|_2\ge\bigl(\lambda_{\min}(G_i)"
@@ -44,6 +30,9 @@ CLAUSES = (
     Clause("positive", "In particular, for bounded ix_i and gW_g, the lower bound is strictly positive, so "
                        "gradients do not vanish due to gating alone."),
 )
+READING_WHY = ("the displayed inequality with the O(·) read as a constant times ‖W_g‖₂‖x‖₂; 'bounded' "
+               "as the proof reads it: 'λ_min(G_i) > 0 for finite z_k, [so] the lower bound is "
+               "strictly positive for bounded inputs'")
 PROOF_STEPS = (
     ProofStep("chain-rule", "By the chain rule: ∂ℒ∂i=(∂i∂i)⊤∂ℒ∂i."),
     ProofStep("jacobian", "the Jacobian is: ∂i∂i=i+(∂i∂i)i."),
@@ -77,12 +66,9 @@ def _jacobian_parts(case):
 
 
 def ratio_gap(case, constant=C_DERIVED):
-    """(λ_min(G) − σ_min(J))/(‖W_g‖₂‖x‖₂) against the constant C."""
     smin, smax, lam, scale, _ = _jacobian_parts(case)
-    d = case["x"].shape[-1]
-    tol = RATIO_TOL(d * smax + 1, smin.dtype) / scale
     lhs = (lam - smin) / scale
-    return lhs, torch.full_like(lhs, constant), tol
+    return lhs, torch.full_like(lhs, constant), RATIO_TOL(case["x"].shape[-1] * smax + 1, smin.dtype) / scale
 
 
 def nonsingular_gap(case):
@@ -90,29 +76,16 @@ def nonsingular_gap(case):
     SVD cannot tell J from a singular matrix."""
     smin, _, _, _, bound = _jacobian_parts(case)
     lhs = smin / bound
-    floor = FLOOR(case["x"].shape[-1], lhs.dtype)
-    return lhs, torch.full_like(lhs, floor), torch.zeros_like(lhs)
+    return lhs, torch.full_like(lhs, FLOOR(case["x"].shape[-1], lhs.dtype)), 0.0
 
 
 def paper_diagonal_gap(case):
-    """The proof's (∂h/∂x)_kk = σ(z_k) + σ′(z_k)W_{g,k}ᵀx against torch.func's diagonal (max over k)."""
     x, w = case["x"], case["w"]
-    jac = operators.hypergate_jacobian(x, w)
     z = (w @ x[..., None])[..., 0]
     s = torch.sigmoid(z)
-    paper = s + s * (1 - s) * z
-    diag = torch.diagonal(jac, dim1=-2, dim2=-1)
-    lhs = (diag - paper).abs().amax(dim=-1)
-    tol = RATIO_TOL(x.shape[-1] * (1 + z.abs().amax(dim=-1)), lhs.dtype)
-    return lhs, torch.zeros_like(lhs), tol
-
-
-def _random(ctx, gen, batch, d, high):
-    x = sampling.unit_vectors(ctx, gen, batch, d) * sampling.log_uniform(ctx, gen, batch, 1, low=1e-3,
-                                                                         high=high)
-    w = sampling.gaussian(ctx, gen, batch, d, d, scale=d**-0.5) * sampling.log_uniform(
-        ctx, gen, batch, 1, 1, low=1e-2, high=high)
-    return {"x": x, "w": w}
+    diag = torch.diagonal(operators.hypergate_jacobian(x, w), dim1=-2, dim2=-1)
+    lhs = (diag - (s + s * (1 - s) * z)).abs().amax(dim=-1)
+    return lhs, torch.zeros_like(lhs), RATIO_TOL(x.shape[-1] * (1 + z.abs().amax(dim=-1)), lhs.dtype)
 
 
 def singular_search(ctx, d):
@@ -146,28 +119,22 @@ def singular_search(ctx, d):
     return ctx.cached(("singular", d), rays)
 
 
-def sample_all(ctx, gen):
-    """Per d ∈ {1, 2, 4, 8}: x = r·u (u uniform on S^{d−1}, r log-uniform in [1e-3, 10]), W_g =
-    s·N(0, 1/d) (s log-uniform in [1e-2, 10]); then the singular points found by the ray search."""
-    batch = ctx.pick(quick=256, full=8192)
-    for d in DIMS:
-        yield _random(ctx, gen, batch, d, 10.0)
-    for d in DIMS:
-        found = singular_search(ctx, d)
-        if found["x"].shape[0]:
-            yield found
+def sample(high):
+    """As FAMILY says, with r and s at most ``high``."""
+    def draw(ctx, gen):
+        batch = ctx.pick(quick=256, full=8192)
+        for d in DIMS:
+            x = sampling.unit_vectors(ctx, gen, batch, d) * sampling.log_uniform(ctx, gen, batch, 1, low=1e-3,
+                                                                                 high=high)
+            w = sampling.gaussian(ctx, gen, batch, d, d, scale=d**-0.5) * sampling.log_uniform(
+                ctx, gen, batch, 1, 1, low=1e-2, high=high)
+            yield {"x": x, "w": w}
+        for d in DIMS:
+            found = singular_search(ctx, d)
+            if found["x"].shape[0]:
+                yield found
 
-
-def sample_bounded(ctx, gen):
-    """As sample_all with r, s ≤ 2 (so ‖x‖₂ ≤ 2 and ‖W_g‖₂ ≲ 2·3), then the singular points found on
-    rays with ‖x‖₂ ≤ 2, ‖W_g‖₂ ≤ 2."""
-    batch = ctx.pick(quick=256, full=8192)
-    for d in DIMS:
-        yield _random(ctx, gen, batch, d, BOUND)
-    for d in DIMS:
-        found = singular_search(ctx, d)
-        if found["x"].shape[0]:
-            yield found
+    return draw
 
 
 def _strategy(ctx):
@@ -176,17 +143,10 @@ def _strategy(ctx):
     from hypothesis.extra.numpy import arrays
 
     entries = st.floats(-5, 5, allow_nan=False, width=64)
-
-    def build(drawn):
-        x, w = drawn
-        return {"x": ctx.tensor(x)[None], "w": ctx.tensor(w)[None]}
-
-    def pair(d):
-        return st.tuples(arrays(np.float64, (d,), elements=entries),
-                         arrays(np.float64, (d, d), elements=entries))
-
-    return (st.integers(1, 4).flatmap(pair)
-            .filter(lambda p: np.linalg.norm(p[0]) * np.linalg.norm(p[1], 2) > 1e-6).map(build))
+    pairs = st.integers(1, 4).flatmap(lambda d: st.tuples(arrays(np.float64, (d,), elements=entries),
+                                                          arrays(np.float64, (d, d), elements=entries)))
+    return (pairs.filter(lambda p: np.linalg.norm(p[0]) * np.linalg.norm(p[1], 2) > 1e-6)
+            .map(lambda p: {"x": ctx.tensor(p[0])[None], "w": ctx.tensor(p[1])[None]}))
 
 
 def derivation():
@@ -199,23 +159,19 @@ def derivation():
     dsig = [s * (1 - s) for s in sig]
     at = {x1: 1, x2: 1, w[0, 0]: 0, w[0, 1]: 1, w[1, 0]: 0, w[1, 1]: 0}
     closed = sp.diag(*sig) + sp.diag(dsig[0] * x1, dsig[1] * x2) * w
-    zz = sp.Symbol("z", real=True)
-    s_ = sp.Symbol("s", positive=True)
-    sz = 1 / (1 + sp.exp(-zz))
-    at_minus_two = (1 + zz * (1 - sz)).subs(zz, -2)  # J/σ(z) in one dimension, w = 1, x = z
+    zz, s_ = sp.Symbol("z", real=True), sp.Symbol("s", positive=True)
+    at_minus_two = (1 + zz * (1 - 1 / (1 + sp.exp(-zz)))).subs(zz, -2)  # J/σ(z): d = 1, w = 1, x = z
     return [
         symbolic.exact("∂h/∂x = G + diag(σ′(z)⊙x)W_g, diagonal entry (d = 2)", closed[0, 0], jac[0, 0],
                        role="proof", step="jacobian"),
         symbolic.exact("∂h/∂x = G + diag(σ′(z)⊙x)W_g, off-diagonal entry (d = 2)", closed[0, 1], jac[0, 1],
                        role="proof", step="jacobian"),
         symbolic.exact("the proof's diagonal (∂h/∂x)_kk = σ(z_k) + σ′(z_k)W_{g,k}ᵀx, at x = (1, 1), "
-                       "W_g = [[0, 1], [0, 0]]", (sig[0] + dsig[0] * z[0]).subs(at),
-                       jac[0, 0].subs(at),
+                       "W_g = [[0, 1], [0, 0]]", (sig[0] + dsig[0] * z[0]).subs(at), jac[0, 0].subs(at),
                        role="proof", step="diagonal",
                        note="the diagonal is σ(z_k) + σ′(z_k)x_k(W_g)_kk: the proof has z_k for x_k(W_g)_kk"),
         symbolic.holds("σ′(z) = σ(1 − σ) ≤ 1/4: 1/4 − s(1 − s) = (s − 1/2)² ≥ 0",
-                       sp.GreaterThan(sp.Rational(1, 4) - s_ * (1 - s_), 0), role="proof",
-                       step="sigma-prime",
+                       sp.GreaterThan(sp.Rational(1, 4) - s_ * (1 - s_), 0), role="proof", step="sigma-prime",
                        note="so ‖diag(σ′(z)⊙x)‖₂ ≤ ‖x‖_∞/4 ≤ ‖x‖₂/4 and, by Weyl, C = 1/4 suffices"),
         symbolic.holds("d = 1, W_g = 1, x = −2 (bounded): ∂h/∂x = σ(z)(1 + z(1 − σ(z))) is positive",
                        sp.StrictGreaterThan(at_minus_two, 0), role="proof", step="positive",
@@ -230,47 +186,35 @@ FAMILY = ("d ∈ {1, 2, 4, 8}: x = r·u, r log-uniform in [1e-3, 10], W_g = s·N
           "[1e-2, 10]; plus the singular points of the ray search (‖x‖₂, ‖W_g‖₂ ≤ 2); Hypothesis d ≤ 4, "
           "entries in [−5, 5]")
 
-CLAIMS = (
-    Claim(
-        id="georesolver/theorem-7.1",
-        label="Theorem 7.1 (HyperGate Gradient Lower Bound)",
-        section="§7",
-        statement=STATEMENT,
-        clauses=CLAUSES,
-        proof_steps=PROOF_STEPS,
-        reading=READING,
-        reading_why=("the displayed inequality with the O(·) read as a constant times ‖W_g‖₂‖x‖₂; 'bounded' "
-                     "as the proof reads it: 'λ_min(G_i) > 0 for finite z_k, [so] the lower bound is "
-                     "strictly positive for bounded inputs'"),
-        kind=Kind.INEQUALITY,
-        derivation=derivation,
-        checks=(
-            Relation(name="constant-quarter", lhs="(λ_min(G) − σ_min(∂h/∂x))/(‖W_g‖₂‖x‖₂)", rel="<=",
-                     rhs="C = 1/4", evaluate=ratio_gap, sample=sample_all, strategy=_strategy,
-                     tolerance=RATIO_TOL, sampler=FAMILY, max_examples=20, clause="inequality",
-                     controls=(control("C = 0 (the O(·) term dropped)", contrast="prediction",
-                                       evaluate=lambda case: ratio_gap(case, 0.0)),
-                               control("C = 0.24 (just below the derived 1/4)", contrast="prediction",
-                                       evaluate=lambda case: ratio_gap(case, 0.24)))),
-            Relation(name="jacobian-nonsingular", lhs="σ_min(∂h/∂x)/(max_k σ(z_k) + ¼‖W_g‖₂‖x‖₂)", rel=">=",
-                     rhs="the SVD's round-off floor 64·u·d", evaluate=nonsingular_gap, sample=sample_bounded,
-                     tolerance=FLOOR, clause="positive",
-                     sampler="as the primary family with r, s ≤ 2, and the ray search's singular points"),
-            Relation(name="paper-jacobian-diagonal",
-                     lhs="max_k |(∂h/∂x)_kk − (σ(z_k) + σ′(z_k)W_{g,k}ᵀx)|",
-                     rel="==", rhs="0", evaluate=paper_diagonal_gap, sample=sample_bounded,
-                     tolerance=RATIO_TOL, role="proof", step="diagonal", sampler="as jacobian-nonsingular"),
-        ),
-        correction=lambda evidence: (
-            "σ_min(∂h/∂x) ≥ λ_min(G) − ¼‖W_g‖₂‖x‖₂ (the constant 1/4 is sharp: the ratio → 1/4 as "
-            "W_g x → 0⁻ in one dimension); the bound is positive only while ¼‖W_g‖₂‖x‖₂ < λ_min(G): "
-            "bounded inputs can make ∂h/∂x singular (d = 1: W_g x ≈ −1.2785)."),
-        time_limit_s=30.0,
-        notes=("The inequality holds with C = 1/4 (Weyl, σ′ ≤ 1/4), and 1/4 is sharp; the theorem's own "
-               "'in particular' clause is false, so the statement as written is refuted. The proof's "
-               "entrywise Jacobian is wrong (σ′(z_k)W_{g,k}ᵀx = σ′(z_k)z_k on the diagonal instead of "
-               "σ′(z_k)x_k(W_g)_kk) and its 'in particular' does not follow: λ_min(G) > 0 does not make "
-               "λ_min(G) − C‖W_g‖‖x‖ positive, and the ray search finds bounded inputs where ∂h/∂x is "
-               "singular, so some ∂L/∂h gives ∂L/∂x = 0 through the gate."),
+CLAIMS = (Claim(
+    id="georesolver/theorem-7.1", label="Theorem 7.1 (HyperGate Gradient Lower Bound)", section="§7",
+    statement=STATEMENT, clauses=CLAUSES, proof_steps=PROOF_STEPS, reading=READING, reading_why=READING_WHY,
+    kind="inequality", derivation=derivation,
+    checks=(
+        Relation(name="constant-quarter", lhs="(λ_min(G) − σ_min(∂h/∂x))/(‖W_g‖₂‖x‖₂)", rel="<=",
+                 rhs="C = 1/4", evaluate=ratio_gap, sample=sample(10.0), strategy=_strategy,
+                 tolerance=RATIO_TOL, sampler=FAMILY, max_examples=20, clause="inequality",
+                 controls=(control("C = 0 (the O(·) term dropped)", contrast="prediction",
+                                   evaluate=lambda case: ratio_gap(case, 0.0)),
+                           control("C = 0.24 (just below the derived 1/4)", contrast="prediction",
+                                   evaluate=lambda case: ratio_gap(case, 0.24)))),
+        Relation(name="jacobian-nonsingular", lhs="σ_min(∂h/∂x)/(max_k σ(z_k) + ¼‖W_g‖₂‖x‖₂)", rel=">=",
+                 rhs="the SVD's round-off floor 64·u·d", evaluate=nonsingular_gap, sample=sample(BOUND),
+                 tolerance=FLOOR, clause="positive",
+                 sampler="as the primary family with r, s ≤ 2, and the ray search's singular points"),
+        Relation(name="paper-jacobian-diagonal", lhs="max_k |(∂h/∂x)_kk − (σ(z_k) + σ′(z_k)W_{g,k}ᵀx)|",
+                 rel="==", rhs="0", evaluate=paper_diagonal_gap, sample=sample(BOUND), tolerance=RATIO_TOL,
+                 role="proof", step="diagonal", sampler="as jacobian-nonsingular"),
     ),
-)
+    correction=lambda evidence: (
+        "σ_min(∂h/∂x) ≥ λ_min(G) − ¼‖W_g‖₂‖x‖₂ (the constant 1/4 is sharp: the ratio → 1/4 as "
+        "W_g x → 0⁻ in one dimension); the bound is positive only while ¼‖W_g‖₂‖x‖₂ < λ_min(G): "
+        "bounded inputs can make ∂h/∂x singular (d = 1: W_g x ≈ −1.2785)."),
+    time_limit_s=30.0,
+    notes=("The inequality holds with C = 1/4 (Weyl, σ′ ≤ 1/4), and 1/4 is sharp; the theorem's own "
+           "'in particular' clause is false, so the statement as written is refuted. The proof's "
+           "entrywise Jacobian is wrong (σ′(z_k)W_{g,k}ᵀx = σ′(z_k)z_k on the diagonal instead of "
+           "σ′(z_k)x_k(W_g)_kk) and its 'in particular' does not follow: λ_min(G) > 0 does not make "
+           "λ_min(G) − C‖W_g‖‖x‖ positive, and the ray search finds bounded inputs where ∂h/∂x is "
+           "singular, so some ∂L/∂h gives ∂L/∂x = 0 through the gate."),
+),)
