@@ -213,3 +213,30 @@ def test_a_random_witness_is_kept_when_hypothesis_finds_none():
     rel = relation(plain, values(([20.0], [10.0])), strategy=below, max_examples=10)
     ev = check_relation(rel, ctx())
     assert ev["witness"]["found_by"] == "random" and ev["witness"]["lhs"] == 20.0
+
+
+def test_a_search_does_not_depend_on_which_other_modules_are_loaded(tmp_path, monkeypatch):
+    """Hypothesis mixes the literals of loaded non-site-packages modules into its draws; the engine's
+    searches must not (they would change with every edit to any claim, and with the install mode)."""
+    from hypothesis import strategies as st
+
+    def floats(ctx_):
+        return st.floats(0.0, 10.0).map(lambda v: {"l": ctx_.tensor([v]), "r": ctx_.tensor([10.0])})
+
+    seen = []
+
+    def recording(case):
+        seen.append(float(case["l"][0]))
+        return plain(case)
+
+    rel = relation(recording, values(([1.0], [10.0])), strategy=floats, max_examples=200)
+    check_relation(rel, ctx())
+    alone = list(seen)
+    literals = ", ".join(f"{7 + k / 997:.12f}" for k in range(400))  # in the strategy's range
+    (tmp_path / "many_literals.py").write_text(f"VALUES = ({literals})\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import many_literals  # noqa: F401  (a local module Hypothesis would read)
+
+    seen.clear()
+    check_relation(rel, ctx())
+    assert seen == alone
