@@ -120,7 +120,7 @@ def eligible(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, eps) -> bool:
             and min(q.numel(), k.numel(), v.numel()) > 0)
 
 
-def _slice(rows: tuple[torch.Tensor, ...], b0: int, b1: int, start: int, stop: int) -> tuple[torch.Tensor, ...]:
+def _slice(rows: tuple[torch.Tensor, ...], b0: int, b1: int, start: int, stop: int) -> tuple:
     return tuple(r[b0:b1, start:stop] for r in rows)
 
 

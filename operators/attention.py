@@ -157,7 +157,8 @@ def hida_attention(
             of :func:`operators.ida_attention`.
         path: ``"auto"``, ``"fast"`` or ``"exact"`` (module docstring); the fast path's
             squared distances have relative error below ρ = ``expansion_bound(d, dtype)``,
-            so ``|out_fast - out_exact| <= 2ρ/(1-ρ)·max_j |v_j|`` beyond rounding.
+            so ``|out_fast - out_exact| <= 2ρ/(1-ρ)·max_j |v_j|`` beyond rounding (that of
+            sqrt and log1p included: log1p at most 2 ulp, see ``_tiles.inplace``).
 
     Returns:
         ``(..., n_q, d_v)`` in q's dtype (half dtypes computed in float32). Raises
@@ -259,7 +260,8 @@ def _sida_stream(q, k, v, eps, block: int | None, chunk_size: int | None) -> tor
 
     Bound. Let :math:`\lVert\hat x\rVert^2 = 1 + \eta_x`: normalising by the rounded norm leaves
     :math:`|\eta_x| \le (d/2 + 4)u` and turns the direction by at most about u. The augmented
-    features :math:`[(1 - \lVert\hat x\rVert^2)/2,\ 1,\ \hat x] \cdot [1,\ (1 - \lVert\hat y\rVert^2)/2,\ \hat y]`
+    features :math:`[(1 - \lVert\hat x\rVert^2)/2,\ 1,\ \hat x] \cdot
+    [1,\ (1 - \lVert\hat y\rVert^2)/2,\ \hat y]`
     hold :math:`1 - \lVert\hat x\rVert^2` exactly (Sterbenz) from a sum of squares within
     :math:`\gamma_d`; their GEMM errs by at most :math:`\gamma_{d+2}(1 + O(u))`
     (:math:`\sum_i |\hat x_i \hat y_i| \le \lVert\hat x\rVert\lVert\hat y\rVert`), and its exact value
@@ -340,10 +342,11 @@ def sida_attention(
         chunk_size, block: queries per chunk and keys per block (>= 1); None: the defaults
             of :func:`operators.ida_attention`.
         path: ``"auto"``, ``"fast"`` or ``"exact"`` (module docstring). The fast path
-            expands ``‖x̂ - ŷ‖²`` for the normalised vectors and recomputes the pairs within
-            ``EXPANSION_TAU`` of 0 or of π exactly; the other squared angles have relative
-            error below 2ρ, so ``|out_fast - out_exact| <= 4ρ/(1-2ρ)·max_j |v_j|`` beyond
-            rounding.
+            expands ``‖x̂ - ŷ‖²`` for the normalised vectors (without autograd: their cosine,
+            :func:`_sida_stream`) and recomputes the pairs within about 29° of 0 or of π
+            (``EXPANSION_TAU``) exactly; the other squared angles have relative error below 2ρ,
+            so ``|out_fast - out_exact| <= 4ρ/(1-2ρ)·max_j |v_j|`` beyond rounding (the
+            arccos/log1p kernels included: at most 3 ulp, see ``_tiles.inplace``).
 
     Returns:
         ``(..., n_q, d_v)`` in q's dtype (half dtypes computed in float32). Raises

@@ -7,7 +7,13 @@ import torch
 
 from attnaudit.operators import _tiles, hida_attention, ida_attention, poincare_tanh_map, sida_attention
 from attnaudit.operators._checks import expansion_bound
-from attnaudit.operators._tiles import STREAM_BLOCK, STREAM_TILE_BYTES, generic_shape, heads_per_tile, stream_shape
+from attnaudit.operators._tiles import (
+    STREAM_BLOCK,
+    STREAM_TILE_BYTES,
+    generic_shape,
+    heads_per_tile,
+    stream_shape,
+)
 from attnaudit.operators.core import DEFAULT_BLOCK, DEFAULT_CHUNK
 
 
@@ -130,7 +136,8 @@ def test_fixed_normaliser_declines_bounds_that_could_give_subnormal_ratios():
         c = _tiles.fixed_normaliser(low, torch.tensor([[1e3, 1e3]], dtype=dtype))
         assert torch.equal(c, torch.tensor([[2.0**-10, 2.0]], dtype=dtype))
         assert _tiles.fixed_normaliser(low, torch.tensor([[1e3, 0.5 / tiny]], dtype=dtype)) is not None
-        assert _tiles.fixed_normaliser(low, torch.tensor([[1e3, 2.0 / (tiny * 2.0**-10)]], dtype=dtype)) is None
+        too_far = torch.tensor([[1e3, 2.0 / (tiny * 2.0**-10)]], dtype=dtype)
+        assert _tiles.fixed_normaliser(low, too_far) is None
         assert _tiles.fixed_normaliser(low, torch.tensor([[1e3, float("inf")]], dtype=dtype)) is None
 
 
@@ -139,7 +146,12 @@ def test_subnormal_eps_takes_the_running_minimum_within_the_bound(monkeypatch):
     declines the fixed normaliser; the result keeps the stated bound."""
     calls = []
     original = _tiles.fixed_normaliser
-    monkeypatch.setattr(_tiles, "fixed_normaliser", lambda low, high: calls.append(original(low, high)) or calls[-1])
+
+    def spy(low, high):
+        calls.append(original(low, high))
+        return calls[-1]
+
+    monkeypatch.setattr(_tiles, "fixed_normaliser", spy)
     q, k, v = _inputs(2, 600, 8, torch.float32, 12)
     rho = expansion_bound(8, torch.float32)
     vmax = float(v.abs().max())
@@ -176,8 +188,13 @@ def test_inplace_elementwise_within_its_ulp_bound_against_mpmath(name, dtype):
     with mpmath.workdps(40):
         fn = {"arccos": mpmath.acos, "log1p": mpmath.log1p, "sqrt": mpmath.sqrt}[name]
         ref = [fn(mpmath.mpf(float(t))) for t in x]
-        ulp = [float(abs(mpmath.mpf(float(y)) - r) / float(torch.finfo(dtype).eps * 2.0 ** int(mpmath.floor(mpmath.log(abs(r), 2)))))
-               for y, r in zip(got, ref, strict=True)]
+        eps = torch.finfo(dtype).eps  # one ulp of [1, 2)
+
+        def ulps(y, r):
+            unit = eps * mpmath.mpf(2) ** mpmath.floor(mpmath.log(abs(r), 2))
+            return float(abs(mpmath.mpf(float(y)) - r) / unit)
+
+        ulp = [ulps(y, r) for y, r in zip(got, ref, strict=True)]
     worst = max(ulp)
     assert worst <= ULP_BOUND[(name, dtype)], (
         f"{name} {dtype}: max error {worst:.2f} ulp, but should be <= {ULP_BOUND[(name, dtype)]} "
