@@ -164,8 +164,9 @@ def ida_attention(
         eps: ε, a positive finite Python float or a positive tensor broadcastable to
             the batch shape ``(...)`` (not checked, see :func:`ida_weights`).
         chunk_size: queries per chunk (>= 1); None: ``core.DEFAULT_CHUNK`` (256), or on the
-            streamed fast path as many as keep a tile within 8 MiB (512 in float32 and 256 in
-            float64 at B = 8, see ``operators._tiles``).
+            streamed fast path as many as keep one head's tile within 1 MiB (512 in float32 and
+            256 in float64; a tile holds one head, or several for short sequences, see
+            ``operators._tiles``).
         block: keys per block (>= 1); None: ``core.DEFAULT_BLOCK`` (256), on the streamed
             fast path 512.
         path: ``"exact"`` -- squared distances by direct differences (exactly 0 at
