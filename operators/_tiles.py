@@ -1,47 +1,58 @@
 r"""The fast paths' inference loop: one GEMM per tile into reused buffers (private).
 
-Same algorithm as :func:`operators.core.distance_attention` (online power-of-two
-normaliser, key blocks, query chunks), specialised for the fast paths when no autograd
-graph is recorded and no ``torch.func`` transform runs:
+Same algorithm as :func:`operators.core.distance_attention` (power-of-two normaliser, key
+blocks, query chunks), specialised for the fast paths when no autograd graph is recorded and
+no ``torch.func`` transform runs:
 
 - each tile's distances come from **one** batched GEMM of augmented features,
   :math:`[s_i\,\lVert q_i\rVert^2 + e,\; s_i,\; -2 s_i q_i] \cdot [t_j,\; t_j\lVert k_j\rVert^2,\; t_j k_j]
   = s_i t_j (\lVert q_i\rVert^2 + \lVert k_j\rVert^2 - 2 q_i\cdot k_j) + e\,t_j`, so the norms,
   the per-token scales of the geometry and ε (when :math:`t_j = 1`) cost no extra pass;
-- the row minimum of that tile serves both the online normaliser and the screen for
-  cancelled pairs (``_expansion``): only rows whose minimum is at or below their
-  threshold are inspected pair by pair and recomputed;
-- tiles, ratios and accumulators live in buffers allocated once per call and
-  overwritten (``out=`` and in-place ops): a fresh multi-megabyte tile per step would
-  cost page faults that measured slower than the arithmetic.
+- the tile's row extremes screen for cancelled pairs (``_expansion``) against per-row levels the
+  geometry computes once per call: only rows that reach their level are inspected pair by pair
+  and recomputed;
+- the normaliser :math:`c_i` is fixed per row when the geometry bounds the row's D within
+  :math:`[L_i, U_i]` with :math:`2^{\lfloor\log_2 L_i\rfloor} / U_i` at least ``finfo.tiny``
+  (checked once per call): :math:`c_i = 2^{\lfloor\log_2 L_i\rfloor} \le \min_j D_{ij}`, so every
+  ratio lies in [tiny, 1] and nothing is rescaled. A power of two commutes with every rounding
+  of the ratios, the GEMM and the sums while nothing is subnormal, so this gives the running
+  minimum's result bit for bit (barring subnormal products :math:`r_{ij} v_j`); otherwise
+  (ε or distances near the ends of the range) the loop takes the running minimum of
+  :func:`operators.core.distance_attention`, rescaling by exact powers of two;
+- tiles and accumulators live in buffers kept between calls and overwritten (``out=`` and
+  in-place ops): a fresh multi-megabyte tile per step would cost page faults that measured
+  slower than the arithmetic.
 
-Tile shape: unless the caller sets them, ``block = STREAM_BLOCK`` (512) keys and as many
-queries per chunk as keep one buffer within ``STREAM_TILE_BYTES`` (8 MiB), at most 512 and at
-least 64: 512 × 512 in float32 and 256 × 512 in float64 at B = 8. Bigger GEMMs run closer to the
-BLAS peak, bigger buffers fall out of cache (measured 2026-12-02 at load about 5, one thread,
-n = 2048, B·H = 8, IDA against SDPA: float32 1.58× at 256 × 256, 1.32× at 512 × 512, 1.59× at
-1024 × 512; float64 1.30× at 256 × 256, 1.31× at 256 × 512, 1.45× at 512 × 512); the generic
-core keeps its own defaults (``core.DEFAULT_CHUNK``, ``core.DEFAULT_BLOCK``).
+Tile shape. A tile is ``heads × chunk × block``: ``block = STREAM_BLOCK`` (512) keys, ``chunk``
+queries (512 in float32, ``STREAM_CHUNK_BYTES // (block · itemsize)``: 512 in float32 and 256 in
+float64), and as many batch elements (heads) as keep the tile within ``STREAM_TILE_BYTES``
+(1 MiB): one head at n ≥ 512, more for shorter sequences. A tile that stays in a core's L2 cache
+(2 MiB here) from its GEMM through the transform, the division and the value GEMM measured faster
+than all heads at once (8 MiB at B·H = 8): IDA 1.33× → 1.12× SDPA, HIDA 2.00× → 1.79× (float32,
+one thread, n = 2048, load about 10, 2026-12-06). The generic core keeps its own defaults
+(``core.DEFAULT_CHUNK``, ``core.DEFAULT_BLOCK``).
 
-Memory: one or two ``(B, chunk_size, block)`` tile buffers plus O(B·n·d) features and
+Memory: one or two tile buffers (``STREAM_TILE_BYTES`` each) plus O(B·n·d) features and
 accumulators, B the flattened batch. The tile buffers form a per-thread workspace kept between
 calls (:func:`workspace`, at most ``WORKSPACE_MAX_BYTES``; :func:`release_workspace` frees it):
 freed and reallocated each call, their pages were faulted in afresh every time, which cost HIDA
-(two 8 MiB buffers) 1.6x at n = 512 and 1.1x at n = 1024 of its time (measured 2026-12-02, one
-thread, B·H = 8, float32: 3.78x -> 2.44x and 2.72x -> 2.40x SDPA with glibc's trimming turned off).
+1.6x at n = 512 and 1.1x at n = 1024 of its time (measured 2026-12-02 with 8 MiB tiles).
 """
 
+import functools
 import math
 import threading
 from collections.abc import Callable
 
+import numpy as np
 import torch
 
-from ._checks import check_block, check_chunk_size, needs_graph, transforms_active
+from ._checks import check_block, check_chunk_size, needs_graph, positive_range, transforms_active
 from .core import DEFAULT_BLOCK, DEFAULT_CHUNK, pow2_floor
 
 STREAM_BLOCK = 512
-STREAM_TILE_BYTES = 8 * 2**20
+STREAM_CHUNK_BYTES = 2**20
+STREAM_TILE_BYTES = 2**20
 WORKSPACE_MAX_BYTES = 64 * 2**20
 
 _WORKSPACE = threading.local()
@@ -73,12 +84,19 @@ def release_workspace() -> None:
 
 
 def stream_shape(batch: int, itemsize: int, chunk_size: int | None, block: int | None) -> tuple[int, int]:
-    """``(chunk_size, block)`` of the streamed loop for a flattened batch of ``batch`` elements
-    of ``itemsize`` bytes: the caller's values, or the defaults of the module docstring."""
+    """``(chunk_size, block)`` of the streamed loop for elements of ``itemsize`` bytes: the caller's
+    values, or the defaults of the module docstring (``batch`` is kept for the callers' signature:
+    the heads per tile are :func:`heads_per_tile`)."""
     block = STREAM_BLOCK if block is None else block
     if chunk_size is None:
-        chunk_size = min(512, max(64, STREAM_TILE_BYTES // (max(batch, 1) * block * itemsize)))
+        chunk_size = min(512, max(64, STREAM_CHUNK_BYTES // (block * itemsize)))
     return chunk_size, block
+
+
+def heads_per_tile(batch: int, itemsize: int, chunk: int, block: int) -> int:
+    """Batch elements per tile: as many ``chunk × block`` slices as fit in ``STREAM_TILE_BYTES``,
+    at least 1 and at most ``batch``."""
+    return max(1, min(batch, STREAM_TILE_BYTES // max(1, chunk * block * itemsize)))
 
 
 def check_shape(chunk_size: int | None, block: int | None) -> None:
@@ -102,8 +120,19 @@ def eligible(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, eps) -> bool:
             and min(q.numel(), k.numel(), v.numel()) > 0)
 
 
-def _slice(rows: tuple[torch.Tensor, ...], start: int, stop: int) -> tuple[torch.Tensor, ...]:
-    return tuple(r[:, start:stop] for r in rows)
+def _slice(rows: tuple[torch.Tensor, ...], b0: int, b1: int, start: int, stop: int) -> tuple:
+    return tuple(r[b0:b1, start:stop] for r in rows)
+
+
+def fixed_normaliser(low: torch.Tensor, high: torch.Tensor) -> torch.Tensor | None:
+    r"""Per-row :math:`c_i = 2^{\lfloor\log_2 L_i\rfloor}` for row bounds ``low`` ≤ D ≤ ``high``
+    (``(B, n_q)``), or None when some :math:`c_i / U_i` could fall below ``finfo.tiny`` (or a bound
+    is not finite): then the stream takes the running minimum. One host read."""
+    tiny = positive_range(low.dtype)[0]
+    c = pow2_floor(low.clamp_min(tiny))
+    if not bool((c >= tiny * high).all()):  # NaN or inf in high fails too
+        return None
+    return c
 
 
 def stream(
@@ -116,53 +145,122 @@ def stream(
     *,
     block: int | None,
     chunk_size: int | None,
-    spares: int = 1,
+    bounds: tuple[torch.Tensor, torch.Tensor] | None = None,
+    spares: int = 0,
 ) -> torch.Tensor:
     """Inverse-distance attention ``(B, n_q, d_v)`` of 3-D inputs with a fast ``tile``.
 
-    ``tile(qa, ka, q_rows, k_rows, out, spare)`` fills ``out`` with ``D + ε`` (>= finfo.tiny)
-    for augmented features ``qa`` / ``ka`` of a chunk and a block, and returns the row
-    minimum; ``q_rows`` / ``k_rows`` are per-token extras ``(B, n)`` or ``(B, n, f)`` sliced
-    alongside (what the geometry needs to screen and recompute); ``spare`` holds
-    ``spares`` scratch tiles. ``chunk_size`` / ``block`` None: :func:`stream_shape`.
+    ``tile(qa, ka, q_rows, k_rows, out, spare)`` fills ``out`` with ``D = d² + ε`` (>= finfo.tiny)
+    for augmented features ``qa`` / ``ka`` of some heads, a chunk and a block; ``q_rows`` /
+    ``k_rows`` are per-token extras ``(B, n)`` or ``(B, n, f)`` sliced alongside (what the
+    geometry needs to screen and recompute); ``spare`` holds ``spares`` scratch tiles.
+    ``bounds``: ``(L, U)``, ``(B, n_q)`` tensors with ``L_i <= D_ij <= U_i`` for every key, for a
+    fixed normaliser (:func:`fixed_normaliser`); None or unusable: the running minimum.
+    ``chunk_size`` / ``block`` None: :func:`stream_shape`.
     """
     b, n_q, n_k, d_v = qa.shape[0], qa.shape[1], ka.shape[1], v.shape[-1]
     chunk_size, block = stream_shape(b, v.element_size(), chunk_size, block)
+    chunk, blk = min(chunk_size, n_q), min(block, n_k)
+    heads = heads_per_tile(b, v.element_size(), chunk, blk)
+    fixed = None if bounds is None else fixed_normaliser(*bounds)
     out = torch.empty(b, n_q, d_v, dtype=v.dtype, device=v.device)
-    flat = workspace(1 + spares, b * min(chunk_size, n_q) * min(block, n_k), v.dtype, v.device)
+    flat = workspace(1 + spares, heads * chunk * blk, v.dtype, v.device)
     outer = getattr(_WORKSPACE, "busy", False)
     _WORKSPACE.busy = True
     try:
-        _stream_into(out, qa, ka, q_rows, k_rows, v, tile, flat, block, chunk_size)
+        with np.errstate(all="ignore"):  # out-of-domain entries of ``inplace`` are overwritten
+            _stream_into(out, qa, ka, q_rows, k_rows, v, tile, flat, fixed, heads, chunk_size, block)
     finally:
         _WORKSPACE.busy = outer
     return out
 
 
-def _stream_into(out, qa, ka, q_rows, k_rows, v, tile, flat, block, chunk_size) -> None:
+def _stream_into(out, qa, ka, q_rows, k_rows, v, tile, flat, fixed, heads, chunk_size, block) -> None:
     b, n_q, n_k, d_v = qa.shape[0], qa.shape[1], ka.shape[1], v.shape[-1]
-    acc = torch.empty(b, min(chunk_size, n_q), d_v, dtype=v.dtype, device=v.device)
-    total = torch.empty(b, min(chunk_size, n_q), dtype=v.dtype, device=v.device)
-    for qs in range(0, n_q, chunk_size):
-        qe = min(qs + chunk_size, n_q)
-        nq = qe - qs
-        a, t, c = acc[:, :nq], total[:, :nq], None
-        for ks in range(0, n_k, block):
-            ke = min(ks + block, n_k)
-            shape = (b, nq, ke - ks)  # every tile's buffers are views of the same storage
-            dist, *spare = (f[: math.prod(shape)].view(shape) for f in flat)
-            m = tile(qa[:, qs:qe], ka[:, ks:ke], _slice(q_rows, qs, qe), _slice(k_rows, ks, ke), dist, spare)
-            c_new = pow2_floor(m) if c is None else torch.minimum(c, pow2_floor(m))
-            ratio = torch.div(c_new[..., None], dist, out=dist)
-            if c is None:
-                torch.bmm(ratio, v[:, ks:ke], out=a)
-                torch.sum(ratio, dim=-1, out=t)
-            else:
-                alpha = c_new / c  # a power of two: exact
-                a.mul_(alpha[..., None]).baddbmm_(ratio, v[:, ks:ke])
-                t.mul_(alpha).add_(ratio.sum(dim=-1))
-            c = c_new
-        torch.div(a, t[..., None], out=out[:, qs:qe])
+    tiny = positive_range(v.dtype)[0]
+    acc = torch.empty(min(heads, b), min(chunk_size, n_q), d_v, dtype=v.dtype, device=v.device)
+    total = torch.empty(min(heads, b), min(chunk_size, n_q), dtype=v.dtype, device=v.device)
+    part = torch.empty_like(total)
+    views = {}  # tile shape -> views of the kept buffers (every tile's are views of the same storage)
+    for hs in range(0, b, heads):
+        he = min(hs + heads, b)
+        keys = [(ka[hs:he, ks:ks + block], _slice(k_rows, hs, he, ks, ks + block), v[hs:he, ks:ks + block])
+                for ks in range(0, n_k, block)]
+        for qs in range(0, n_q, chunk_size):
+            qe = min(qs + chunk_size, n_q)
+            a, t, p = acc[: he - hs, : qe - qs], total[: he - hs, : qe - qs], part[: he - hs, : qe - qs]
+            q_part, q_extra = qa[hs:he, qs:qe], _slice(q_rows, hs, he, qs, qe)
+            c = None if fixed is None else fixed[hs:he, qs:qe, None]
+            for i, (k_part, k_extra, vk) in enumerate(keys):
+                shape = (he - hs, qe - qs, k_part.shape[1])
+                if shape not in views:
+                    views[shape] = [f[: math.prod(shape)].view(shape) for f in flat]
+                dist, *spare = views[shape]
+                tile(q_part, k_part, q_extra, k_extra, dist, spare)
+                if fixed is not None:
+                    ratio = torch.div(c, dist, out=dist)
+                    if i == 0:
+                        torch.bmm(ratio, vk, out=a)
+                        torch.sum(ratio, dim=-1, out=t)
+                    else:
+                        a.baddbmm_(ratio, vk)
+                        t.add_(torch.sum(ratio, dim=-1, out=p))
+                    continue
+                c_new = pow2_floor(dist.amin(dim=-1).clamp_min_(tiny))
+                if i == 0:
+                    ratio = torch.div(c_new[..., None], dist, out=dist)
+                    torch.bmm(ratio, vk, out=a)
+                    torch.sum(ratio, dim=-1, out=t)
+                else:
+                    c_new = torch.minimum(c, c_new)
+                    alpha = c_new / c  # a power of two: exact
+                    ratio = torch.div(c_new[..., None], dist, out=dist)
+                    a.mul_(alpha[..., None]).baddbmm_(ratio, vk)
+                    t.mul_(alpha).add_(torch.sum(ratio, dim=-1, out=p))
+                c = c_new
+            torch.div(a, t[..., None], out=out[hs:he, qs:qe])
+
+
+_TORCH_INPLACE = {"sqrt": "sqrt_", "log1p": "log1p_", "arccos": "acos_"}
+
+
+@functools.cache
+def _simd_ufunc(name: str, dtype: torch.dtype):
+    """numpy's ufunc ``name`` for ``dtype`` when it is the faster choice on this CPU, else None:
+    ``sqrt`` always (correctly rounded by both libraries, so only the speed differs: numpy's measured
+    94 µs against torch's 153 on a 512 × 512 float32 tile), a transcendental when numpy dispatches it
+    to a SIMD kernel here (``numpy.lib.introspect.opt_func_info``: a target other than the baseline;
+    numpy's baseline loops call the C library one element at a time)."""
+    code = {torch.float32: "ff", torch.float64: "dd"}.get(dtype)
+    if code is None:
+        return None
+    if name == "sqrt":
+        return np.sqrt
+    try:
+        from numpy.lib.introspect import opt_func_info
+        info = opt_func_info(func_name=f"^{name}$").get(name, {}).get(code, {})
+    except (ImportError, AttributeError):  # numpy < 2.0
+        return None
+    current = info.get("current", "")
+    return getattr(np, name) if current and not current.startswith("baseline") else None
+
+
+def inplace(name: str, t: torch.Tensor) -> torch.Tensor:
+    """``t`` overwritten with the elementwise ``name`` (``sqrt``, ``log1p``, ``arccos``).
+
+    On a contiguous CPU float32/float64 tensor, numpy's SIMD kernel when numpy has one for this
+    CPU (its AVX-512 builds of ``arcsin``/``arccos``/``log1p``/... measured 2-4x faster than torch's
+    on one thread: a 512 × 512 float32 tile, arccos 106 µs vs 453, log1p 112 vs 208, 2026-12-06);
+    torch's in-place op otherwise. ``sqrt`` is correctly rounded in both. Out-of-domain inputs give
+    NaN silently (the callers overwrite those entries; numpy's warnings are off inside the stream).
+    Their accuracy on the fast paths' ranges is tested against mpmath (``tests/test_tiles.py``).
+    """
+    fn = _simd_ufunc(name, t.dtype) if t.device.type == "cpu" and t.is_contiguous() else None
+    if fn is None:
+        return getattr(t, _TORCH_INPLACE[name])()
+    a = t.numpy()
+    fn(a, out=a)
+    return t
 
 
 def augmented(x: torch.Tensor, centre: torch.Tensor, lead: int = 2) -> tuple[torch.Tensor, torch.Tensor]:

@@ -75,10 +75,14 @@ def _hida_fast(c: float):
 
 
 def _hida_stream(q, k, v, aq, ak, eps, c: float, block: int | None, chunk_size: int | None) -> torch.Tensor:
-    """HIDA's fast path without autograd: one GEMM per tile gives w = 2δ directly.
+    r"""HIDA's fast path without autograd: one GEMM per tile gives w = 2δ directly.
 
     With a = 1/α_q, b = 1/α_k: ``[2c·a·‖q‖², 2c·a, -4c·a·q] · [b, b·‖k‖², b·k] = 2δ``
-    (centred coordinates), then ``D = ε + log1p(w + √(w² + 2w))² / c`` in place.
+    (centred coordinates), then ``D = ε + log1p(w + √(w² + 2w))² / c`` in place. A row is inspected
+    when its tile minimum of w reaches ``τ·2c·a_i·(‖q_i‖² + max_j ‖k_j‖²)·max_j b_j`` (all keys'
+    maxima, computed once). Normaliser bounds: ``ε <= D <= 2(ε + (log(4/α_q) + max log(4/α_k))²/c)``,
+    from :math:`d_c(q, k) \le d_c(q, 0) + d_c(0, k)` and
+    :math:`d_c(0, x) = 2\operatorname{artanh}(\sqrt c\lVert x\rVert)/\sqrt c \le \log(4/α)/\sqrt c`.
     """
     q3, k3, v3, eps_b, batch = _tiles.flatten(q, k, v, eps)
     a3 = (1.0 / aq).expand(*batch, aq.shape[-1]).reshape(q3.shape[:-1])
@@ -88,28 +92,23 @@ def _hida_stream(q, k, v, aq, ak, eps, c: float, block: int | None, chunk_size: 
     ka, kc = _tiles.augmented(k3, centre)
     qn, kn = _tiles.sum_squares(qc), _tiles.sum_squares(kc)
     sq = (2.0 * c) * a3
+    level = EXPANSION_TAU * sq * (qn + kn.amax(dim=-1, keepdim=True)) * b3.amax(dim=-1, keepdim=True)
+    far = torch.log(4.0 * a3) + torch.log(4.0 * b3).amax(dim=-1, keepdim=True)
+    high = far.square_().div_(c).add_(eps_b).mul_(2.0)
     torch.mul(sq, qn, out=qa[..., 0])
     qa[..., 1] = sq
     qc.mul_((-2.0 * sq)[..., None])
     ka[..., 0] = b3
     torch.mul(b3, kn, out=ka[..., 1])
     kc.mul_(b3[..., None])
-    eps3 = eps_b[..., None]
-    tau, root2, tiny = EXPANSION_TAU, math.sqrt(2.0), positive_range(q.dtype)[0]
-
-    def to_dist(w, spare, out):
-        """out = ε + log1p(w + √2·√(w + w²/2))² / c (w = 2δ ≥ 0)."""
-        t = torch.addcmul(w, w, w, value=0.5, out=spare)
-        torch.add(w, t.sqrt_(), alpha=root2, out=t).log1p_()
-        return torch.addcmul(eps3.expand(out.shape[0], 1, 1), t, t, value=1.0 / c, out=out)
+    eps_rows = eps_b.expand(qn.shape)
+    tau, root2 = EXPANSION_TAU, math.sqrt(2.0)
 
     def tile(qa_, ka_, q_rows, k_rows, out, spare):
-        qx, qn_, sq_ = q_rows
+        qx, qn_, sq_, eps_r, level_ = q_rows
         kx, kn_, b_ = k_rows
         w = torch.bmm(qa_, ka_.transpose(-1, -2), out=out)
-        mw = w.amin(dim=-1)
-        level = tau * sq_ * (qn_ + kn_.amax(dim=-1, keepdim=True)) * b_.amax(dim=-1, keepdim=True)
-        rows = _tiles.flagged_rows(mw, level)
+        rows = _tiles.flagged_rows(w.amin(dim=-1), level_)
         if rows is not None:
             bi, ii = rows
             exact_level = tau * sq_[bi, ii][:, None] * b_[bi] * (qn_[bi, ii][:, None] + kn_[bi])
@@ -117,13 +116,14 @@ def _hida_stream(q, k, v, aq, ak, eps, c: float, block: int | None, chunk_size: 
             bb, qi = bi[r], ii[r]
             diff = qx[bb, qi] - kx[bb, j]
             w[bb, qi, j] = sq_[bb, qi] * b_[bb, j] * (diff * diff).sum(dim=-1)
-            mw[bi, ii] = w[bi, ii].amin(dim=-1)
-        to_dist(w, spare[0], out)
-        m = mw.clamp_min(0.0)
-        m = torch.log1p(m + root2 * torch.sqrt(m + 0.5 * m * m)).square_().div_(c).add_(eps_b)
-        return m.clamp_min_(tiny)
+        # out = ε + log1p(w + √2·√(w + w²/2))² / c (w = 2δ >= 0).
+        t = torch.addcmul(w, w, w, value=0.5, out=spare[0])
+        torch.add(w, _tiles.inplace("sqrt", t), alpha=root2, out=t)
+        _tiles.inplace("log1p", t)
+        torch.addcmul(eps_r[:, :1, None], t, t, value=1.0 / c, out=out)
 
-    out = _tiles.stream(qa, ka, (q3, qn, sq), (k3, kn, b3), v3, tile, block=block, chunk_size=chunk_size)
+    out = _tiles.stream(qa, ka, (q3, qn, sq, eps_rows, level), (k3, kn, b3), v3, tile, block=block,
+                        chunk_size=chunk_size, bounds=(eps_rows, high), spares=1)
     return out.reshape(*batch, *out.shape[-2:])
 
 
@@ -157,7 +157,8 @@ def hida_attention(
             of :func:`operators.ida_attention`.
         path: ``"auto"``, ``"fast"`` or ``"exact"`` (module docstring); the fast path's
             squared distances have relative error below ρ = ``expansion_bound(d, dtype)``,
-            so ``|out_fast - out_exact| <= 2ρ/(1-ρ)·max_j |v_j|`` beyond rounding.
+            so ``|out_fast - out_exact| <= 2ρ/(1-ρ)·max_j |v_j|`` beyond rounding (that of
+            sqrt and log1p included: log1p at most 2 ulp, see ``_tiles.inplace``).
 
     Returns:
         ``(..., n_q, d_v)`` in q's dtype (half dtypes computed in float32). Raises
@@ -252,62 +253,64 @@ def _normalise_into(name: str, x: torch.Tensor, out: torch.Tensor) -> torch.Tens
 
 def _sida_stream(q, k, v, eps, block: int | None, chunk_size: int | None) -> torch.Tensor:
     r"""SIDA's fast path without autograd: one GEMM per tile gives
-    :math:`s = \lVert \hat x - \hat y\rVert^2/4 = \sin^2(\theta/2)` for the normalised
-    vectors, then :math:`D = \varepsilon + 4\arcsin^2\sqrt s`; the pairs within
-    ``EXPANSION_TAU`` of 0 or of π are recomputed exactly (:func:`_sida_pair_sq`).
+    :math:`\tilde c = (1 - \lVert\hat x\rVert^2)/2 + (1 - \lVert\hat y\rVert^2)/2 + \hat x\cdot\hat y`,
+    the cosine of the angle for the normalised vectors, then :math:`D = \varepsilon + \arccos^2\tilde c`;
+    the pairs with :math:`|\tilde c| \ge 1 - \tau` (``EXPANSION_TAU``: within about 29° of 0 or of
+    π) are recomputed exactly (:func:`_sida_pair_sq`).
 
-    Bound. The expansion's absolute error is at most γS (``expansion_bound``; S = ‖x̂‖² + ‖ŷ‖²
-    ≈ 2). A kept pair has 4s ∈ (τS, (2 − τ)S), and there the relative condition of
-    :math:`s \mapsto \arcsin^2\sqrt s` is :math:`\sqrt s/(\sqrt{1-s}\arcsin\sqrt s)`; times
-    the relative error γS/(4s) of s this is largest at the lower end, 1.03ρ (0.2ρ at the
-    upper end). Normalising by the rounded norms leaves x̂, ŷ unit to within about
-    (d/2 + 4)u and turns their directions by a few u: together under (d + 16)u relative in
-    θ² for a kept pair (θ > 28°), below ρ/2 since ρ > 8γ > (16d + 64)u. So θ² is within 2ρ
-    relative, as :func:`sida_attention` states.
+    Bound. Let :math:`\lVert\hat x\rVert^2 = 1 + \eta_x`: normalising by the rounded norm leaves
+    :math:`|\eta_x| \le (d/2 + 4)u` and turns the direction by at most about u. The augmented
+    features :math:`[(1 - \lVert\hat x\rVert^2)/2,\ 1,\ \hat x] \cdot
+    [1,\ (1 - \lVert\hat y\rVert^2)/2,\ \hat y]`
+    hold :math:`1 - \lVert\hat x\rVert^2` exactly (Sterbenz) from a sum of squares within
+    :math:`\gamma_d`; their GEMM errs by at most :math:`\gamma_{d+2}(1 + O(u))`
+    (:math:`\sum_i |\hat x_i \hat y_i| \le \lVert\hat x\rVert\lVert\hat y\rVert`), and its exact value
+    differs from :math:`\cos\theta` by :math:`|\eta_x + \eta_y|(1 - \hat x\cdot\hat y)/2 \le (d + 8)u`.
+    So :math:`|\tilde c - \cos\theta| \le E = (3d + 10)u` to first order. A kept pair has
+    :math:`|\tilde c| < 1 - \tau`, hence :math:`\theta \in (\theta_0, \pi - \theta_0)` with
+    :math:`\theta_0 = \arccos(7/8 + E) > 0.505`, and :math:`|\Delta(\theta^2)|/\theta^2 \le
+    2E/(\theta\sin\theta) \le 8.2E`; the directions' turn adds :math:`4u/\theta_0 < 8u`, arccos's
+    rounding (at most 3 ulp, numpy's stated bound for float32 and 1 ulp for float64 or torch's) about
+    6u relative in θ, hence 12u in θ², the square and ε 2u. In all
+    :math:`(24.6d + 104)u < 2\rho`, since :math:`\rho = \gamma/(\tau - \gamma) > 8\gamma` and
+    :math:`\gamma = 2\gamma_{d+2} + 4u > (2d + 8)u`: θ² is within 2ρ relative, as
+    :func:`sida_attention` states.
+
+    Normaliser bounds: :math:`\varepsilon \le D \le 2(\varepsilon + \pi^2)`.
     """
     q3, k3, v3, eps_b, batch = _tiles.flatten(q, k, v, eps)
-    # Augmented features [‖x̂‖²/4, 1/4, -x̂/2] · [1, ‖ŷ‖², ŷ] = ‖x̂ - ŷ‖²/4 (powers of two: exact).
     qa = torch.empty(*q3.shape[:-1], q3.shape[-1] + 2, dtype=q3.dtype, device=q3.device)
     ka = torch.empty(*k3.shape[:-1], k3.shape[-1] + 2, dtype=k3.dtype, device=k3.device)
     qu = _normalise_into("q", q3, qa[..., 2:])
     ku = _normalise_into("k", k3, ka[..., 2:])
-    qn, kn = _tiles.sum_squares(qu), _tiles.sum_squares(ku)
-    torch.mul(qn, 0.25, out=qa[..., 0])
-    qa[..., 1] = 0.25
-    qu.mul_(-0.5)
+    qa[..., 0] = (1.0 - _tiles.sum_squares(qu)) * 0.5  # exact: Sterbenz, then a power of two
+    qa[..., 1] = 1.0
     ka[..., 0] = 1.0
-    ka[..., 1] = kn
-    eps3 = eps_b[..., None]
-    low, high, tiny = EXPANSION_TAU / 4, (2.0 - EXPANSION_TAU) / 4, positive_range(q.dtype)[0]
+    ka[..., 1] = (1.0 - _tiles.sum_squares(ku)) * 0.5
+    eps_rows = eps_b.expand(q3.shape[:-1])
+    high = (eps_b + math.pi**2).mul_(2.0).expand(q3.shape[:-1])
+    near, tiny = 1.0 - EXPANSION_TAU, positive_range(q.dtype)[0]
 
     def tile(qa_t, ka_t, q_rows, k_rows, out, spare):
-        qx, qn_ = q_rows
-        kx, kn_ = k_rows
-        s = torch.bmm(qa_t, ka_t.transpose(-1, -2), out=out)
-        lo, hi = s.amin(dim=-1), s.amax(dim=-1)
-        level = qn_ + kn_.amax(dim=-1, keepdim=True)
-        rows = _tiles.flagged_rows(lo, low * level, high * level, hi)
+        qx, eps_r = q_rows
+        (kx,) = k_rows
+        cos = torch.bmm(qa_t, ka_t.transpose(-1, -2), out=out)
+        rows = _tiles.flagged_rows(cos.amin(dim=-1), -near, near, cos.amax(dim=-1))
         pairs = None
         if rows is not None:
             bi, ii = rows
-            s_ij = qn_[bi, ii][:, None] + kn_[bi]
-            sub = s[bi, ii]
-            r, j = ((sub <= low * s_ij) | (sub >= high * s_ij)).nonzero(as_tuple=True)
-            pairs = (bi, ii, bi[r], ii[r], j)
-        # In place: s = E/4 turns into θ/2 = asin(√s), then D = ε + 4(θ/2)². No clamp pass: a pair
-        # with s outside (low·S, high·S) ⊂ (0, 1) is flagged above and overwritten below, so only its
-        # (discarded) value can be NaN.
-        s.sqrt_().asin_()
-        torch.addcmul(eps3.expand(out.shape[0], 1, 1), s, s, value=4.0, out=out)
-        m = torch.asin(lo.clamp(0.0, 1.0).sqrt()).square_().mul_(4.0).add_(eps_b)
+            r, j = (cos[bi, ii].abs() >= near).nonzero(as_tuple=True)
+            pairs = (bi[r], ii[r], j)
+        # In place: cos turns into θ, then D = ε + θ². No clamp pass: a pair with |cos| >= 1 - τ is
+        # flagged above and overwritten below, so only its (discarded) value can be NaN.
+        theta = _tiles.inplace("arccos", cos)
+        torch.addcmul(eps_r[:, :1, None], theta, theta, out=out)
         if pairs is not None:
-            bi, ii, bb, qi, j = pairs
-            out[bb, qi, j] = (_sida_pair_sq(qx[bb, qi], kx[bb, j]) + eps_b[bb, 0]).clamp_min(tiny)
-            m[bi, ii] = out[bi, ii].amin(dim=-1)
-        return m.clamp_min_(tiny)
+            bb, qi, j = pairs
+            out[bb, qi, j] = (_sida_pair_sq(qx[bb, qi], kx[bb, j]) + eps_r[bb, qi]).clamp_min(tiny)
 
-    out = _tiles.stream(qa, ka, (q3, qn), (k3, kn), v3, tile, block=block, chunk_size=chunk_size,
-                        spares=0)
+    out = _tiles.stream(qa, ka, (q3, eps_rows), (k3,), v3, tile, block=block, chunk_size=chunk_size,
+                        bounds=(eps_rows, high))
     return out.reshape(*batch, *out.shape[-2:])
 
 
@@ -339,10 +342,11 @@ def sida_attention(
         chunk_size, block: queries per chunk and keys per block (>= 1); None: the defaults
             of :func:`operators.ida_attention`.
         path: ``"auto"``, ``"fast"`` or ``"exact"`` (module docstring). The fast path
-            expands ``‖x̂ - ŷ‖²`` for the normalised vectors and recomputes the pairs within
-            ``EXPANSION_TAU`` of 0 or of π exactly; the other squared angles have relative
-            error below 2ρ, so ``|out_fast - out_exact| <= 4ρ/(1-2ρ)·max_j |v_j|`` beyond
-            rounding.
+            expands ``‖x̂ - ŷ‖²`` for the normalised vectors (without autograd: their cosine,
+            :func:`_sida_stream`) and recomputes the pairs within about 29° of 0 or of π
+            (``EXPANSION_TAU``) exactly; the other squared angles have relative error below 2ρ,
+            so ``|out_fast - out_exact| <= 4ρ/(1-2ρ)·max_j |v_j|`` beyond rounding (the
+            arccos/log1p kernels included: at most 3 ulp, see ``_tiles.inplace``).
 
     Returns:
         ``(..., n_q, d_v)`` in q's dtype (half dtypes computed in float32). Raises

@@ -53,12 +53,21 @@ def fast_sqdist(qf, kf) -> torch.Tensor:
 
 
 def _fast_stream(q, k, v, eps, block: int | None, chunk_size: int | None) -> torch.Tensor:
-    """The fast path without autograd: one GEMM per tile (``_tiles``), same bound."""
+    """The fast path without autograd: one GEMM per tile (``_tiles``), same bound.
+
+    Row screen: a row is inspected when its tile minimum reaches ``τ(‖q_i‖² + max_j ‖k_j‖²) + ε``
+    (all keys' maximum, computed once: a superset of the rows with a pair to recompute); pairs with
+    ``D̃ - ε <= τ(‖q_i‖² + ‖k_j‖²)`` are recomputed by direct differences. Normaliser bounds:
+    ``ε <= D <= 2((‖q_i‖ + max_j ‖k_j‖)² + ε)`` (centred; the factor 2 covers rounding).
+    """
     q3, k3, v3, eps_b, batch = _tiles.flatten(q, k, v, eps)
     centre = k3.mean(dim=-2, keepdim=True)
     qa, qc = _tiles.augmented(q3, centre)
     ka, kc = _tiles.augmented(k3, centre)
     qn, kn = _tiles.sum_squares(qc), _tiles.sum_squares(kc)
+    knmax = kn.amax(dim=-1, keepdim=True)
+    level = EXPANSION_TAU * (qn + knmax) + eps_b
+    high = (qn.sqrt() + knmax.sqrt()).square_().add_(eps_b).mul_(2.0)
     torch.add(qn, eps_b, out=qa[..., 0])
     qa[..., 1] = 1.0
     qc.mul_(-2.0)
@@ -68,24 +77,21 @@ def _fast_stream(q, k, v, eps, block: int | None, chunk_size: int | None) -> tor
     tiny = positive_range(q.dtype)[0]
 
     def tile(qa_, ka_, q_rows, k_rows, out, spare):
-        qx, qn_, eps_r = q_rows
+        qx, qn_, eps_r, level_ = q_rows
         kx, kn_ = k_rows
         torch.bmm(qa_, ka_.transpose(-1, -2), out=out)
-        m = out.amin(dim=-1)
-        rows = _tiles.flagged_rows(m, EXPANSION_TAU * (qn_ + kn_.amax(dim=-1, keepdim=True)) + eps_r)
+        rows = _tiles.flagged_rows(out.amin(dim=-1), level_)
         if rows is None:
-            return m
+            return
         bi, ii = rows
         sub = out[bi, ii] - eps_r[bi, ii][:, None]
         r, j = (sub <= EXPANSION_TAU * (qn_[bi, ii][:, None] + kn_[bi])).nonzero(as_tuple=True)
         bb, qi = bi[r], ii[r]
         diff = qx[bb, qi] - kx[bb, j]
         out[bb, qi, j] = ((diff * diff).sum(dim=-1) + eps_r[bb, qi]).clamp_min(tiny)
-        m[bi, ii] = out[bi, ii].amin(dim=-1)
-        return m
 
-    out = _tiles.stream(qa, ka, (q3, qn, eps_rows), (k3, kn), v3, tile, block=block, chunk_size=chunk_size,
-                        spares=0)
+    out = _tiles.stream(qa, ka, (q3, qn, eps_rows, level), (k3, kn), v3, tile, block=block,
+                        chunk_size=chunk_size, bounds=(eps_rows, high))
     return out.reshape(*batch, *out.shape[-2:])
 
 
@@ -158,8 +164,9 @@ def ida_attention(
         eps: ε, a positive finite Python float or a positive tensor broadcastable to
             the batch shape ``(...)`` (not checked, see :func:`ida_weights`).
         chunk_size: queries per chunk (>= 1); None: ``core.DEFAULT_CHUNK`` (256), or on the
-            streamed fast path as many as keep a tile within 8 MiB (512 in float32 and 256 in
-            float64 at B = 8, see ``operators._tiles``).
+            streamed fast path as many as keep one head's tile within 1 MiB (512 in float32 and
+            256 in float64; a tile holds one head, or several for short sequences, see
+            ``operators._tiles``).
         block: keys per block (>= 1); None: ``core.DEFAULT_BLOCK`` (256), on the streamed
             fast path 512.
         path: ``"exact"`` -- squared distances by direct differences (exactly 0 at
