@@ -192,8 +192,10 @@ def deficit_sides(case, kernel="softmax"):
     """Head-averaged 1 − W₁₁ (the other weights' sum, no cancellation) against δ, with its relative
     round-off; IDA at the proof's choice ε = δR²/n."""
     deficit, n = _row1(case, kernel)[..., 1:].sum(-1).mean(-1), int(case["n"])
-    x = case["R"] ** 2 / case["d"] ** 0.5
-    return deficit, case["delta"], (IDA_TOL(n + 8) if kernel == "ida" else SOFT_TOL(n + 8 + 2 * x)) * deficit
+    x, heads = case["R"] ** 2 / case["d"] ** 0.5, int(case.get("heads", 1))
+    # SOFT_TOL's condition relative to the deficit 1 − W₁₁: its 2x(1 − W₁₁) reads 2x
+    tol = IDA_TOL(n + 8) if kernel == "ida" else SOFT_TOL(n + 8 + heads + 2 * x)
+    return deficit, case["delta"], tol * deficit
 
 
 def bisect_eps_star(ctx, n, delta, r):
@@ -384,7 +386,7 @@ def split_weight_sides(case):
 def _retrieval(case):  # (R, δ, n, d, 1 − W₁₁, its round-off) on the width-d instance
     r, delta, n, d = case["R"], case["delta"], int(case["n"]), int(case["d"])
     deficit = _row1(case)[..., 1:].sum(-1)[:, 0]
-    return r, delta, n, d, deficit, SOFT_TOL(n + 8 + 2 * r**2 / d**0.5 * deficit)
+    return r, delta, n, d, deficit, SOFT_TOL(n + 8 + 1 + 2 * r**2 / d**0.5 * deficit)  # H = 1
 
 
 def paper_condition_sides(case):
