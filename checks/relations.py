@@ -39,7 +39,8 @@ def margins(rel: str, lhs: torch.Tensor, rhs: torch.Tensor, tol: torch.Tensor) -
 def evaluate_case(relation: Relation, case: dict[str, Any]) -> dict[str, np.ndarray]:
     lhs, rhs, tol = relation.evaluate(case)
     lhs = torch.as_tensor(lhs)
-    rhs = torch.as_tensor(rhs, dtype=lhs.dtype if not torch.is_tensor(rhs) else None, device=lhs.device)
+    # a number takes lhs's dtype (an array or tensor keeps its own, as before)
+    rhs = torch.as_tensor(rhs, dtype=lhs.dtype if isinstance(rhs, (int, float)) else None, device=lhs.device)
     if rhs.ndim == 0 and lhs.ndim == 1:
         rhs = rhs.expand_as(lhs)  # a constant right-hand side (a fixed bound) holds for every case
     if lhs.shape != rhs.shape or lhs.ndim != 1:

@@ -110,10 +110,9 @@ def _imported_claim_modules(files: list[Path], root: str, root_dir: Path) -> lis
     riemannian-attention's stacks) and claim modules a spec borrows from (proposition 2.3 uses
     property 2.2.4's kernel). Read from the import statements, absolute or relative."""
     def path_of(name: str) -> Path | None:
-        parts = name.removeprefix(root).strip(".").split(".") if name.startswith(root) else None
-        if parts is None:
+        if name != root and not name.startswith(root + "."):
             return None
-        base = root_dir.joinpath(*[p for p in parts if p])
+        base = root_dir.joinpath(*name[len(root):].split(".")[1:])
         return next((f for f in (base.with_suffix(".py"), base / "__init__.py") if f.is_file()), None)
 
     seen, todo = set(files), list(files)
