@@ -44,9 +44,9 @@ FLAT = tolerances.FitBias(
            "∝ ε^(−1/2) resp. d^(−1/2): exact power laws); the floor is a fitted exponent's round-off")
 
 
-def claim(part, label, n_free, **fields):
+def claim(claim_id, label, n_free, **fields):
     """A claim of the lemma (not Step 1): the proof's quantity read, ``n_free`` the alternative."""
-    return Claim(id=f"georesolver/lemma-2.4/{part}", section="§2.4", kind="asymptotic", time_limit_s=30.0,
+    return Claim(id=claim_id, section="§2.4", kind="asymptotic", time_limit_s=30.0,
                  label=f"Lemma 2.4 (Lipschitz Scaling under Low Effective Rank), {label}",
                  reading_why=PROOF_QUANTITY_WHY, alternatives=(Reading("n-free", n_free, N_FREE_WHY),),
                  **fields)

@@ -197,7 +197,8 @@ def _clustered_law(name, family, radius_text):
 
 
 CLAIMS = (lemma.claim(
-    "ida-clustered", "clustered / low-rank keys", statement=STATEMENT, reading=READING, clauses=CLAUSES,
+    "georesolver/lemma-2.4/ida-clustered",
+    "clustered / low-rank keys", statement=STATEMENT, reading=READING, clauses=CLAUSES,
     proof_steps=PROOF_STEPS, n_free=N_FREE, derivation=ida_clustered_derivation,
     checks=(
         _clustered_law("jacobian-norm-vs-n", "fixed", f"{CLUSTER_RADIUS:g}"),

@@ -242,7 +242,8 @@ WEIGHT_SUM = "Σ_j ‖∂W_ij/∂q_i‖ (torch.func through ida_weights)"
 Z_I = "Z_i = Σ_m (‖q_i−k_m‖²+ε)⁻¹"
 
 CLAIMS = (lemma.claim(
-    "ida-general", "general case", statement=STATEMENT, reading=READING, clauses=CLAUSES,
+    "georesolver/lemma-2.4/ida-general",
+    "general case", statement=STATEMENT, reading=READING, clauses=CLAUSES,
     proof_steps=PROOF_STEPS, n_free=N_FREE, derivation=ida_general_derivation,
     checks=(
         ScalingLaw(name="jacobian-norm-vs-n", quantity=f"worst-case ‖∂o_i/∂q_i‖₂ (IDA, ε = {EPS:g})",

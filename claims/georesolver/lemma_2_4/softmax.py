@@ -191,7 +191,8 @@ N_QUANTITY = f"worst-case ‖∂o_i/∂q_i‖₂ (softmax, d = {D_SOFT})"
 N_MEASURE = BALL_WORST.measure(lambda n: (int(n), D_SOFT))
 
 CLAIMS = (lemma.claim(
-    "softmax", "softmax; proof Step 5", statement=STATEMENT, reading=READING, clauses=CLAUSES,
+    "georesolver/lemma-2.4/softmax",
+    "softmax; proof Step 5", statement=STATEMENT, reading=READING, clauses=CLAUSES,
     proof_steps=PROOF_STEPS, n_free=N_FREE, derivation=softmax_derivation,
     checks=(
         ScalingLaw(name="jacobian-norm-vs-n", quantity=N_QUANTITY, variable="n", exponent=1.0, order="O",
