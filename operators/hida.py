@@ -26,7 +26,15 @@ import math
 
 import torch
 
-from ._checks import check_curvature, check_eps, check_float, check_not_nan, check_qkv
+from ._checks import (
+    check_curvature,
+    check_eps,
+    check_float,
+    check_not_nan,
+    check_qkv,
+    needs_graph,
+    transforms_active,
+)
 from ._numerics import positive_range
 from .poincare import _gap, poincare_sqdist
 
@@ -44,17 +52,30 @@ def _gram_sqdist(xq: torch.Tensor, aq: torch.Tensor, xk: torch.Tensor, ak: torch
     nq, nk = xq.square().sum(-1), xk.square().sum(-1)
     inner = torch.einsum(eq, xq, xk)
     if eq == "...id,...isd->...is":  # gathered keys: (..., n, S)
-        sq = nq[..., None] + nk - 2 * inner
-        denom = aq[..., None] * ak
+        sq, denom = nq[..., None] + nk, aq[..., None] * ak
     else:  # (..., n_q, d) x (..., n_k, d)
-        sq = nq[..., :, None] + nk[..., None, :] - 2 * inner
-        denom = aq[..., :, None] * ak[..., None, :]
-    delta = c * sq.clamp_min(0) / denom
+        sq, denom = nq[..., :, None] + nk[..., None, :], aq[..., :, None] * ak[..., None, :]
+    if _in_place(xq, aq, xk, ak):
+        # The same operations in the same order, on two pair-sized buffers instead of nine: the
+        # bits are those of the expression below (2·inner is exact), at a third of its time.
+        return (sq.sub_(inner.mul_(2)).clamp_min_(0).mul_(c).div_(denom)
+                .sqrt_().asinh_().square_().mul_(4.0 / c))
+    delta = c * (sq - 2 * inner).clamp_min(0) / denom
     return (4.0 / c) * torch.asinh(delta.sqrt()).square()
 
 
+def _in_place(*tensors: torch.Tensor) -> bool:
+    """Whether intermediate buffers may be overwritten: no autograd graph, no torch.func transform."""
+    return not (needs_graph(*tensors) or transforms_active())
+
+
 def _weights(d2: torch.Tensor, eps, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Row-normalised (d² + ε)⁻¹. Overwrites ``d2`` where no graph is recorded: pass a fresh tensor."""
     eps_t = eps[..., None, None] if isinstance(eps, torch.Tensor) else eps
+    eps_shape = eps_t.shape if isinstance(eps_t, torch.Tensor) else ()
+    if mask is None and _in_place(d2, eps_t) and torch.broadcast_shapes(d2.shape, eps_shape) == d2.shape:
+        r = d2.add_(eps_t).reciprocal_()  # 1/x is reciprocal(x)·1 in torch: the same bits
+        return r.div_(r.sum(-1, keepdim=True))
     r = 1.0 / (d2 + eps_t)
     if mask is not None:
         r = r * mask

@@ -67,6 +67,22 @@ def test_nystrom_with_every_key_as_anchor_is_dense_hida():
     assert (HD.nystrom_hida_attention(q, k, v, k, eps=1e-1) - dense).abs().max() < 1e-9
 
 
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_dense_hida_in_place_buffers_give_the_graph_paths_bits(dtype):
+    """Without autograd the Gram-form kernel overwrites two buffers instead of allocating nine: the
+    same operations in the same order, so the same bits as the out-of-place expression."""
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(2, 40, 6, generator=gen, dtype=dtype)
+    k = 0.9 * x / (1 + torch.linalg.vector_norm(x, dim=-1, keepdim=True))
+    v, anchors = torch.randn(2, 40, 3, generator=gen, dtype=dtype), k[:, :5]
+    eps = torch.tensor([1e-3, 0.5], dtype=dtype)
+    for op in (lambda q: HD.dense_hida_gram(q, k, v, eps=eps),
+               lambda q: HD.l_hida_attention(q, k, v, anchors, eps=0.1, normalise=True)):
+        fast = op(k)
+        graph = op(k.clone().requires_grad_())
+        assert graph.requires_grad and torch.equal(fast, graph.detach())
+
+
 def test_l_hida_summaries_are_sums_as_defined():
     gen = torch.Generator().manual_seed(3)
     q, k = _ball(gen, 4, 3), _ball(gen, 30, 3)
