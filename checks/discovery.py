@@ -14,6 +14,7 @@ specs still load. Modules whose name starts with ``_`` are shared helpers, not s
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import importlib.abc
@@ -395,3 +396,78 @@ def paper_entries(cat: Catalogue, keys: set[str], selection: list[str]) -> list[
             | ({"claims": cat.folders[key]} if key in cat.folders else {})
             | {"selection": list(selection)}
             for key, p in sorted(cat.papers.items()) if key in keys]
+
+
+# --------------------------------------------------------------------------- staleness
+def source_hash(claim: Claim) -> str:
+    """Hash of the spec module, its paper's helper modules, the operators and the engine, so that
+    a change to any of them marks the verdict stale."""
+    digest = hashlib.sha256()
+    files: list[Path] = []
+    module = importlib.import_module(claim.source_module) if claim.source_module else None
+    if module is not None and getattr(module, "__file__", None):
+        spec = Path(module.__file__)
+        files.append(spec)
+        # A spec in a sub-package of its paper (a claim module split into parts) uses the helpers of
+        # both folders: every folder from the spec's up to the paper's, whose package holds PAPER.
+        depth = next((d for d in range(1, claim.source_module.count(".")) if hasattr(
+            sys.modules.get(claim.source_module.rsplit(".", d)[0]), "PAPER")), 1)
+        for folder in [spec.parents[i] for i in range(depth)]:
+            files.extend(sorted(folder.glob("_*.py")))
+        files.extend(_imported_claim_modules(files, claim.source_module.rsplit(".", depth + 1)[0],
+                                             spec.parents[depth]))
+    # The results layer writes the record's derived fields (figures, control outcomes): it counts.
+    for package, patterns in (("attnaudit.operators", ("*.py",)),
+                              ("attnaudit.checks", ("*.py", "results/*.py"))):
+        spec = importlib.util.find_spec(package)  # its folder, without importing torch through it
+        if spec is None or spec.origin is None:
+            continue
+        root = Path(spec.origin).parent
+        for pattern in patterns:
+            files.extend(sorted(root.glob(pattern)))
+    for f in files:
+        digest.update(f.name.encode())
+        digest.update(f.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _imported_claim_modules(files: list[Path], root: str, root_dir: Path) -> list[Path]:
+    """The modules of the claims package ``root`` (folder ``root_dir``) that ``files`` import,
+    directly or through each other: another paper's helpers (rank-collapse runs
+    riemannian-attention's stacks) and claim modules a spec borrows from (proposition 2.3 uses
+    property 2.2.4's kernel). Read from the import statements, absolute or relative."""
+    def path_of(name: str) -> Path | None:
+        if name != root and not name.startswith(root + "."):
+            return None
+        base = root_dir.joinpath(*name[len(root):].split(".")[1:])
+        return next((f for f in (base.with_suffix(".py"), base / "__init__.py") if f.is_file()), None)
+
+    seen, todo = set(files), list(files)
+    found: set[Path] = set()
+    while todo:
+        current = todo.pop()
+        package = _package_of(current, root, root_dir)
+        for node in ast.walk(ast.parse(current.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]
+                                    + ([base] if base else []))
+                names = [base] + [f"{base}.{a.name}" for a in node.names]
+            else:
+                continue
+            for name in names:
+                path = path_of(name)
+                if path is not None and path not in seen:
+                    seen.add(path)
+                    found.add(path)
+                    todo.append(path)
+    return sorted(found)
+
+
+def _package_of(file: Path, root: str, root_dir: Path) -> str:
+    """The dotted package a file of the claims package belongs to."""
+    relative = file.parent.relative_to(root_dir).parts if root_dir in file.parents else ()
+    return ".".join((root, *relative))

@@ -19,8 +19,7 @@ import torch
 from attnaudit.checks.context import Context
 from attnaudit.checks.model import Relation, describe_tolerance
 from attnaudit.checks.tolerances import Systematic
-
-WITNESS_SCHEMA = "attnaudit.witness/1"
+from attnaudit.checks.witnesses import WITNESS_SCHEMA
 
 
 class _Violation(Exception):

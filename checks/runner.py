@@ -7,13 +7,8 @@ with one set of versions gives byte-identical records.
 
 from __future__ import annotations
 
-import ast
-import hashlib
-import importlib
 import math
-import platform
 import signal
-import sys
 import threading
 import time
 import traceback
@@ -24,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from attnaudit.checks.context import Context, one_thread
-from attnaudit.checks.discovery import LoadError
-from attnaudit.checks.executor import WALL_FACTOR
+from attnaudit.checks.discovery import LoadError, source_hash
+from attnaudit.checks.executor import WALL_FACTOR, load_error_record, versions
 from attnaudit.checks.executor import time_limit_s as executor_limit
 from attnaudit.checks.laws import check_limit, check_scaling
 from attnaudit.checks.model import PREDICTION_FIELDS, Claim, Limit, Relation, ScalingLaw
@@ -49,101 +44,6 @@ from attnaudit.checks.verdict import confirmation_kind, corrected_statement, dec
 
 class ClaimTimeout(BaseException):
     """Raised by the alarm; a BaseException so Hypothesis and spec code do not swallow it."""
-
-
-def versions() -> dict[str, str]:
-    out = {"python": platform.python_version(), "attnaudit": _own_version()}
-    for name, module in (("torch", "torch"), ("sympy", "sympy"),
-                         ("numpy", "numpy"), ("scipy", "scipy"), ("hypothesis", "hypothesis"),
-                         ("mpmath", "mpmath")):
-        try:
-            out[name] = importlib.import_module(module).__version__
-        except Exception:  # noqa: BLE001 - a missing optional library is recorded as such
-            out[name] = "absent"
-    return out
-
-
-def _own_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("attnaudit")
-    except PackageNotFoundError:
-        return "absent"
-
-
-def source_hash(claim: Claim) -> str:
-    """Hash of the spec module, its paper's helper modules, the operators and the engine, so that
-    a change to any of them marks the verdict stale."""
-    digest = hashlib.sha256()
-    files: list[Path] = []
-    module = importlib.import_module(claim.source_module) if claim.source_module else None
-    if module is not None and getattr(module, "__file__", None):
-        spec = Path(module.__file__)
-        files.append(spec)
-        # A spec in a sub-package of its paper (a claim module split into parts) uses the helpers of
-        # both folders: every folder from the spec's up to the paper's, whose package holds PAPER.
-        depth = next((d for d in range(1, claim.source_module.count(".")) if hasattr(
-            sys.modules.get(claim.source_module.rsplit(".", d)[0]), "PAPER")), 1)
-        for folder in [spec.parents[i] for i in range(depth)]:
-            files.extend(sorted(folder.glob("_*.py")))
-        files.extend(_imported_claim_modules(files, claim.source_module.rsplit(".", depth + 1)[0],
-                                             spec.parents[depth]))
-    # The results layer writes the record's derived fields (figures, control outcomes): it counts.
-    for package, patterns in (("attnaudit.operators", ("*.py",)),
-                              ("attnaudit.checks", ("*.py", "results/*.py"))):
-        try:
-            root = Path(importlib.import_module(package).__file__).parent
-        except ImportError:
-            continue
-        for pattern in patterns:
-            files.extend(sorted(root.glob(pattern)))
-    for f in files:
-        digest.update(f.name.encode())
-        digest.update(f.read_bytes())
-    return digest.hexdigest()[:16]
-
-
-def _imported_claim_modules(files: list[Path], root: str, root_dir: Path) -> list[Path]:
-    """The modules of the claims package ``root`` (folder ``root_dir``) that ``files`` import,
-    directly or through each other: another paper's helpers (rank-collapse runs
-    riemannian-attention's stacks) and claim modules a spec borrows from (proposition 2.3 uses
-    property 2.2.4's kernel). Read from the import statements, absolute or relative."""
-    def path_of(name: str) -> Path | None:
-        if name != root and not name.startswith(root + "."):
-            return None
-        base = root_dir.joinpath(*name[len(root):].split(".")[1:])
-        return next((f for f in (base.with_suffix(".py"), base / "__init__.py") if f.is_file()), None)
-
-    seen, todo = set(files), list(files)
-    found: set[Path] = set()
-    while todo:
-        current = todo.pop()
-        package = _package_of(current, root, root_dir)
-        for node in ast.walk(ast.parse(current.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]
-                                    + ([base] if base else []))
-                names = [base] + [f"{base}.{a.name}" for a in node.names]
-            else:
-                continue
-            for name in names:
-                path = path_of(name)
-                if path is not None and path not in seen:
-                    seen.add(path)
-                    found.add(path)
-                    todo.append(path)
-    return sorted(found)
-
-
-def _package_of(file: Path, root: str, root_dir: Path) -> str:
-    """The dotted package a file of the claims package belongs to."""
-    relative = file.parent.relative_to(root_dir).parts if root_dir in file.parents else ()
-    return ".".join((root, *relative))
 
 
 @contextmanager
@@ -319,14 +219,6 @@ def run_check_with_controls(check, ctx: Context) -> dict[str, Any]:
 def _provenance(claim: Claim, ctx: Context, spec_file: str) -> dict[str, Any]:
     return {"seed": ctx.seed, "profile": ctx.profile, "device": ctx.device, "dtype": claim.dtype,
             "spec_file": spec_file, "source_hash": source_hash(claim), "versions": freeze(versions())}
-
-
-def load_error_record(error: LoadError, *, seed: int, profile: str, device: str) -> dict[str, Any]:
-    where = f"{error.file}:{error.line}" if error.line is not None else error.file
-    return Record.error(error.id, error.paper, error.reason, file=error.file, at_load=True,
-                        line=error.line, summary=f"{where}: {error.reason}",
-                        proof_reason="the spec did not load", seed=seed, profile=profile, device=device,
-                        spec_file=error.file, versions=freeze(versions())).to_json()
 
 
 def run_all(claims: list[Claim], errors: list[LoadError], *, seed: int, profile: str, device: str,

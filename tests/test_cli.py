@@ -233,15 +233,19 @@ def test_run_with_an_erroring_claim_exits_1_and_keeps_the_other_results(claims_p
 
 
 def test_same_seed_twice_gives_byte_identical_results_end_to_end(tmp_path, pythonpath_env):
-    """The installed entry point, in a fresh interpreter each time."""
+    """The command line, in a fresh interpreter each time; the second says whether the supervising
+    process imported torch (it need not: the claims run in their own processes)."""
     from conftest import make_claims_package
 
     pkg = make_claims_package(tmp_path, "cliclaims", {"good": GOOD, "false": FALSE})
-    for name in ("a", "b"):
-        proc = subprocess.run([sys.executable, "-m", "attnaudit", "run", "--claims", pkg, "--seed", "7",
-                               "--out", str(tmp_path / name)], capture_output=True, text=True,
+    asks = ("import sys; from attnaudit.checks.cli import main; code = main(sys.argv[1:]); "
+            "print('torch imported:', 'torch._C' in sys.modules); sys.exit(code)")
+    for name, entry in (("a", ["-m", "attnaudit"]), ("b", ["-c", asks])):
+        proc = subprocess.run([sys.executable, *entry, "run", "--claims", pkg, "--seed", "7", "--device",
+                               "cpu", "--out", str(tmp_path / name)], capture_output=True, text=True,
                               env=pythonpath_env, timeout=300)
         assert proc.returncode == 0, proc.stderr
+    assert "torch imported: False" in proc.stdout
     a = (tmp_path / "a" / "results.json").read_bytes()
     assert a == (tmp_path / "b" / "results.json").read_bytes()
     assert (tmp_path / "a" / "witnesses").is_dir()

@@ -93,6 +93,10 @@ def select(cat, ids: list[str], package: str):
 
 
 def resolve_device(name: str) -> str:
+    from attnaudit.checks.executor import versions
+
+    if name == "auto" and versions()["torch"].endswith("+cpu"):
+        return "cpu"  # a CPU build of torch, known without importing it
     import torch
 
     if name == "auto":

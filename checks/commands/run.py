@@ -45,14 +45,15 @@ def check_out(out: Path | None) -> None:
 
 def cmd_run(args) -> int:
     from attnaudit.checks import results as journal
-    from attnaudit.checks.executor import plan
+    from attnaudit.checks.executor import load_error_record, plan, start_forkserver, versions
     from attnaudit.checks.graph import annotate as annotate_graph
-    from attnaudit.checks.runner import load_error_record, versions
     from attnaudit.checks.witnesses import attach_witness_files
 
     if args.resume and args.out is None:
         raise UsageError("--resume needs --out DIR: the run to resume")
     check_out(args.out)
+    if not args.scheduler:
+        start_forkserver()
     cat, package, folders = _args.discover_where(args.claims, args.with_builtin)
     claims, errors = _args.select(cat, args.ids, package)
     device = _args.resolve_device(args.device)

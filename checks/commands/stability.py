@@ -33,9 +33,8 @@ def add_parser(sub) -> None:
 
 def cmd_stability(args) -> int:
     from attnaudit.checks import results as journal
-    from attnaudit.checks.executor import plan
+    from attnaudit.checks.executor import load_error_record, plan, start_forkserver, versions
     from attnaudit.checks.results import JOURNAL_DIR, dumps, write_atomic
-    from attnaudit.checks.runner import load_error_record, versions
     from attnaudit.checks.stability import format_stability, summarize
 
     if args.resume and args.out is None:
@@ -44,6 +43,8 @@ def cmd_stability(args) -> int:
     if args.out is not None:  # before any claim runs, so that no work is lost
         _args.writable_file(args.out, "--out")
         _args.writable_folder(runs_dir / JOURNAL_DIR, "--out")
+    if not args.scheduler:
+        start_forkserver()
     cat, package, folders = _args.discover_where(args.claims, args.with_builtin)
     claims, errors = _args.select(cat, args.ids, package)
     device = _args.resolve_device(args.device)
