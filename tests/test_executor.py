@@ -123,9 +123,16 @@ CLAIMS = (Claim(id="toy/spawns", label="Lemma 8", section="§8", statement="x", 
                                  sampler="one child process"),)),)
 """
 
-# The good claim, slowed down: a resumed run must find work left to do after the kill.
+# The good claim, held while a file named ``hold`` stands beside it: a test kills its process
+# while it is held, then removes the file (an event, not a duration: no load makes it race).
 SLOW_GOOD = GOOD.replace('id="toy/good"', 'id="toy/slow-good"').replace(
-    "def sample(ctx, gen):\n", "def sample(ctx, gen):\n    import time; time.sleep(4)\n")
+    "def sample(ctx, gen):\n", "def sample(ctx, gen):\n    import pathlib, time\n"
+    "    while pathlib.Path(__file__).with_name('hold').exists():\n        time.sleep(0.05)\n")
+
+
+def _hold(pkg_dir: Path) -> Path:
+    """The file that holds toy/slow-good of the package at ``pkg_dir`` while it exists."""
+    return pkg_dir / "toy" / "hold"
 
 
 def _run(args, capsys):
@@ -227,17 +234,19 @@ def test_a_run_killed_with_sigkill_resumes_to_byte_identical_results(tmp_path, m
     whole, killed = tmp_path / "whole", tmp_path / "killed"
     assert _run(["run", "--claims", pkg, "--out", whole], capsys)[0] == 0
 
+    _hold(tmp_path / pkg).touch()
     proc = subprocess.Popen([sys.executable, "-m", "attnaudit", "run", "--claims", pkg, "--out",
                              str(killed)], env=pythonpath_env, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     journal = killed / "journal"
     deadline = time.monotonic() + 120
-    # In id order toy/slow-good runs last: kill while it sleeps, with the other three journaled.
+    # In id order toy/slow-good runs last: kill while it is held, with the other three journaled.
     while len(list(journal.glob("*.json"))) < 3 and time.monotonic() < deadline:
         assert proc.poll() is None, "the run ended before it could be killed"
         time.sleep(0.1)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+    _hold(tmp_path / pkg).unlink()
     assert not (killed / "results.json").exists()
     journaled = sorted(p.name for p in journal.glob("*.json"))
     assert journaled == ["toy__false.json", "toy__flawed.json", "toy__good.json"]
@@ -407,6 +416,7 @@ def test_a_dask_worker_lost_mid_claim_is_retried_and_no_record_is_lost(claims_pa
     from distributed import Client, LocalCluster
 
     pkg = claims_package({"slow_good": SLOW_GOOD})
+    _hold(tmp_path / pkg).touch()
     out = tmp_path / "out"
     with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
                       silence_logs=50) as cluster, Client(cluster, set_as_default=False) as client:
@@ -420,9 +430,9 @@ def test_a_dask_worker_lost_mid_claim_is_retried_and_no_record_is_lost(claims_pa
             busy = [w for w, keys in client.processing().items() if keys]
             time.sleep(0.2)
         assert busy, "the claim never started"
-        time.sleep(1.0)  # into the claim's four-second sleep
         (nanny,) = [n for n in cluster.workers.values() if n.worker_address == busy[0]]
-        os.kill(nanny.pid, signal.SIGKILL)
+        os.kill(nanny.pid, signal.SIGKILL)  # its claim is held: killed mid-claim
+        _hold(tmp_path / pkg).unlink()
         runner.join(240)
     assert codes == [0]
     (record,) = results_mod.load_results(out / "results.json")
