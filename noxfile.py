@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -209,10 +210,24 @@ def tests(session: nox.Session) -> None:
     """The pytest suite: operators against references, engine behaviour, claims, the gate.
 
     One worker per CPU core (pytest-xdist); a claim's own tests and its mutation tests stay in one
-    worker (tests/conftest.py groups them), so each claim runs once. `-- -p no:xdist` runs serially."""
+    worker (tests/conftest.py groups them), so each claim runs once. Arguments after `--` add to
+    these (`-- -k lemma --durations=20` still runs in parallel); `-- -p no:xdist` runs serially and
+    `-- -n N` sets the workers."""
     env = shared_environment(session)
-    session.run(*_in(env, "pytest", *(session.posargs or ["-q", "-n", str(os.cpu_count() or 1), "--dist",
-                                                          "loadgroup"])), env=env, external=True)
+    session.run(*_in(env, "pytest", *pytest_arguments(session.posargs)), env=env, external=True)
+
+
+def pytest_arguments(posargs: list[str]) -> list[str]:
+    """The suite's defaults (quiet, one worker per core), then the user's arguments; a default the
+    user's arguments choose themselves (verbosity; workers: `-n`, `--numprocesses`, `-p no:xdist`)
+    is left out."""
+    def chooses(pattern: str) -> bool:
+        return any(re.fullmatch(pattern, a) for a in posargs)
+
+    quiet = [] if chooses(r"-[vq]+|--verbose|--quiet") else ["-q"]
+    workers = [] if chooses(r"-n\d*|-n=.*|--numprocesses(=.*)?|(-p)?no:xdist") else [
+        "-n", str(os.cpu_count() or 1), "--dist", "loadgroup"]
+    return [*quiet, *workers, *posargs]
 
 
 @nox.session

@@ -7,6 +7,7 @@ Most tests call ``checks.cli.main`` in process (fast); one runs ``python -m chec
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -395,6 +396,19 @@ def test_verify_report_and_tests_share_one_environment_installed_once(monkeypatc
     monkeypatch.setattr(noxfile, "reachable", lambda url: False)
     assert noxfile.pip_arguments(session) == ["-c", constraints]
     assert "does not answer" in session.logs[-1]
+
+
+def test_nox_tests_adds_the_users_arguments_to_its_workers(monkeypatch):
+    """`nox -s tests -- -k x` stays parallel; arguments that choose workers or verbosity replace
+    those defaults (they once replaced every default: a run with --durations ran serially)."""
+    noxfile, _ = _noxfile(monkeypatch)
+    workers = ["-n", str(os.cpu_count() or 1), "--dist", "loadgroup"]
+    assert noxfile.pytest_arguments([]) == ["-q", *workers]
+    assert noxfile.pytest_arguments(["-k", "gate", "--durations=5"]) == ["-q", *workers, "-k", "gate",
+                                                                         "--durations=5"]
+    assert noxfile.pytest_arguments(["-p", "no:xdist"]) == ["-q", "-p", "no:xdist"]
+    assert noxfile.pytest_arguments(["-n", "3", "-v"]) == ["-n", "3", "-v"]
+    assert noxfile.pytest_arguments(["-n4"]) == ["-q", "-n4"]
 
 
 def test_nox_verify_passes_quietly_when_everything_passes(monkeypatch, tmp_path):
