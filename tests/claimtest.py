@@ -6,6 +6,7 @@ import dataclasses
 
 from attnaudit.checks import Claim
 from attnaudit.checks.context import Context
+from attnaudit.checks.model import PREDICTION_FIELDS
 from attnaudit.checks.relations import replay_witness
 from attnaudit.checks.runner import run_claim
 
@@ -48,6 +49,31 @@ def only(claim: Claim, *checks) -> Claim:
     """The claim reduced to the given (possibly altered) checks, without its derivation."""
     return dataclasses.replace(claim, checks=tuple(checks), derivation=None,
                                no_derivation="altered variant: tests the check machinery")
+
+
+# What a test may change and still decide on the original's draws: the prediction, and what only
+# labels or gates it (which reading it serves, its controls, its table of extra measurements).
+_DECIDING_FIELDS = PREDICTION_FIELDS | {"reading", "controls", "info", "predicted"}
+
+
+def run_predicting(original: Claim, *checks) -> dict:
+    """The record of ``original`` reduced to ``checks`` (``only``), each one of ``original``'s
+    checks with its prediction changed, decided on the draws of the session's record of
+    ``original``: a measurement is memoised by the spec's own key, so the changed prediction meets
+    the measured values it was tested against, without measuring them again. Raises if a check
+    changes anything but its prediction (another measure or sampler must be measured afresh)."""
+    for check in checks:
+        before = original.check(check.name)
+        changed = {f.name for f in dataclasses.fields(check)
+                   if getattr(check, f.name) is not getattr(before, f.name)
+                   and getattr(check, f.name) != getattr(before, f.name)}
+        if not changed <= _DECIDING_FIELDS:
+            raise ValueError(f"{check.name}: {sorted(changed - _DECIDING_FIELDS)} changed: run(only(...))")
+    draws = dataclasses.replace(context_of(original), attached={})  # the same memo, a record of its own
+    variant = only(original, *checks)
+    record, _ = run_claim(variant, seed=0, profile="quick", device="cpu", context=draws)
+    assert record["verdict"] != "error", record.get("error")
+    return record
 
 
 def evidence(record: dict, name: str) -> dict:

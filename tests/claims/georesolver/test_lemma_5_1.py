@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from claimtest import assert_witnessed, evidence, only, run
+from claimtest import assert_witnessed, evidence, run, run_predicting
 
 from attnaudit.claims.georesolver.lemma_5_1 import CLAIMS
 
@@ -33,7 +33,7 @@ def test_a_confirmed_on_three_metrics(records):
 
 def test_a_wrong_rate_turns_refuted():
     check = A.check("matched-weight-to-one-hyperbolic")
-    record = run(only(A, dataclasses.replace(check, rate=2.0, controls=())))
+    record = run_predicting(A, dataclasses.replace(check, rate=2.0, controls=()))
     assert record["verdict"] == "refuted"
 
 

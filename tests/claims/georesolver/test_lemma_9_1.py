@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from claimtest import assert_excluded, evidence, only, run
+from claimtest import assert_excluded, evidence, run, run_predicting
 
 from attnaudit.claims.georesolver import lemma_9_1 as spec
 
@@ -52,6 +52,6 @@ def test_linear_growth_is_the_decisive_figure(record):
 
 def test_a_wrong_exponent_turns_the_confirmation_into_a_refutation():
     check = dataclasses.replace(CLAIM.check("count-vs-t-a"), reading=None, exponent=0.5, controls=())
-    record = run(only(CLAIM, check))
+    record = run_predicting(CLAIM, check)
     assert record["verdict"] == "refuted"
     assert_excluded(evidence(record, "count-vs-t-a"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from claimtest import evidence, only, run
+from claimtest import evidence, run, run_predicting
 
 from attnaudit.claims.georesolver import proposition_11_1 as spec
 from attnaudit.reports.plots import evidence_plot, plot_labels
@@ -47,7 +47,7 @@ def test_one_plot_of_all_four(record):
 
 def test_wrong_prediction_refutes():
     law = dataclasses.replace(CLAIM.check("c-flops-per-token-vs-n"), exponent=1.0, controls=(), info=None)
-    assert run(only(CLAIM, law))["verdict"] == "refuted"
+    assert run_predicting(CLAIM, law)["verdict"] == "refuted"
 
 
 def test_same_seed_gives_identical_records(record):

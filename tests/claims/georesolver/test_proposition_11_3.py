@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from claimtest import assert_excluded, evidence, only, run
+from claimtest import assert_excluded, evidence, run, run_predicting
 
 from attnaudit.claims.georesolver import proposition_11_3 as spec
 
@@ -45,7 +45,7 @@ def test_low_dimension_confirmed_behind_a_failing_control(record):
 def test_a_wrong_prediction_turns_the_confirmation_into_a_refutation():
     check = dataclasses.replace(CLAIM.check(f"distortion-vs-k-d{spec.LOW_DIM}"), reading=None,
                                 exponent=-1.5, controls=())
-    assert run(only(CLAIM, check))["verdict"] == "refuted"
+    assert run_predicting(CLAIM, check)["verdict"] == "refuted"
 
 
 def test_part_one_online_k_means_regret_is_linear_with_the_constant_step(record):

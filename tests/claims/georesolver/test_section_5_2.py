@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from claimtest import evidence, only, run
+from claimtest import evidence, run, run_predicting
 
 from attnaudit.claims.georesolver.section_5_2 import CLAIMS, DIMS
 
@@ -34,4 +34,5 @@ def test_rates_and_exponents(record):
 
 def test_wrong_rate_turns_refuted():
     check = CLAIM.check("hyperbolic-growth-rate-d3")
-    assert run(only(CLAIM, dataclasses.replace(check, exponent=3.0, controls=())))["verdict"] == "refuted"
+    wrong = dataclasses.replace(check, exponent=3.0, controls=())
+    assert run_predicting(CLAIM, wrong)["verdict"] == "refuted"

@@ -9,7 +9,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from claimtest import assert_excluded, evidence, only, run
+from claimtest import assert_excluded, evidence, run, run_predicting
 
 from attnaudit.checks import Context
 from attnaudit.claims.georesolver import _dmg
@@ -64,5 +64,5 @@ def test_running_mean_regret_matches_its_closed_form():
 def test_a_wrong_prediction_turns_the_confirmation_into_a_refutation():
     check = dataclasses.replace(CLAIM.check("running-mean-increment-vs-t"), reading=None, exponent=-0.5,
                                 controls=())
-    record = run(only(CLAIM, check))
+    record = run_predicting(CLAIM, check)
     assert record["verdict"] == "refuted"

@@ -7,7 +7,7 @@ import dataclasses
 import os
 
 import pytest
-from claimtest import evidence, only, run
+from claimtest import evidence, run, run_predicting
 
 from attnaudit.claims.georesolver import _gsr_dist
 from attnaudit.claims.georesolver.theorem_10_2 import (
@@ -122,7 +122,7 @@ def test_no_wall_clock_deadline_in_the_claim_or_its_runner():
 
 def test_wrong_growth_prediction_is_refuted():
     law = dataclasses.replace(CLAIM.check("a2a-bytes-vs-b"), exponent=0.0, controls=())
-    rec = run(only(CLAIM, law))
+    rec = run_predicting(CLAIM, law)
     assert rec["verdict"] == "refuted"
 
 

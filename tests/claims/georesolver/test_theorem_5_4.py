@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from claimtest import evidence, only, run
+from claimtest import evidence, run, run_predicting
 
 from attnaudit.claims.georesolver import _hida_cost
 from attnaudit.claims.georesolver import theorem_5_4 as spec
@@ -46,7 +46,7 @@ def test_sizes_counted_up_to_1e5_and_fit_is_near_one(record):
 
 def test_wrong_prediction_refutes():
     law = dataclasses.replace(CLAIM.check("flops-vs-n"), exponent=0.5, controls=())
-    rec = run(only(CLAIM, law))
+    rec = run_predicting(CLAIM, law)
     assert rec["verdict"] == "refuted"
 
 

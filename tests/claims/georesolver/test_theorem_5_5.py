@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from claimtest import assert_excluded, evidence, only, run
+from claimtest import assert_excluded, evidence, run, run_predicting
 
 from attnaudit.claims.georesolver import theorem_5_5 as spec
 
@@ -32,7 +32,7 @@ def test_complexity_is_linear_behind_an_operator_control(complexity):
 
 def test_complexity_wrong_prediction_refutes():
     law = dataclasses.replace(COMPLEXITY.check("flops-vs-n"), exponent=0.5, controls=())
-    assert run(only(COMPLEXITY, law))["verdict"] == "refuted"
+    assert run_predicting(COMPLEXITY, law)["verdict"] == "refuted"
 
 
 def test_error_of_the_papers_operator_grows_like_n(error):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from claimtest import assert_excluded, evidence, only, run
+from claimtest import assert_excluded, evidence, run, run_predicting
 
 from attnaudit.claims.georesolver import _hida_cost
 from attnaudit.claims.georesolver import theorem_5_6 as spec
@@ -43,7 +43,7 @@ def test_per_token_cost_is_constant_where_dense_grows(record):
     controls = {c["contrast"]: c for c in record["controls"] if c["check"] == "per-token-flops-vs-n"}
     assert controls["operator"]["failed"] and "n^0.99" in controls["operator"]["summary"]
     wrong = dataclasses.replace(CLAIM.check("per-token-flops-vs-n"), exponent=1.0, controls=())
-    assert evidence(run(only(CLAIM, wrong)), "per-token-flops-vs-n")["status"] == "disagrees"
+    assert evidence(run_predicting(CLAIM, wrong), "per-token-flops-vs-n")["status"] == "disagrees"
 
 
 def test_token_counter_reads_the_state_it_is_given():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from claimtest import assert_interval_excludes, evidence, only, run
+from claimtest import assert_interval_excludes, evidence, run, run_predicting
 
 from attnaudit.claims.georesolver.theorem_8_1 import CLAIMS
 
@@ -39,9 +39,9 @@ def test_every_clause_refuted_and_first_false_step_the_papers_first(record):
 
 def test_the_measured_exponent_as_prediction_confirms_the_eps_law():
     law = dataclasses.replace(CLAIM.check("sida-pl-vs-theta"), exponent=-6.0)
-    assert run(only(CLAIM, law))["verdict"] == "inconclusive"  # agrees, but has no control
+    assert run_predicting(CLAIM, law)["verdict"] == "inconclusive"  # agrees, but has no control
 
 
 def test_a_wrong_eps_exponent_is_refuted():
     law = dataclasses.replace(CLAIM.check("sida-pl-vs-eps"), exponent=1.0, controls=())
-    assert run(only(CLAIM, law))["verdict"] == "refuted"
+    assert run_predicting(CLAIM, law)["verdict"] == "refuted"

@@ -8,7 +8,7 @@ import dataclasses
 import math
 
 import pytest
-from claimtest import assert_excluded, evidence, only, run
+from claimtest import assert_excluded, evidence, run, run_predicting
 
 from attnaudit.claims.riemannian_attention.conjecture_3_4 import CLAIMS
 
@@ -39,4 +39,4 @@ def test_slower_collapse_reading_confirmed(record):
 def test_moved_prediction_turns_the_confirmation_into_a_refutation():
     check = dataclasses.replace(CLAIM.check("order-two-collapse"), exponent=math.log(3), reading=None,
                                 controls=())
-    assert run(only(CLAIM, check))["verdict"] == "refuted"
+    assert run_predicting(CLAIM, check)["verdict"] == "refuted"

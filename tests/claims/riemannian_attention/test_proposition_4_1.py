@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from claimtest import assert_witnessed, evidence, only, run
+from claimtest import assert_witnessed, evidence, only, run, run_predicting
 
 from attnaudit.claims.riemannian_attention.proposition_4_1 import CLAIMS
 
@@ -29,7 +29,7 @@ def test_both_clauses_confirmed_as_an_identity(record):
 
 def test_wrong_predictions_refute():
     check = dataclasses.replace(CLAIM.check("flops-vs-r"), exponent=1.0, controls=())
-    assert run(only(CLAIM, check))["verdict"] == "refuted"
+    assert run_predicting(CLAIM, check)["verdict"] == "refuted"
     rel = CLAIM.check("woodbury-is-inverse")
     bad = dataclasses.replace(rel, evaluate=lambda c: (lambda lhs, rhs, tol: (lhs + 1e-3, rhs, tol))(
         *rel.evaluate(c)), controls=())

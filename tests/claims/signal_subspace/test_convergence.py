@@ -6,7 +6,7 @@ grows at every scale) for d = 8 and 32, and does not when a nuisance token's wei
 import dataclasses
 
 import pytest
-from claimtest import evidence, only, run
+from claimtest import evidence, run, run_predicting
 
 from attnaudit.claims.signal_subspace import convergence as spec
 
@@ -38,4 +38,4 @@ def test_gap_closes_at_rate_near_one(record):
 
 def test_a_wrong_rate_is_refuted():
     limit = dataclasses.replace(CLAIM.check(NAMES[0]), rate=2.0, controls=())
-    assert evidence(run(only(CLAIM, limit)), limit.name)["status"] == "disagrees"
+    assert evidence(run_predicting(CLAIM, limit), limit.name)["status"] == "disagrees"
