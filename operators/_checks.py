@@ -167,6 +167,25 @@ def check_float_dtype(name: str, t: torch.Tensor, dtypes: tuple[torch.dtype, ...
 FLOAT_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
+def check_points(name: str, x: torch.Tensor, dtypes, min_dim: int = 1, *, coordinates: bool = False) -> None:
+    """Points of a manifold: floating, of one of ``dtypes``, no NaN (and with ``coordinates``, d ≥ 1)."""
+    check_float(name, x, min_dim=min_dim)
+    check_float_dtype(name, x, dtypes)
+    check_not_nan(name, x)
+    if coordinates and x.shape[-1] < 1:
+        raise ValueError(f"{name} must have at least one coordinate, got d=0")
+
+
+def check_point_pair(x: torch.Tensor, y: torch.Tensor, dtypes, min_dim: int = 1, *,
+                     coordinates: bool = False) -> None:
+    """Two point sets: each as :func:`check_points`, one dtype, one last dimension."""
+    check_points("x", x, dtypes, min_dim, coordinates=coordinates)
+    check_points("y", y, dtypes, min_dim, coordinates=coordinates)
+    check_same_dtype(x=x, y=y)
+    if x.shape[-1] != y.shape[-1]:
+        raise ValueError(f"mismatched last dims: x has d={x.shape[-1]}, y has d={y.shape[-1]}")
+
+
 def check_query_key(q: torch.Tensor, k: torch.Tensor) -> None:
     """Queries and keys: floating, one dtype, one last dimension, no NaN."""
     check_float("q", q)

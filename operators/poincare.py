@@ -23,6 +23,7 @@ Input checks read values (NaN, :math:`c\lVert x\rVert^2 \ge 1`) on CPU and use d
 asserts elsewhere (``_checks.require``): no host synchronisation.
 """
 
+import functools
 import math
 import warnings
 
@@ -35,6 +36,8 @@ from ._checks import (
     check_float,
     check_float_dtype,
     check_not_nan,
+    check_point_pair,
+    check_points,
     check_same_dtype,
     compute_dtype,
     require,
@@ -55,18 +58,9 @@ DTYPES = FLOAT_DTYPES
 
 
 # ---------------------------------------------------------------- checks and α
-def _check_points(name: str, x: torch.Tensor, min_dim: int = 1) -> None:
-    check_float(name, x, min_dim=min_dim)
-    check_float_dtype(name, x, DTYPES)
-    check_not_nan(name, x)
-
-
-def _check_pair(x: torch.Tensor, y: torch.Tensor, min_dim: int = 1) -> None:
-    _check_points("x", x, min_dim)
-    _check_points("y", y, min_dim)
-    check_same_dtype(x=x, y=y)
-    if x.shape[-1] != y.shape[-1]:
-        raise ValueError(f"mismatched last dims: x has d={x.shape[-1]}, y has d={y.shape[-1]}")
+# Inputs: floating points of DTYPES, no NaN; pairs of one dtype and d.
+_check_points = functools.partial(check_points, dtypes=DTYPES)
+_check_pair = functools.partial(check_point_pair, dtypes=DTYPES)
 
 
 def _gap_value(x: torch.Tensor, c: float) -> torch.Tensor:

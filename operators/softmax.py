@@ -6,10 +6,9 @@ import torch
 
 from ._checks import (
     check_chunk_size,
-    check_float,
     check_not_nan,
     check_qkv,
-    check_same_dtype,
+    check_query_key,
     compute_dtype,
     query_chunks,
 )
@@ -45,13 +44,7 @@ def softmax_weights(
 
     Memory: the ``(..., n_q, n_k)`` logits and weights (two such tensors at peak).
     """
-    check_float("q", q)
-    check_float("k", k)
-    check_same_dtype(q=q, k=k)
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(f"mismatched last dims: q has d={q.shape[-1]}, k has d={k.shape[-1]}")
-    check_not_nan("q", q)
-    check_not_nan("k", k)
+    check_query_key(q, k)
     return _weights(q, k, scale)
 
 

@@ -17,14 +17,14 @@ Input checks read values (NaN, zero vectors) on CPU and use device-side asserts
 elsewhere (``_checks.require``): no host synchronisation.
 """
 
+import functools
+
 import torch
 
 from ._checks import (
     FLOAT_DTYPES,
-    check_float,
-    check_float_dtype,
-    check_not_nan,
-    check_same_dtype,
+    check_point_pair,
+    check_points,
     compute_dtype,
     require,
 )
@@ -36,20 +36,9 @@ from .distances import _SquaredDistances
 DTYPES = FLOAT_DTYPES
 
 
-def _check_vectors(name: str, x: torch.Tensor, min_dim: int = 1) -> None:
-    check_float(name, x, min_dim=min_dim)
-    check_float_dtype(name, x, DTYPES)
-    check_not_nan(name, x)
-    if x.shape[-1] < 1:
-        raise ValueError(f"{name} must have at least one coordinate, got d=0")
-
-
-def _check_pair(x: torch.Tensor, y: torch.Tensor, min_dim: int = 1) -> None:
-    _check_vectors("x", x, min_dim)
-    _check_vectors("y", y, min_dim)
-    check_same_dtype(x=x, y=y)
-    if x.shape[-1] != y.shape[-1]:
-        raise ValueError(f"mismatched last dims: x has d={x.shape[-1]}, y has d={y.shape[-1]}")
+# Inputs: floating points of DTYPES, no NaN, at least one coordinate; pairs of one dtype and d.
+_check_vectors = functools.partial(check_points, dtypes=DTYPES, coordinates=True)
+_check_pair = functools.partial(check_point_pair, dtypes=DTYPES, coordinates=True)
 
 
 def _norm_dd(name: str, x64: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
