@@ -198,11 +198,12 @@ LIBRARIES = ("torch", "sympy", "numpy", "scipy", "hypothesis", "mpmath")
 
 
 def versions() -> dict[str, str]:
-    out = {"python": platform.python_version(), "attnaudit": _version_of("attnaudit", import_it=False)}
-    return out | {name: _version_of(name) for name in LIBRARIES}
+    """Python's, attnaudit's and the numerical libraries' versions, as every record states them."""
+    out = {"python": platform.python_version(), "attnaudit": version_of("attnaudit", import_it=False)}
+    return out | {name: version_of(name) for name in LIBRARIES}
 
 
-def _version_of(name: str, *, import_it: bool = True) -> str:
+def version_of(name: str, *, import_it: bool = True) -> str:
     try:
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:

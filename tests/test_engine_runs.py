@@ -121,7 +121,7 @@ def test_source_hash_covers_the_engine(claims_package, monkeypatch):
     from pathlib import Path
 
     from attnaudit import checks
-    from attnaudit.checks.runner import source_hash
+    from attnaudit.checks.discovery import source_hash
 
     cat = discover(claims_package({"good": GOOD}))
     before = source_hash(cat.claims[0])
@@ -189,7 +189,7 @@ def test_source_hash_covers_another_papers_helpers(monkeypatch):
     """rank-collapse runs riemannian-attention's stacks: a change there marks it stale."""
     from pathlib import Path
 
-    from attnaudit.checks.runner import source_hash
+    from attnaudit.checks.discovery import source_hash
 
     claim = next(c for c in discover(entry_points=False).claims if c.id == "rank-collapse/doubly-exponential")
     before = source_hash(claim)
@@ -208,7 +208,7 @@ def test_source_hash_covers_a_claim_module_another_spec_borrows_from(monkeypatch
     marks it stale; an unrelated claim module does not."""
     from pathlib import Path
 
-    from attnaudit.checks.runner import source_hash
+    from attnaudit.checks.discovery import source_hash
 
     claim = next(c for c in discover(entry_points=False).claims
                  if c.id.startswith("georesolver/proposition-2.3"))
@@ -232,7 +232,7 @@ def test_claims_in_a_sub_package_are_found_and_hash_both_folders_helpers(monkeyp
     change to its own helper (_common.py) or to the paper's (_jacobians.py) marks each stale."""
     from pathlib import Path
 
-    from attnaudit.checks.runner import source_hash
+    from attnaudit.checks.discovery import source_hash
 
     cat = discover(entry_points=False)
     parts = {c.id: c.source_module for c in cat.claims if c.id.startswith("georesolver/lemma-2.4/")}

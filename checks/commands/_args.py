@@ -93,9 +93,9 @@ def select(cat, ids: list[str], package: str):
 
 
 def resolve_device(name: str) -> str:
-    from attnaudit.checks.executor import versions
+    from attnaudit.checks.executor import version_of
 
-    if name == "auto" and versions()["torch"].endswith("+cpu"):
+    if name == "auto" and version_of("torch").endswith("+cpu"):
         return "cpu"  # a CPU build of torch, known without importing it
     import torch
 
