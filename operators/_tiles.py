@@ -67,7 +67,7 @@ def workspace(count: int, numel: int, dtype: torch.dtype, device: torch.device) 
     thread's workspace is in use (a stream inside a stream). Release them with :func:`release_workspace`.
     """
     key = (torch.device(device), dtype, torch.is_inference_mode_enabled())
-    nbytes = count * numel * torch.empty((), dtype=dtype).element_size()
+    nbytes = count * numel * dtype.itemsize
     held = getattr(_WORKSPACE, "held", None)
     if nbytes > WORKSPACE_MAX_BYTES or getattr(_WORKSPACE, "busy", False):
         return [torch.empty(numel, dtype=dtype, device=device) for _ in range(count)]
@@ -120,8 +120,16 @@ def eligible(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, eps) -> bool:
             and min(q.numel(), k.numel(), v.numel()) > 0)
 
 
+def _cut(x: torch.Tensor, b0: int, b1: int, start: int, stop: int) -> torch.Tensor:
+    """``x[b0:b1, start:stop]``, or ``x`` itself when that is all of it (a view op costs a
+    microsecond or two, which adds up over the many small tensors of a small problem)."""
+    if b0 == 0 and start == 0 and b1 >= x.shape[0] and stop >= x.shape[1]:
+        return x
+    return x[b0:b1, start:stop]
+
+
 def _slice(rows: tuple[torch.Tensor, ...], b0: int, b1: int, start: int, stop: int) -> tuple:
-    return tuple(r[b0:b1, start:stop] for r in rows)
+    return tuple(_cut(r, b0, b1, start, stop) for r in rows)
 
 
 def fixed_normaliser(low: torch.Tensor, high: torch.Tensor) -> torch.Tensor | None:
@@ -180,21 +188,23 @@ def _stream_into(out, qa, ka, q_rows, k_rows, v, tile, flat, fixed, heads, chunk
     tiny = positive_range(v.dtype)[0]
     acc = torch.empty(min(heads, b), min(chunk_size, n_q), d_v, dtype=v.dtype, device=v.device)
     total = torch.empty(min(heads, b), min(chunk_size, n_q), dtype=v.dtype, device=v.device)
-    part = torch.empty_like(total)
+    # Row sums of the blocks after the first: only needed with more than one key block.
+    part = torch.empty_like(total) if n_k > block else total
     views = {}  # tile shape -> views of the kept buffers (every tile's are views of the same storage)
     for hs in range(0, b, heads):
         he = min(hs + heads, b)
-        keys = [(ka[hs:he, ks:ks + block], _slice(k_rows, hs, he, ks, ks + block), v[hs:he, ks:ks + block])
-                for ks in range(0, n_k, block)]
+        keys = [(_cut(ka, hs, he, ks, ks + block), _slice(k_rows, hs, he, ks, ks + block),
+                 _cut(v, hs, he, ks, ks + block)) for ks in range(0, n_k, block)]
         for qs in range(0, n_q, chunk_size):
             qe = min(qs + chunk_size, n_q)
-            a, t, p = acc[: he - hs, : qe - qs], total[: he - hs, : qe - qs], part[: he - hs, : qe - qs]
-            q_part, q_extra = qa[hs:he, qs:qe], _slice(q_rows, hs, he, qs, qe)
-            c = None if fixed is None else fixed[hs:he, qs:qe, None]
+            a, t, p = (_cut(x, 0, he - hs, 0, qe - qs) for x in (acc, total, part))
+            q_part, q_extra = _cut(qa, hs, he, qs, qe), _slice(q_rows, hs, he, qs, qe)
+            c = None if fixed is None else _cut(fixed, hs, he, qs, qe)[..., None]
             for i, (k_part, k_extra, vk) in enumerate(keys):
                 shape = (he - hs, qe - qs, k_part.shape[1])
                 if shape not in views:
-                    views[shape] = [f[: math.prod(shape)].view(shape) for f in flat]
+                    views[shape] = [(f if f.numel() == math.prod(shape) else f[: math.prod(shape)]).view(shape)
+                                    for f in flat]
                 dist, *spare = views[shape]
                 tile(q_part, k_part, q_extra, k_extra, dist, spare)
                 if fixed is not None:
@@ -218,7 +228,7 @@ def _stream_into(out, qa, ka, q_rows, k_rows, v, tile, flat, fixed, heads, chunk
                     a.mul_(alpha[..., None]).baddbmm_(ratio, vk)
                     t.mul_(alpha).add_(torch.sum(ratio, dim=-1, out=p))
                 c = c_new
-            torch.div(a, t[..., None], out=out[hs:he, qs:qe])
+            torch.div(a, t[..., None], out=_cut(out, hs, he, qs, qe))
 
 
 _TORCH_INPLACE = {"sqrt": "sqrt_", "log1p": "log1p_", "arccos": "acos_"}
@@ -297,12 +307,17 @@ def flatten(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, eps):
     either way) and ``batch`` the broadcast batch shape, for reshaping the output.
     """
     eps_shape = eps.shape if isinstance(eps, torch.Tensor) else ()
-    batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], eps_shape)
+    batch = q.shape[:-2]
+    # torch.broadcast_shapes is Python-level (about 9 µs): skipped when the batch shapes agree.
+    if not (k.shape[:-2] == batch and v.shape[:-2] == batch and eps_shape in ((), batch)):
+        batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], eps_shape)
 
     def flat(x):
+        if x.dim() == 3 and x.shape[:-2] == batch:  # already (B, n, f): expand and reshape are views of x
+            return x
         return x.expand(*batch, *x.shape[-2:]).reshape(-1, *x.shape[-2:])
 
-    b = flat(q).shape[0]
+    b = math.prod(batch)
     if isinstance(eps, torch.Tensor):
         eps_b = eps.to(device=q.device, dtype=q.dtype).expand(batch).reshape(b, 1)
     else:

@@ -34,7 +34,7 @@ from ._checks import (
 from ._expansion import EXPANSION_TAU, centred, expand, flagged, gather_pairs, patch, resolve_path, threshold
 from ._smooth import asinh_sqrt_sq, half_angle_sq, smooth_needed
 from .core import distance_attention
-from .distances import _SquaredDistances
+from .distances import pairwise_sq
 from .poincare import DTYPES, _gap, _pairwise_delta
 from .sphere import norm_gap_sq, unitish
 
@@ -48,8 +48,14 @@ def _check(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
 
 # ---------------------------------------------------------------- Dense-HIDA
 def _hida_exact(c: float):
-    def sqdist(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-        return (4.0 / c) * asinh_sqrt_sq(_pairwise_delta(q, k, c), smooth_needed(q, k))
+    def sqdist(qf, kf) -> torch.Tensor:
+        (q, aq), (k, ak) = qf, kf
+        if smooth_needed(q, k):  # α per tile, so that derivatives flow as in poincare_sqdist
+            return (4.0 / c) * asinh_sqrt_sq(_pairwise_delta(q, k, c), True)
+        # No derivatives: the α computed (and checked) once per call, sliced; α is per point, so
+        # its rows are the values _pairwise_delta would compute again for every tile.
+        delta = (c * pairwise_sq(q, k)) / (aq[..., :, 0, None] * ak[..., None, :, 0])
+        return (4.0 / c) * asinh_sqrt_sq(delta, False)
 
     return sqdist
 
@@ -180,8 +186,8 @@ def hida_attention(
         return _hida_stream(qw, kw, vw, aq, ak, eps, c, block, chunk_size).to(q.dtype)
     chunk_size, block = _tiles.generic_shape(chunk_size, block)
     if route == "exact":
-        return distance_attention(qw, kw, vw, sqdist=_hida_exact(c), eps=eps, block=block,
-                                  chunk_size=chunk_size).to(q.dtype)
+        return distance_attention((qw, aq[..., None]), (kw, ak[..., None]), vw, sqdist=_hida_exact(c),
+                                  eps=eps, block=block, chunk_size=chunk_size).to(q.dtype)
     centre = kw.detach().mean(dim=-2, keepdim=True)
     qf = (qw, *centred(qw, centre), (1.0 / aq)[..., None])
     kf = (kw, *centred(kw, centre), (1.0 / ak)[..., None])
@@ -193,8 +199,8 @@ def hida_attention(
 def _sida_exact(qf, kf) -> torch.Tensor:
     (x, qa, qr), (y, ka, kr) = qf, kf
     gap = norm_gap_sq((qa[..., 0], qr[..., 0]), (ka[..., 0], kr[..., 0]))
-    minus = _SquaredDistances.apply(x, y)
-    plus = _SquaredDistances.apply(x, -y)
+    minus = pairwise_sq(x, y)
+    plus = pairwise_sq(x, -y)
     return 4.0 * half_angle_sq((minus - gap).clamp_min(0.0), (plus - gap).clamp_min(0.0), smooth_needed(x, y))
 
 
@@ -241,8 +247,9 @@ def _normalise_into(name: str, x: torch.Tensor, out: torch.Tensor) -> torch.Tens
     """
     s = _tiles.sum_squares(x)
     torch.mul(x, torch.rsqrt(s)[..., None], out=out)
-    odd = ~((s >= 2.0**-100) & (s <= 2.0**100))
-    if bool(odd.any()):
+    ok = (s >= 2.0**-100) & (s <= 2.0**100)
+    if not bool(ok.all()):  # one op fewer than negating first, for the common case
+        odd = ~ok
         rows = x[odd]
         top = rows.abs().amax(dim=-1, keepdim=True)
         require(top > 0, f"{name} must be non-zero (the angle of a zero vector is undefined)")
