@@ -94,8 +94,7 @@ def _hida_stream(q, k, v, aq, ak, eps, c: float, block: int | None, chunk_size: 
     a3 = (1.0 / aq).expand(*batch, aq.shape[-1]).reshape(q3.shape[:-1])
     b3 = (1.0 / ak).expand(*batch, ak.shape[-1]).reshape(k3.shape[:-1])
     centre = k3.mean(dim=-2, keepdim=True)
-    qa, qc = _tiles.augmented(q3, centre)
-    ka, kc = _tiles.augmented(k3, centre)
+    qa, qc, ka, kc = _tiles.augmented_pair(q3, k3, centre)
     qn, kn = _tiles.sum_squares(qc), _tiles.sum_squares(kc)
     sq = (2.0 * c) * a3
     level = EXPANSION_TAU * sq * (qn + kn.amax(dim=-1, keepdim=True)) * b3.amax(dim=-1, keepdim=True)
@@ -286,10 +285,9 @@ def _sida_stream(q, k, v, eps, block: int | None, chunk_size: int | None) -> tor
     Normaliser bounds: :math:`\varepsilon \le D \le 2(\varepsilon + \pi^2)`.
     """
     q3, k3, v3, eps_b, batch = _tiles.flatten(q, k, v, eps)
-    qa = torch.empty(*q3.shape[:-1], q3.shape[-1] + 2, dtype=q3.dtype, device=q3.device)
-    ka = torch.empty(*k3.shape[:-1], k3.shape[-1] + 2, dtype=k3.dtype, device=k3.device)
-    qu = _normalise_into("q", q3, qa[..., 2:])
-    ku = _normalise_into("k", k3, ka[..., 2:])
+    qa, qc, ka, kc = _tiles.augmented_pair(q3, k3, None)
+    qu = _normalise_into("q", q3, qc)
+    ku = _normalise_into("k", k3, kc)
     qa[..., 0] = (1.0 - _tiles.sum_squares(qu)) * 0.5  # exact: Sterbenz, then a power of two
     qa[..., 1] = 1.0
     ka[..., 0] = 1.0

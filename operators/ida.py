@@ -62,8 +62,7 @@ def _fast_stream(q, k, v, eps, block: int | None, chunk_size: int | None) -> tor
     """
     q3, k3, v3, eps_b, batch = _tiles.flatten(q, k, v, eps)
     centre = k3.mean(dim=-2, keepdim=True)
-    qa, qc = _tiles.augmented(q3, centre)
-    ka, kc = _tiles.augmented(k3, centre)
+    qa, qc, ka, kc = _tiles.augmented_pair(q3, k3, centre)
     qn, kn = _tiles.sum_squares(qc), _tiles.sum_squares(kc)
     knmax = kn.amax(dim=-1, keepdim=True)
     level = EXPANSION_TAU * (qn + knmax) + eps_b
