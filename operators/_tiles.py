@@ -241,8 +241,8 @@ def _stream_into(out, qa, ka, q_rows, k_rows, v, tile, flat, fixed, heads, chunk
             for i, (k_part, k_extra, vk) in enumerate(keys):
                 shape = (he - hs, qe - qs, k_part.shape[1])
                 if shape not in views:
-                    views[shape] = [(f if f.numel() == math.prod(shape) else f[: math.prod(shape)]).view(shape)
-                                    for f in flat]
+                    size = math.prod(shape)
+                    views[shape] = [(f if f.numel() == size else f[:size]).view(shape) for f in flat]
                 dist, *spare = views[shape]
                 tile(q_part, k_part, q_extra, k_extra, dist, spare)
                 if fixed is not None:

@@ -87,7 +87,8 @@ def _fits(shape: torch.Size, into: torch.Size) -> bool:
     """``torch.broadcast_shapes(into, shape) == into`` (which is Python-level, about 9 µs), read
     off the dims directly when every dim of ``shape`` is 1 or ``into``'s; the call otherwise (it
     raises for shapes that do not broadcast)."""
-    if len(shape) <= len(into) and all(a == 1 or a == b for a, b in zip(reversed(shape), reversed(into))):
+    lead = len(into) - len(shape)  # broadcasting aligns the trailing dims
+    if lead >= 0 and all(a in (1, b) for a, b in zip(shape, into[lead:], strict=True)):
         return True
     return torch.broadcast_shapes(into, shape) == into
 

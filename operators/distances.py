@@ -3,7 +3,14 @@
 import torch
 from torch.autograd import forward_ad
 
-from ._checks import check_float, check_not_nan, check_same_dtype, compute_dtype, needs_graph, transforms_active
+from ._checks import (
+    check_float,
+    check_not_nan,
+    check_same_dtype,
+    compute_dtype,
+    needs_graph,
+    transforms_active,
+)
 
 
 class _SquaredDistances(torch.autograd.Function):

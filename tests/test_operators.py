@@ -305,7 +305,8 @@ def test_hida_exact_path_without_graph_matches_autograd_bits(dtype):
     # α itself through autograd. Same values bit for bit, over several chunks and key blocks.
     from attnaudit.operators import hida_attention, poincare_tanh_map
 
-    q, k = poincare_tanh_map(randn(52, 2, 9, 3, dtype=dtype)), poincare_tanh_map(randn(53, 2, 11, 3, dtype=dtype))
+    q = poincare_tanh_map(randn(52, 2, 9, 3, dtype=dtype))
+    k = poincare_tanh_map(randn(53, 2, 11, 3, dtype=dtype))
     k[0, 2] = q[0, 4]  # a coincident pair
     v, eps = randn(54, 2, 11, 2, dtype=dtype), torch.tensor([1e-9, 0.3], dtype=dtype)
     for c, (chunk, block) in itertools.product((1.0, 0.7), ((None, None), (4, 3))):
