@@ -131,9 +131,11 @@ def check_not_nan(name: str, t: torch.Tensor) -> None:
     the tensor in one reduction without a full-size boolean temporary. A NaN sum can also come
     from ``+inf`` and ``-inf`` entries, so then every entry is looked at.
     """
+    # detach() rather than a no_grad block on the common path: the same sum, without the
+    # context manager's Python overhead (a few µs per checked tensor).
+    if host_readable(t) and t.numel() > 0 and not math.isnan(float(t.detach().sum())):
+        return
     with torch.no_grad():
-        if host_readable(t) and t.numel() > 0 and not math.isnan(float(t.sum())):
-            return
         require(~t.isnan().any(), f"{name} contains NaN")
 
 

@@ -36,7 +36,10 @@ Memory: one or two tile buffers (``STREAM_TILE_BYTES`` each) plus O(B·n·d) fea
 accumulators, B the flattened batch. The tile buffers form a per-thread workspace kept between
 calls (:func:`workspace`, at most ``WORKSPACE_MAX_BYTES``; :func:`release_workspace` frees it):
 freed and reallocated each call, their pages were faulted in afresh every time, which cost HIDA
-1.6x at n = 512 and 1.1x at n = 1024 of its time (measured 2026-12-02 with 8 MiB tiles).
+1.6x at n = 512 and 1.1x at n = 1024 of its time (measured 2026-12-02 with 8 MiB tiles). The
+augmented features (up to ``FEATURES_MAX_BYTES``) and the accumulators are kept the same way, each
+under its own tag, from ``KEEP_MIN_BYTES`` up: fresh, the features' subtraction of the centre cost
+585 µs of IDA's 4.3 ms at B = 1000, n = 16, d = 8 in float64, 123 µs kept (2026-12-06).
 """
 
 import functools
@@ -54,32 +57,64 @@ STREAM_BLOCK = 512
 STREAM_CHUNK_BYTES = 2**20
 STREAM_TILE_BYTES = 2**20
 WORKSPACE_MAX_BYTES = 64 * 2**20
+# The kept augmented features (both sides): they save the page faults of a fresh O(B·n·d) buffer,
+# which matter next to the O(B·n²·d) work of small and mid-sized problems only.
+FEATURES_MAX_BYTES = 16 * 2**20
+KEEP_MIN_BYTES = 2**16
 
 _WORKSPACE = threading.local()
 
 
-def workspace(count: int, numel: int, dtype: torch.dtype, device: torch.device) -> list[torch.Tensor]:
+def workspace(count: int, numel: int, dtype: torch.dtype, device: torch.device, tag: str = "tiles",
+              limit: int | None = None) -> list[torch.Tensor]:
     """``count`` flat buffers of at least ``numel`` elements, kept for the next call on this thread.
 
-    Reused when the held ones match dtype, device and inference mode (a tensor made under
-    ``torch.inference_mode`` cannot be updated in place outside it) and are large enough; replaced
-    otherwise. Fresh, unkept buffers when they would exceed ``WORKSPACE_MAX_BYTES`` or while this
+    Each ``tag`` holds its own buffers (``"tiles"``: the tiles; ``"features"``: the augmented
+    features of :func:`augmented_pair`; ``"acc"``: the accumulators of the loop). Reused when the
+    held ones match dtype, device and inference mode (a tensor made under ``torch.inference_mode``
+    cannot be updated in place outside it) and are large enough; replaced otherwise. Fresh, unkept
+    buffers when they would exceed ``limit`` (default ``WORKSPACE_MAX_BYTES``) or while this
     thread's workspace is in use (a stream inside a stream). Release them with :func:`release_workspace`.
     """
-    key = (torch.device(device), dtype, torch.is_inference_mode_enabled())
-    nbytes = count * numel * torch.empty((), dtype=dtype).element_size()
-    held = getattr(_WORKSPACE, "held", None)
-    if nbytes > WORKSPACE_MAX_BYTES or getattr(_WORKSPACE, "busy", False):
+    nbytes = count * numel * dtype.itemsize
+    limit = WORKSPACE_MAX_BYTES if limit is None else min(limit, WORKSPACE_MAX_BYTES)
+    if nbytes > limit or getattr(_WORKSPACE, "busy", False):
         return [torch.empty(numel, dtype=dtype, device=device) for _ in range(count)]
-    if held is None or held[0] != key or len(held[1]) < count or held[1][0].numel() < numel:
-        _WORKSPACE.held = None  # free the old buffers before allocating the new ones
-        held = (key, [torch.empty(numel, dtype=dtype, device=device) for _ in range(count)])
-        _WORKSPACE.held = held
-    return held[1][:count]
+    key = (torch.device(device), dtype, torch.is_inference_mode_enabled())
+    held = getattr(_WORKSPACE, "held", None)
+    if held is None:
+        held = _WORKSPACE.held = {}
+    kept = held.get(tag)
+    if kept is None or kept[0] != key or len(kept[1]) < count or kept[1][0].numel() < numel:
+        held.pop(tag, None)  # free the old buffers before allocating the new ones
+        kept = held[tag] = (key, [torch.empty(numel, dtype=dtype, device=device) for _ in range(count)])
+    return kept[1][:count]
+
+
+def buffers(shapes: list[tuple[int, ...]], dtype: torch.dtype, device: torch.device, tag: str,
+            limit: int | None = None) -> list[torch.Tensor]:
+    """Contiguous tensors of ``shapes``, disjoint views of one kept :func:`workspace` buffer of
+    ``tag`` (fresh ``torch.empty`` tensors below ``KEEP_MIN_BYTES`` in all: small blocks come from
+    the allocator's free lists without page faults, and carving costs an op per tensor)."""
+    # Each tensor starts 64 bytes aligned, as a fresh one does (a GEMM library may pick its
+    # kernel by alignment, and the kernel may set the order of a dot product's sums).
+    step = max(1, 64 // dtype.itemsize)
+    sizes = [-(-math.prod(shape) // step) * step for shape in shapes]
+    if sum(sizes) * dtype.itemsize < KEEP_MIN_BYTES:
+        return [torch.empty(shape, dtype=dtype, device=device) for shape in shapes]
+    (flat,) = workspace(1, sum(sizes), dtype, device, tag=tag, limit=limit)
+    out, offset = [], flat.storage_offset()
+    for shape, size in zip(shapes, sizes, strict=True):
+        strides = [1] * len(shape)
+        for i in range(len(shape) - 2, -1, -1):
+            strides[i] = strides[i + 1] * shape[i + 1]
+        out.append(flat.as_strided(shape, strides, offset))
+        offset += size
+    return out
 
 
 def release_workspace() -> None:
-    """Free this thread's kept tile buffers (the next fast-path call allocates them again)."""
+    """Free this thread's kept buffers (the next fast-path call allocates them again)."""
     _WORKSPACE.held = None
 
 
@@ -120,8 +155,16 @@ def eligible(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, eps) -> bool:
             and min(q.numel(), k.numel(), v.numel()) > 0)
 
 
+def _cut(x: torch.Tensor, b0: int, b1: int, start: int, stop: int) -> torch.Tensor:
+    """``x[b0:b1, start:stop]``, or ``x`` itself when that is all of it (a view op costs a
+    microsecond or two, which adds up over the many small tensors of a small problem)."""
+    if b0 == 0 and start == 0 and b1 >= x.shape[0] and stop >= x.shape[1]:
+        return x
+    return x[b0:b1, start:stop]
+
+
 def _slice(rows: tuple[torch.Tensor, ...], b0: int, b1: int, start: int, stop: int) -> tuple:
-    return tuple(r[b0:b1, start:stop] for r in rows)
+    return tuple(_cut(r, b0, b1, start, stop) for r in rows)
 
 
 def fixed_normaliser(low: torch.Tensor, high: torch.Tensor) -> torch.Tensor | None:
@@ -165,36 +208,41 @@ def stream(
     fixed = None if bounds is None else fixed_normaliser(*bounds)
     out = torch.empty(b, n_q, d_v, dtype=v.dtype, device=v.device)
     flat = workspace(1 + spares, heads * chunk * blk, v.dtype, v.device)
+    # Accumulators acc (heads, chunk, d_v), total and part (heads, chunk): kept too, since a fresh
+    # one costs its page faults on every call (they are written before they are read).
+    acc, total, *part = buffers([(heads, chunk, d_v), (heads, chunk)] + [(heads, chunk)] * (n_k > blk),
+                                v.dtype, v.device, "acc")
+    part = part[0] if part else total  # the later blocks' row sums: only with several key blocks
     outer = getattr(_WORKSPACE, "busy", False)
     _WORKSPACE.busy = True
     try:
         with np.errstate(all="ignore"):  # out-of-domain entries of ``inplace`` are overwritten
-            _stream_into(out, qa, ka, q_rows, k_rows, v, tile, flat, fixed, heads, chunk_size, block)
+            _stream_into(out, qa, ka, q_rows, k_rows, v, tile, flat, fixed, heads, chunk_size, block,
+                         acc, total, part)
     finally:
         _WORKSPACE.busy = outer
     return out
 
 
-def _stream_into(out, qa, ka, q_rows, k_rows, v, tile, flat, fixed, heads, chunk_size, block) -> None:
-    b, n_q, n_k, d_v = qa.shape[0], qa.shape[1], ka.shape[1], v.shape[-1]
+def _stream_into(out, qa, ka, q_rows, k_rows, v, tile, flat, fixed, heads, chunk_size, block,
+                 acc, total, part) -> None:
+    b, n_q, n_k = qa.shape[0], qa.shape[1], ka.shape[1]
     tiny = positive_range(v.dtype)[0]
-    acc = torch.empty(min(heads, b), min(chunk_size, n_q), d_v, dtype=v.dtype, device=v.device)
-    total = torch.empty(min(heads, b), min(chunk_size, n_q), dtype=v.dtype, device=v.device)
-    part = torch.empty_like(total)
     views = {}  # tile shape -> views of the kept buffers (every tile's are views of the same storage)
     for hs in range(0, b, heads):
         he = min(hs + heads, b)
-        keys = [(ka[hs:he, ks:ks + block], _slice(k_rows, hs, he, ks, ks + block), v[hs:he, ks:ks + block])
-                for ks in range(0, n_k, block)]
+        keys = [(_cut(ka, hs, he, ks, ks + block), _slice(k_rows, hs, he, ks, ks + block),
+                 _cut(v, hs, he, ks, ks + block)) for ks in range(0, n_k, block)]
         for qs in range(0, n_q, chunk_size):
             qe = min(qs + chunk_size, n_q)
-            a, t, p = acc[: he - hs, : qe - qs], total[: he - hs, : qe - qs], part[: he - hs, : qe - qs]
-            q_part, q_extra = qa[hs:he, qs:qe], _slice(q_rows, hs, he, qs, qe)
-            c = None if fixed is None else fixed[hs:he, qs:qe, None]
+            a, t, p = (_cut(x, 0, he - hs, 0, qe - qs) for x in (acc, total, part))
+            q_part, q_extra = _cut(qa, hs, he, qs, qe), _slice(q_rows, hs, he, qs, qe)
+            c = None if fixed is None else _cut(fixed, hs, he, qs, qe)[..., None]
             for i, (k_part, k_extra, vk) in enumerate(keys):
                 shape = (he - hs, qe - qs, k_part.shape[1])
                 if shape not in views:
-                    views[shape] = [f[: math.prod(shape)].view(shape) for f in flat]
+                    size = math.prod(shape)
+                    views[shape] = [(f if f.numel() == size else f[:size]).view(shape) for f in flat]
                 dist, *spare = views[shape]
                 tile(q_part, k_part, q_extra, k_extra, dist, spare)
                 if fixed is not None:
@@ -218,7 +266,7 @@ def _stream_into(out, qa, ka, q_rows, k_rows, v, tile, flat, fixed, heads, chunk
                     a.mul_(alpha[..., None]).baddbmm_(ratio, vk)
                     t.mul_(alpha).add_(torch.sum(ratio, dim=-1, out=p))
                 c = c_new
-            torch.div(a, t[..., None], out=out[hs:he, qs:qe])
+            torch.div(a, t[..., None], out=_cut(out, hs, he, qs, qe))
 
 
 _TORCH_INPLACE = {"sqrt": "sqrt_", "log1p": "log1p_", "arccos": "acos_"}
@@ -263,14 +311,19 @@ def inplace(name: str, t: torch.Tensor) -> torch.Tensor:
     return t
 
 
-def augmented(x: torch.Tensor, centre: torch.Tensor, lead: int = 2) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(a, xc)``: a fresh ``(B, n, lead + d)`` tensor whose last ``d`` columns ``xc`` (a view)
-    hold ``x - centre``; the ``lead`` columns are left for the caller. One allocation where a
-    ``torch.cat`` of temporaries would make four (each a round of fresh pages)."""
-    a = torch.empty(*x.shape[:-1], lead + x.shape[-1], dtype=x.dtype, device=x.device)
-    xc = a[..., lead:]
-    torch.sub(x, centre, out=xc)
-    return a, xc
+def augmented_pair(q: torch.Tensor, k: torch.Tensor, centre: torch.Tensor | None, lead: int = 2):
+    """``(qa, qc, ka, kc)``: ``(B, n, lead + d)`` tensors ``qa``, ``ka`` whose last ``d`` columns
+    ``qc``, ``kc`` (views) hold ``q - centre``, ``k - centre`` (``centre`` None: left for the caller,
+    as the ``lead`` columns are). Both live in one kept buffer (:func:`buffers`, tag ``"features"``,
+    up to ``FEATURES_MAX_BYTES``): a fresh one is faulted in afresh on every call, and ``torch.cat``
+    of temporaries would make four. The caller writes every entry it leaves before reading it."""
+    qa, ka = buffers([(*q.shape[:-1], lead + q.shape[-1]), (*k.shape[:-1], lead + k.shape[-1])],
+                     q.dtype, q.device, "features", FEATURES_MAX_BYTES)
+    qc, kc = qa[..., lead:], ka[..., lead:]
+    if centre is not None:
+        torch.sub(q, centre, out=qc)
+        torch.sub(k, centre, out=kc)
+    return qa, qc, ka, kc
 
 
 def sum_squares(x: torch.Tensor) -> torch.Tensor:
@@ -297,12 +350,17 @@ def flatten(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, eps):
     either way) and ``batch`` the broadcast batch shape, for reshaping the output.
     """
     eps_shape = eps.shape if isinstance(eps, torch.Tensor) else ()
-    batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], eps_shape)
+    batch = q.shape[:-2]
+    # torch.broadcast_shapes is Python-level (about 9 µs): skipped when the batch shapes agree.
+    if not (k.shape[:-2] == batch and v.shape[:-2] == batch and eps_shape in ((), batch)):
+        batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2], eps_shape)
 
     def flat(x):
+        if x.dim() == 3 and x.shape[:-2] == batch:  # already (B, n, f): expand and reshape are views of x
+            return x
         return x.expand(*batch, *x.shape[-2:]).reshape(-1, *x.shape[-2:])
 
-    b = flat(q).shape[0]
+    b = math.prod(batch)
     if isinstance(eps, torch.Tensor):
         eps_b = eps.to(device=q.device, dtype=q.dtype).expand(batch).reshape(b, 1)
     else:

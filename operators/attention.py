@@ -34,7 +34,7 @@ from ._checks import (
 from ._expansion import EXPANSION_TAU, centred, expand, flagged, gather_pairs, patch, resolve_path, threshold
 from ._smooth import asinh_sqrt_sq, half_angle_sq, smooth_needed
 from .core import distance_attention
-from .distances import _SquaredDistances
+from .distances import pairwise_sq
 from .poincare import DTYPES, _gap, _pairwise_delta
 from .sphere import norm_gap_sq, unitish
 
@@ -48,8 +48,14 @@ def _check(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
 
 # ---------------------------------------------------------------- Dense-HIDA
 def _hida_exact(c: float):
-    def sqdist(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-        return (4.0 / c) * asinh_sqrt_sq(_pairwise_delta(q, k, c), smooth_needed(q, k))
+    def sqdist(qf, kf) -> torch.Tensor:
+        (q, aq), (k, ak) = qf, kf
+        if smooth_needed(q, k):  # α per tile, so that derivatives flow as in poincare_sqdist
+            return (4.0 / c) * asinh_sqrt_sq(_pairwise_delta(q, k, c), True)
+        # No derivatives: the α computed (and checked) once per call, sliced; α is per point, so
+        # its rows are the values _pairwise_delta would compute again for every tile.
+        delta = (c * pairwise_sq(q, k)) / (aq[..., :, 0, None] * ak[..., None, :, 0])
+        return (4.0 / c) * asinh_sqrt_sq(delta, False)
 
     return sqdist
 
@@ -88,8 +94,7 @@ def _hida_stream(q, k, v, aq, ak, eps, c: float, block: int | None, chunk_size: 
     a3 = (1.0 / aq).expand(*batch, aq.shape[-1]).reshape(q3.shape[:-1])
     b3 = (1.0 / ak).expand(*batch, ak.shape[-1]).reshape(k3.shape[:-1])
     centre = k3.mean(dim=-2, keepdim=True)
-    qa, qc = _tiles.augmented(q3, centre)
-    ka, kc = _tiles.augmented(k3, centre)
+    qa, qc, ka, kc = _tiles.augmented_pair(q3, k3, centre)
     qn, kn = _tiles.sum_squares(qc), _tiles.sum_squares(kc)
     sq = (2.0 * c) * a3
     level = EXPANSION_TAU * sq * (qn + kn.amax(dim=-1, keepdim=True)) * b3.amax(dim=-1, keepdim=True)
@@ -180,8 +185,8 @@ def hida_attention(
         return _hida_stream(qw, kw, vw, aq, ak, eps, c, block, chunk_size).to(q.dtype)
     chunk_size, block = _tiles.generic_shape(chunk_size, block)
     if route == "exact":
-        return distance_attention(qw, kw, vw, sqdist=_hida_exact(c), eps=eps, block=block,
-                                  chunk_size=chunk_size).to(q.dtype)
+        return distance_attention((qw, aq[..., None]), (kw, ak[..., None]), vw, sqdist=_hida_exact(c),
+                                  eps=eps, block=block, chunk_size=chunk_size).to(q.dtype)
     centre = kw.detach().mean(dim=-2, keepdim=True)
     qf = (qw, *centred(qw, centre), (1.0 / aq)[..., None])
     kf = (kw, *centred(kw, centre), (1.0 / ak)[..., None])
@@ -193,8 +198,8 @@ def hida_attention(
 def _sida_exact(qf, kf) -> torch.Tensor:
     (x, qa, qr), (y, ka, kr) = qf, kf
     gap = norm_gap_sq((qa[..., 0], qr[..., 0]), (ka[..., 0], kr[..., 0]))
-    minus = _SquaredDistances.apply(x, y)
-    plus = _SquaredDistances.apply(x, -y)
+    minus = pairwise_sq(x, y)
+    plus = pairwise_sq(x, -y)
     return 4.0 * half_angle_sq((minus - gap).clamp_min(0.0), (plus - gap).clamp_min(0.0), smooth_needed(x, y))
 
 
@@ -241,8 +246,9 @@ def _normalise_into(name: str, x: torch.Tensor, out: torch.Tensor) -> torch.Tens
     """
     s = _tiles.sum_squares(x)
     torch.mul(x, torch.rsqrt(s)[..., None], out=out)
-    odd = ~((s >= 2.0**-100) & (s <= 2.0**100))
-    if bool(odd.any()):
+    ok = (s >= 2.0**-100) & (s <= 2.0**100)
+    if not bool(ok.all()):  # one op fewer than negating first, for the common case
+        odd = ~ok
         rows = x[odd]
         top = rows.abs().amax(dim=-1, keepdim=True)
         require(top > 0, f"{name} must be non-zero (the angle of a zero vector is undefined)")
@@ -279,10 +285,9 @@ def _sida_stream(q, k, v, eps, block: int | None, chunk_size: int | None) -> tor
     Normaliser bounds: :math:`\varepsilon \le D \le 2(\varepsilon + \pi^2)`.
     """
     q3, k3, v3, eps_b, batch = _tiles.flatten(q, k, v, eps)
-    qa = torch.empty(*q3.shape[:-1], q3.shape[-1] + 2, dtype=q3.dtype, device=q3.device)
-    ka = torch.empty(*k3.shape[:-1], k3.shape[-1] + 2, dtype=k3.dtype, device=k3.device)
-    qu = _normalise_into("q", q3, qa[..., 2:])
-    ku = _normalise_into("k", k3, ka[..., 2:])
+    qa, qc, ka, kc = _tiles.augmented_pair(q3, k3, None)
+    qu = _normalise_into("q", q3, qc)
+    ku = _normalise_into("k", k3, kc)
     qa[..., 0] = (1.0 - _tiles.sum_squares(qu)) * 0.5  # exact: Sterbenz, then a power of two
     qa[..., 1] = 1.0
     ka[..., 0] = 1.0

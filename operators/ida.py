@@ -19,12 +19,12 @@ from ._checks import (  # noqa: I001
 )
 from ._expansion import centred, expand, gather_pairs, recompute, resolve_path, threshold
 from .core import distance_attention, distance_weights
-from .distances import _SquaredDistances
+from .distances import pairwise_sq
 
 
 def exact_sqdist(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     """The exact path's squared distances: direct differences (:func:`squared_distances`)."""
-    return _SquaredDistances.apply(q, k)
+    return pairwise_sq(q, k)
 
 
 def _fast_points(q: torch.Tensor, k: torch.Tensor):
@@ -62,8 +62,7 @@ def _fast_stream(q, k, v, eps, block: int | None, chunk_size: int | None) -> tor
     """
     q3, k3, v3, eps_b, batch = _tiles.flatten(q, k, v, eps)
     centre = k3.mean(dim=-2, keepdim=True)
-    qa, qc = _tiles.augmented(q3, centre)
-    ka, kc = _tiles.augmented(k3, centre)
+    qa, qc, ka, kc = _tiles.augmented_pair(q3, k3, centre)
     qn, kn = _tiles.sum_squares(qc), _tiles.sum_squares(kc)
     knmax = kn.amax(dim=-1, keepdim=True)
     level = EXPANSION_TAU * (qn + knmax) + eps_b
@@ -191,8 +190,9 @@ def ida_attention(
     float32 copies of q, k, v for half dtypes. Under autograd every tile's ratios are
     kept for backward, O(n_q·n_k) in total.
     """
-    check_qkv(q, k, v)
-    check_query_key(q, k)
+    check_qkv(q, k, v)  # check_query_key's type, dtype and shape checks, and v's
+    check_not_nan("q", q)
+    check_not_nan("k", k)
     check_not_nan("v", v)
     check_eps(eps)
     _tiles.check_shape(chunk_size, block)
@@ -234,7 +234,7 @@ def ida_kernel(x: torch.Tensor, *, eps: float | torch.Tensor) -> torch.Tensor:
     check_not_nan("x", x)
     check_eps(eps)
     xw = x.to(compute_dtype(x.dtype))
-    d2 = _SquaredDistances.apply(xw, xw)
+    d2 = pairwise_sq(xw, xw)
     return (d2 + broadcastable_eps(eps, d2)).reciprocal().to(x.dtype)
 
 

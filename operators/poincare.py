@@ -52,7 +52,7 @@ from ._smooth import (
     straight_through,
     tanh_sqrt_over_sqrt,
 )
-from .distances import _SquaredDistances
+from .distances import pairwise_sq
 
 DTYPES = FLOAT_DTYPES
 
@@ -149,7 +149,7 @@ def poincare_distance(x: torch.Tensor, y: torch.Tensor, *, c: float = 1.0) -> to
 
 def _pairwise_delta(x: torch.Tensor, y: torch.Tensor, c: float) -> torch.Tensor:
     ax, ay = _gap("x", x, c), _gap("y", y, c)
-    return (c * _SquaredDistances.apply(x, y)) / (ax[..., :, None] * ay[..., None, :])
+    return (c * pairwise_sq(x, y)) / (ax[..., :, None] * ay[..., None, :])
 
 
 def poincare_sqdist(x: torch.Tensor, y: torch.Tensor, *, c: float = 1.0) -> torch.Tensor:

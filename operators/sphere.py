@@ -31,7 +31,7 @@ from ._checks import (
 from ._dd import dd_add, dd_sum_sq_diff, dd_sum_squares, one_minus_c_times, two_square, two_sum
 from ._numerics import scaling_exponent_limit, unit_norm_slack
 from ._smooth import half_angle_sq, smooth_needed, straight_through
-from .distances import _SquaredDistances
+from .distances import pairwise_sq
 
 DTYPES = FLOAT_DTYPES
 
@@ -197,8 +197,8 @@ def sphere_sqdist(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     xw, na = unitish("x", xw)
     yw, nb = unitish("y", yw)
     gap = norm_gap_sq(na, nb)
-    plus = _SquaredDistances.apply(xw, -yw)
-    minus = _SquaredDistances.apply(xw, yw)
+    plus = pairwise_sq(xw, -yw)
+    minus = pairwise_sq(xw, yw)
     theta_half_sq = half_angle_sq((minus - gap).clamp_min(0.0), (plus - gap).clamp_min(0.0),
                                   smooth_needed(xw, yw))
     return (4.0 * theta_half_sq).to(x.dtype)

@@ -298,6 +298,25 @@ def test_inference_and_autograd_paths_agree():
     torch.testing.assert_close(ida_attention(qg, k, v, eps=eps), fast, rtol=1e-13, atol=1e-13)
 
 
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_hida_exact_path_without_graph_matches_autograd_bits(dtype):
+    # Without derivatives the exact HIDA path computes α = 1 - c‖x‖² once per call and slices it
+    # per tile, and calls the squared distances' forward directly; with a graph each tile computes
+    # α itself through autograd. Same values bit for bit, over several chunks and key blocks.
+    from attnaudit.operators import hida_attention, poincare_tanh_map
+
+    q = poincare_tanh_map(randn(52, 2, 9, 3, dtype=dtype))
+    k = poincare_tanh_map(randn(53, 2, 11, 3, dtype=dtype))
+    k[0, 2] = q[0, 4]  # a coincident pair
+    v, eps = randn(54, 2, 11, 2, dtype=dtype), torch.tensor([1e-9, 0.3], dtype=dtype)
+    for c, (chunk, block) in itertools.product((1.0, 0.7), ((None, None), (4, 3))):
+        with torch.no_grad():
+            out = hida_attention(q, k, v, eps=eps, c=c, path="exact", chunk_size=chunk, block=block)
+        qg = q.clone().requires_grad_()
+        graph = hida_attention(qg, k, v, eps=eps, c=c, path="exact", chunk_size=chunk, block=block)
+        assert torch.equal(graph.detach(), out)
+
+
 # ---------------------------------------------------------------- properties
 @settings(derandomize=True, database=None, max_examples=30, deadline=None)
 @given(
