@@ -81,6 +81,7 @@ def test_kept_workspace_changes_no_bit_whatever_ran_before(monkeypatch):
     q, k, v = (torch.randn(3, 600, 8, generator=g) for _ in range(3))
     _tiles.release_workspace()
     first = _three(q, k, v)
+    copies = [t.clone() for t in first]  # outputs are the caller's: no later call may write them
     small = tuple(torch.randn(2, 40, 8, generator=g, dtype=torch.float64) for _ in range(3))
     _three(*small)  # another dtype and shape replace the kept buffers
     with torch.inference_mode():  # buffers made here cannot be updated in place outside it
@@ -88,7 +89,7 @@ def test_kept_workspace_changes_no_bit_whatever_ran_before(monkeypatch):
     outside = _three(q, k, v)
     monkeypatch.setattr(_tiles, "WORKSPACE_MAX_BYTES", 0)
     fresh = _three(q, k, v)
-    for outs in (inside, outside, fresh):
+    for outs in (copies, inside, outside, fresh):
         for a, b in zip(first, outs, strict=True):
             assert torch.equal(a, b)
     _tiles.release_workspace()
