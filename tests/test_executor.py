@@ -123,11 +123,14 @@ CLAIMS = (Claim(id="toy/spawns", label="Lemma 8", section="§8", statement="x", 
                                  sampler="one child process"),)),)
 """
 
-# The good claim, held while a file named ``hold`` stands beside it: a test kills its process
-# while it is held, then removes the file (an event, not a duration: no load makes it race).
+# The good claim, held while a file named ``hold`` stands beside it (it writes ``held`` when it
+# is): a test kills its process while it is held, then removes the file (events, not durations:
+# no load makes them race).
 SLOW_GOOD = GOOD.replace('id="toy/good"', 'id="toy/slow-good"').replace(
     "def sample(ctx, gen):\n", "def sample(ctx, gen):\n    import pathlib, time\n"
-    "    while pathlib.Path(__file__).with_name('hold').exists():\n        time.sleep(0.05)\n")
+    "    hold = pathlib.Path(__file__).with_name('hold')\n"
+    "    if hold.exists():\n        hold.with_name('held').touch()\n"
+    "    while hold.exists():\n        time.sleep(0.05)\n")
 
 
 def _hold(pkg_dir: Path) -> Path:
@@ -425,11 +428,11 @@ def test_a_dask_worker_lost_mid_claim_is_retried_and_no_record_is_lost(claims_pa
             ["run", "--claims", pkg, "--scheduler", cluster.scheduler_address, "--out", str(out)])))
         runner.start()
         deadline = time.monotonic() + 120
-        busy = []
-        while not busy and time.monotonic() < deadline:
-            busy = [w for w, keys in client.processing().items() if keys]
-            time.sleep(0.2)
-        assert busy, "the claim never started"
+        held = _hold(tmp_path / pkg).with_name("held")
+        while not held.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert held.exists(), "the claim never started"
+        busy = [w for w, keys in client.processing().items() if keys]
         (nanny,) = [n for n in cluster.workers.values() if n.worker_address == busy[0]]
         os.kill(nanny.pid, signal.SIGKILL)  # its claim is held: killed mid-claim
         _hold(tmp_path / pkg).unlink()
