@@ -12,7 +12,6 @@ import torch
 from attnaudit.checks import Relation, tolerances
 from attnaudit.checks.context import Context
 from attnaudit.checks.relations import (
-    WITNESS_SCHEMA,
     _relative,
     case_from_json,
     case_to_json,
@@ -21,6 +20,7 @@ from attnaudit.checks.relations import (
     replay_witness,
     slice_case,
 )
+from attnaudit.checks.witnesses import WITNESS_SCHEMA
 
 TOL = tolerances.Systematic(0.5, "a fixed absolute tolerance")
 
