@@ -83,7 +83,7 @@ def _check_points(name: str, p: Points) -> int:
     return n
 
 
-def _fits(shape: torch.Size, into: torch.Size) -> bool:
+def fits(shape: torch.Size, into: torch.Size) -> bool:
     """``torch.broadcast_shapes(into, shape) == into`` (which is Python-level, about 9 µs), read
     off the dims directly when every dim of ``shape`` is 1 or ``into``'s; the call otherwise (it
     raises for shapes that do not broadcast)."""
@@ -99,7 +99,7 @@ def _ratios(d2: torch.Tensor, eps, c_prev: torch.Tensor | None, inplace: bool):
     eps_t = broadcastable_eps(eps, d2)
     # Floor: eps below the normal range (1e-40 in float32) must not give D = 0 and 0/0.
     # Ceiling: a row of infinite distances must not give inf/inf (ties share the weight).
-    if inplace and (isinstance(eps_t, float) or _fits(eps_t.shape, d2.shape)):
+    if inplace and (isinstance(eps_t, float) or fits(eps_t.shape, d2.shape)):
         dist = d2.add_(eps_t).clamp_(floor, ceiling)
     else:
         inplace = False

@@ -36,6 +36,7 @@ from ._checks import (
     transforms_active,
 )
 from ._numerics import positive_range
+from .core import fits
 from .poincare import _gap, poincare_sqdist
 
 
@@ -73,7 +74,7 @@ def _weights(d2: torch.Tensor, eps, mask: torch.Tensor | None = None) -> torch.T
     """Row-normalised (d² + ε)⁻¹. Overwrites ``d2`` where no graph is recorded: pass a fresh tensor."""
     eps_t = eps[..., None, None] if isinstance(eps, torch.Tensor) else eps
     eps_shape = eps_t.shape if isinstance(eps_t, torch.Tensor) else ()
-    if mask is None and _in_place(d2, eps_t) and torch.broadcast_shapes(d2.shape, eps_shape) == d2.shape:
+    if mask is None and _in_place(d2, eps_t) and fits(eps_shape, d2.shape):
         r = d2.add_(eps_t).reciprocal_()  # 1/x is reciprocal(x)·1 in torch: the same bits
         return r.div_(r.sum(-1, keepdim=True))
     r = 1.0 / (d2 + eps_t)
